@@ -1,0 +1,466 @@
+//! Typed configuration: TOML sections, defaults, presets, dotted overrides, validation.
+//!
+//! ```text
+//!   preset TOML ──┐
+//!   --config FILE ├──► toml::Table ──► --set a.b=v ──► Config (serde, deny_unknown_fields)
+//!   defaults ─────┘                                        └──► validate(): names key + reason
+//! ```
+//!
+//! Every field has a default, so a config file names only what it changes. Unknown
+//! keys are rejected (`deny_unknown_fields`) and every error names the dotted key.
+//!
+//! Over-provisioning follows the convention `OP = physical / logical − 1`
+//! (`ftl.over_provisioning = 0.07` ⇒ 7% more physical than logical pages). Physical
+//! here means the blocks the FTL may use: all blocks minus `ftl.reserved_blocks`.
+
+mod policy;
+mod presets;
+
+pub use policy::PolicySpec;
+pub use presets::{preset_names, preset_toml, scheme_names, scheme_settings, SchemeInfo};
+
+use crate::error::{Error, Result};
+use crate::units::ByteSize;
+use serde::{Deserialize, Serialize};
+
+/// The full, resolved configuration of one simulation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// A one-line description (presets say where their numbers come from).
+    pub description: String,
+    pub flash: FlashConfig,
+    pub ftl: FtlConfig,
+    pub gc: GcConfig,
+    pub timing: TimingConfig,
+    pub precondition: PreconditionConfig,
+    pub stats: StatsConfig,
+}
+
+/// NAND geometry. The parallel units are planes: `channels × chips × dies × planes`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FlashConfig {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    /// Flash page size, which is also the FTL's mapping unit.
+    pub page_size: ByteSize,
+}
+
+impl Default for FlashConfig {
+    fn default() -> Self {
+        FlashConfig {
+            channels: 2,
+            chips_per_channel: 2,
+            dies_per_chip: 1,
+            planes_per_die: 1,
+            blocks_per_plane: 256,
+            pages_per_block: 256,
+            page_size: ByteSize(4096),
+        }
+    }
+}
+
+/// Which flash translation layer runs the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FtlKind {
+    /// Page-level mapping (every logical page maps anywhere).
+    Page,
+}
+
+/// Where GC writes the pages it copies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcFrontier {
+    /// GC has its own open block per parallel unit.
+    Separate,
+    /// GC copies into the same open block as host writes.
+    Shared,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FtlConfig {
+    pub kind: FtlKind,
+    /// physical / logical − 1, over the usable blocks.
+    pub over_provisioning: f64,
+    /// Blocks withheld from the FTL altogether (factory spares), spread over the planes.
+    pub reserved_blocks: u32,
+    pub gc_frontier: GcFrontier,
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        FtlConfig {
+            kind: FtlKind::Page,
+            over_provisioning: 0.07,
+            reserved_blocks: 0,
+            gc_frontier: GcFrontier::Separate,
+        }
+    }
+}
+
+/// The set of parallel units that one garbage collector serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcScope {
+    Device,
+    Die,
+    Plane,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GcConfig {
+    pub policy: PolicySpec,
+    pub scope: GcScope,
+    /// GC starts when a GC unit has fewer free blocks than this.
+    pub low_watermark: u32,
+    /// GC stops once the unit has at least this many free blocks.
+    pub high_watermark: u32,
+}
+
+impl Default for GcConfig {
+    fn default() -> Self {
+        GcConfig {
+            policy: PolicySpec::Greedy,
+            scope: GcScope::Device,
+            low_watermark: 2,
+            high_watermark: 2,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct TimingConfig {
+    /// `false`: counting mode (WAF studies). `true`: the NAND timing model.
+    pub enabled: bool,
+}
+
+/// Which address pattern the random part of preconditioning uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PreconditionPattern {
+    /// Uniform random single-page writes over the whole logical space.
+    Uniform,
+    /// The measured workload's own write addresses (its steady state).
+    Workload,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PreconditionConfig {
+    /// Write every logical page once, in order, before anything else.
+    pub fill: bool,
+    /// At most this many drive-writes of random writes after the fill.
+    pub random_drive_writes: f64,
+    pub pattern: PreconditionPattern,
+    /// Stop the random phase early once write amplification over consecutive
+    /// quarter-drive-write windows changes by less than this fraction (0 = never).
+    pub steady_tolerance: f64,
+}
+
+impl Default for PreconditionConfig {
+    fn default() -> Self {
+        PreconditionConfig {
+            fill: true,
+            random_drive_writes: 2.0,
+            pattern: PreconditionPattern::Uniform,
+            steady_tolerance: 0.005,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StatsConfig {
+    /// Record a time-series point every this many host page writes (0 = derive from
+    /// `series_points` when the workload's length is known).
+    pub series_every: u64,
+    /// Aim for about this many points over the measured phase (0 = no series).
+    pub series_points: u32,
+}
+
+impl Default for StatsConfig {
+    fn default() -> Self {
+        StatsConfig {
+            series_every: 0,
+            series_points: 100,
+        }
+    }
+}
+
+impl Config {
+    /// Parse a TOML document (a preset or a user's file). `origin` names it in errors.
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<Config> {
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].lines().count().max(1) as u64)
+                .unwrap_or(0);
+            Error::Input {
+                file: origin.to_string(),
+                line,
+                reason: e.message().to_string(),
+            }
+        })?;
+        let cfg = Self::from_table(table)?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// A named preset (`zombiesim presets` lists them).
+    pub fn preset(name: &str) -> Result<Config> {
+        let text = preset_toml(name).ok_or_else(|| {
+            Error::config(
+                "preset",
+                format!(
+                    "unknown preset `{name}` (known: {})",
+                    preset_names().join(", ")
+                ),
+            )
+        })?;
+        Self::from_toml_str(text, &format!("preset `{name}`"))
+    }
+
+    fn from_table(table: toml::Table) -> Result<Config> {
+        let de = toml::Value::Table(table);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner().to_string();
+            let inner = inner.trim().to_string();
+            // serde reports an unknown field at its parent's path; name the field itself.
+            if let Some(field) = unknown_field_name(&inner) {
+                let key = if path == "." || path.is_empty() {
+                    field
+                } else if path == field || path.ends_with(&format!(".{field}")) {
+                    path
+                } else {
+                    format!("{path}.{field}")
+                };
+                return Error::config(key, format!("unknown key; {inner}"));
+            }
+            Error::config(
+                if path == "." {
+                    "(top level)".into()
+                } else {
+                    path
+                },
+                inner,
+            )
+        })
+    }
+
+    /// This configuration as a TOML table with every key present.
+    pub fn to_table(&self) -> toml::Table {
+        match toml::Value::try_from(self) {
+            Ok(toml::Value::Table(t)) => t,
+            _ => unreachable!("Config always serializes to a table"),
+        }
+    }
+
+    /// This configuration as TOML text (every key, defaults included).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("Config always serializes")
+    }
+
+    /// Apply a dotted override such as `gc.policy=greedy` or `flash.page_size=16KiB`.
+    /// The value is read as TOML (numbers, booleans, quoted strings); anything that is
+    /// not valid TOML is taken as a bare string.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
+        self.set_many(&[(key.to_string(), value.to_string())])
+    }
+
+    /// Apply several dotted overrides at once, validating only the final result.
+    pub fn set_many(&mut self, pairs: &[(String, String)]) -> Result<()> {
+        let mut table = self.to_table();
+        for (key, value) in pairs {
+            set_dotted(&mut table, key, parse_value(value))?;
+        }
+        let cfg = Self::from_table(table)?;
+        cfg.validate()?;
+        *self = cfg;
+        Ok(())
+    }
+
+    /// The value at a dotted key, rendered as TOML.
+    pub fn get(&self, key: &str) -> Result<String> {
+        let table = self.to_table();
+        let mut cur: &toml::Value = &toml::Value::Table(table.clone());
+        for part in key.split('.') {
+            cur = cur
+                .as_table()
+                .and_then(|t| t.get(part))
+                .ok_or_else(|| unknown_key(&table, key))?;
+        }
+        Ok(cur.to_string())
+    }
+
+    /// Check that the configuration describes a device that can run; every error
+    /// names the offending key.
+    pub fn validate(&self) -> Result<()> {
+        let f = &self.flash;
+        for (key, v) in [
+            ("flash.channels", f.channels),
+            ("flash.chips_per_channel", f.chips_per_channel),
+            ("flash.dies_per_chip", f.dies_per_chip),
+            ("flash.planes_per_die", f.planes_per_die),
+            ("flash.blocks_per_plane", f.blocks_per_plane),
+        ] {
+            if v == 0 {
+                return Err(Error::config(key, "must be at least 1"));
+            }
+        }
+        if f.pages_per_block < 2 {
+            return Err(Error::config("flash.pages_per_block", "must be at least 2"));
+        }
+        let ps = f.page_size.bytes();
+        if ps < 512 || !ps.is_power_of_two() {
+            return Err(Error::config(
+                "flash.page_size",
+                format!("{ps}: must be a power of two of at least 512 bytes"),
+            ));
+        }
+        let op = self.ftl.over_provisioning;
+        if !op.is_finite() || op <= 0.0 || op >= 4.0 {
+            return Err(Error::config(
+                "ftl.over_provisioning",
+                format!("{op}: must be in (0, 4): garbage collection needs spare blocks"),
+            ));
+        }
+        let g = &self.gc;
+        if let PolicySpec::DChoices(0) | PolicySpec::WindowedGreedy(0) = g.policy {
+            return Err(Error::config(
+                "gc.policy",
+                "the parameter must be at least 1",
+            ));
+        }
+        if g.low_watermark == 0 {
+            return Err(Error::config("gc.low_watermark", "must be at least 1"));
+        }
+        if g.low_watermark < 2 && self.ftl.gc_frontier == GcFrontier::Separate {
+            return Err(Error::config(
+                "gc.low_watermark",
+                "must be at least 2 with a separate GC frontier (GC needs a free block to copy into)",
+            ));
+        }
+        if g.high_watermark < g.low_watermark {
+            return Err(Error::config(
+                "gc.high_watermark",
+                format!(
+                    "{} is below gc.low_watermark = {}",
+                    g.high_watermark, g.low_watermark
+                ),
+            ));
+        }
+        if self.timing.enabled {
+            return Err(Error::config(
+                "timing.enabled",
+                "the NAND timing model is not part of this build yet; use counting mode (false)",
+            ));
+        }
+        let p = &self.precondition;
+        if !(p.random_drive_writes.is_finite() && p.random_drive_writes >= 0.0) {
+            return Err(Error::config(
+                "precondition.random_drive_writes",
+                "must be a non-negative number",
+            ));
+        }
+        if !(p.steady_tolerance.is_finite() && (0.0..1.0).contains(&p.steady_tolerance)) {
+            return Err(Error::config(
+                "precondition.steady_tolerance",
+                "must be in [0, 1)",
+            ));
+        }
+        // Geometry-derived checks (sizes, spare blocks per GC unit).
+        crate::flash::Geometry::new(self).map(|_| ())
+    }
+}
+
+fn unknown_field_name(msg: &str) -> Option<String> {
+    let rest = msg.strip_prefix("unknown field `")?;
+    Some(rest.split('`').next()?.to_string())
+}
+
+fn parse_value(text: &str) -> toml::Value {
+    let doc = format!("v = {text}");
+    match doc.parse::<toml::Table>() {
+        Ok(mut t) => t
+            .remove("v")
+            .unwrap_or(toml::Value::String(text.to_string())),
+        Err(_) => toml::Value::String(text.trim().to_string()),
+    }
+}
+
+fn unknown_key(root: &toml::Table, key: &str) -> Error {
+    let mut known = Vec::new();
+    collect_keys(root, "", &mut known);
+    let best = known
+        .iter()
+        .min_by_key(|k| edit_distance(k, key))
+        .filter(|k| edit_distance(k, key) <= 3);
+    let hint = match best {
+        Some(k) => format!("unknown key (did you mean `{k}`?)"),
+        None => "unknown key (`zombiesim run --print-config` lists every key)".to_string(),
+    };
+    Error::config(key, hint)
+}
+
+fn collect_keys(t: &toml::Table, prefix: &str, out: &mut Vec<String>) {
+    for (k, v) in t {
+        let path = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        match v {
+            toml::Value::Table(inner) => collect_keys(inner, &path, out),
+            _ => out.push(path),
+        }
+    }
+}
+
+fn set_dotted(root: &mut toml::Table, key: &str, value: toml::Value) -> Result<()> {
+    let snapshot = root.clone();
+    let parts: Vec<&str> = key.split('.').collect();
+    let mut cur = &mut *root;
+    for (i, part) in parts.iter().enumerate() {
+        let last = i + 1 == parts.len();
+        match cur.get_mut(*part) {
+            Some(toml::Value::Table(_)) if last => {
+                return Err(Error::config(key, "is a section; name one of its keys"))
+            }
+            Some(toml::Value::Table(inner)) => cur = inner,
+            Some(slot) if last => {
+                *slot = value;
+                return Ok(());
+            }
+            _ => return Err(unknown_key(&snapshot, key)),
+        }
+    }
+    Err(unknown_key(&snapshot, key))
+}
+
+/// Levenshtein distance, for "did you mean" hints.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests;

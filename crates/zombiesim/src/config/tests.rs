@@ -1,0 +1,126 @@
+use super::*;
+
+#[test]
+fn default_preset_loads_and_validates() {
+    let cfg = Config::preset("default").unwrap();
+    assert_eq!(cfg.flash.pages_per_block, 256);
+    assert_eq!(cfg.gc.policy, PolicySpec::Greedy);
+    cfg.validate().unwrap();
+}
+
+#[test]
+fn unknown_preset_names_the_known_ones() {
+    let e = Config::preset("nope").unwrap_err();
+    assert!(e.to_string().contains("default"), "{e}");
+}
+
+#[test]
+fn dotted_overrides() {
+    let mut cfg = Config::preset("default").unwrap();
+    cfg.set("gc.policy", "d-choices:10").unwrap();
+    assert_eq!(cfg.gc.policy, PolicySpec::DChoices(10));
+    cfg.set("flash.page_size", "16KiB").unwrap();
+    assert_eq!(cfg.flash.page_size.bytes(), 16384);
+    cfg.set("ftl.over_provisioning", "0.28").unwrap();
+    assert_eq!(cfg.ftl.over_provisioning, 0.28);
+    cfg.set("gc.scope", "plane").unwrap();
+    assert_eq!(cfg.gc.scope, GcScope::Plane);
+    assert_eq!(cfg.get("gc.policy").unwrap(), "\"d-choices:10\"");
+}
+
+#[test]
+fn errors_name_the_key() {
+    let mut cfg = Config::preset("default").unwrap();
+    let cases = [
+        ("gc.polcy", "greedy", "gc.polcy", "gc.policy"),
+        ("gc.policy", "gredy", "gc.policy", "unknown policy"),
+        ("flash.pages_per_block", "-3", "flash.pages_per_block", ""),
+        (
+            "flash.pages_per_block",
+            "1",
+            "flash.pages_per_block",
+            "at least 2",
+        ),
+        (
+            "ftl.over_provisioning",
+            "0",
+            "ftl.over_provisioning",
+            "(0, 4)",
+        ),
+        (
+            "ftl.over_provisioning",
+            "-0.1",
+            "ftl.over_provisioning",
+            "(0, 4)",
+        ),
+        (
+            "ftl.over_provisioning",
+            "0.001",
+            "ftl.over_provisioning",
+            "spare blocks",
+        ),
+        ("flash.page_size", "1000", "flash.page_size", "power of two"),
+        ("gc.high_watermark", "1", "gc.high_watermark", "below"),
+        ("gc", "1", "gc", "section"),
+        ("timing.enabled", "true", "timing.enabled", "timing model"),
+    ];
+    for (key, value, want_key, want_text) in cases {
+        let before = cfg.clone();
+        match cfg.set(key, value) {
+            Err(Error::Config { key: k, reason }) => {
+                assert_eq!(k, want_key, "{key}={value}: {reason}");
+                assert!(reason.contains(want_text), "{key}={value}: {reason}");
+            }
+            other => panic!("{key}={value}: expected a config error, got {other:?}"),
+        }
+        assert_eq!(
+            cfg, before,
+            "a failed override must leave the config unchanged"
+        );
+    }
+}
+
+#[test]
+fn unknown_keys_in_files_are_rejected_with_their_path() {
+    let text = "[flash]\nchannels = 2\nchanels = 3\n";
+    match Config::from_toml_str(text, "my.toml") {
+        Err(Error::Config { key, .. }) => assert_eq!(key, "flash.chanels"),
+        other => panic!("{other:?}"),
+    }
+    match Config::from_toml_str("[flash\n", "my.toml") {
+        Err(Error::Input { file, line, .. }) => {
+            assert_eq!(file, "my.toml");
+            assert_eq!(line, 1);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn toml_round_trip() {
+    let mut cfg = Config::preset("default").unwrap();
+    cfg.set("gc.policy", "windowed-greedy:8").unwrap();
+    let back = Config::from_toml_str(&cfg.to_toml(), "round-trip").unwrap();
+    assert_eq!(back, cfg);
+}
+
+#[test]
+fn schemes_apply() {
+    let names: Vec<_> = scheme_names().into_iter().map(|s| s.name).collect();
+    assert!(names.contains(&"baseline".to_string()));
+    let mut cfg = Config::preset("default").unwrap();
+    cfg.set_many(&scheme_settings("cost-benefit").unwrap())
+        .unwrap();
+    assert_eq!(cfg.gc.policy, PolicySpec::CostBenefit);
+    assert!(scheme_settings("nope").is_err());
+}
+
+#[test]
+fn geometry_and_op_convention() {
+    let cfg = Config::preset("default").unwrap();
+    let g = crate::flash::Geometry::new(&cfg).unwrap();
+    assert_eq!(g.blocks, 1024);
+    assert_eq!(g.physical_pages, 1024 * 256);
+    assert_eq!(g.logical_pages, (1024.0 * 256.0 / 1.07f64).floor() as u64);
+    assert!((g.over_provisioning() - 0.07).abs() < 1e-4);
+}

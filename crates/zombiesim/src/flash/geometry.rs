@@ -1,0 +1,144 @@
+//! Sizes and address arithmetic derived from the configuration.
+
+use crate::config::{Config, GcFrontier, GcScope};
+use crate::error::{Error, Result};
+
+/// A contiguous range of planes served by one garbage collector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnitRange {
+    pub first_plane: u32,
+    pub planes: u32,
+}
+
+/// Everything about the device's size and shape, resolved from a [`Config`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Geometry {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    pub page_size: u64,
+    /// Parallel units (planes) in the device.
+    pub planes: u32,
+    /// All blocks, reserved ones included.
+    pub blocks: u32,
+    /// Blocks withheld from the FTL (factory spares).
+    pub reserved_blocks: u32,
+    /// Pages in the blocks the FTL may use.
+    pub physical_pages: u64,
+    /// Pages the host can address: `floor(physical / (1 + OP))`.
+    pub logical_pages: u64,
+    /// GC units, by `gc.scope`.
+    pub units: Vec<UnitRange>,
+    /// Open write frontiers per plane (host, plus GC when separate).
+    pub streams: u32,
+}
+
+impl Geometry {
+    /// Resolve and check the geometry; errors name the config key to change.
+    pub fn new(cfg: &Config) -> Result<Geometry> {
+        let f = &cfg.flash;
+        let planes64 = f.channels as u64
+            * f.chips_per_channel as u64
+            * f.dies_per_chip as u64
+            * f.planes_per_die as u64;
+        let blocks64 = planes64 * f.blocks_per_plane as u64;
+        let pages64 = blocks64 * f.pages_per_block as u64;
+        if pages64 >= u32::MAX as u64 {
+            return Err(Error::config(
+                "flash.blocks_per_plane",
+                format!(
+                    "the device has {pages64} pages; at most {} fit the simulator's 32-bit page numbers (use larger pages)",
+                    u32::MAX - 1
+                ),
+            ));
+        }
+        let planes = planes64 as u32;
+        let blocks = blocks64 as u32;
+        let reserved = cfg.ftl.reserved_blocks;
+        if reserved >= blocks {
+            return Err(Error::config(
+                "ftl.reserved_blocks",
+                format!("{reserved} reserves every one of the device's {blocks} blocks"),
+            ));
+        }
+        let ppb = f.pages_per_block as u64;
+        let physical_pages = (blocks - reserved) as u64 * ppb;
+        let logical_pages =
+            (physical_pages as f64 / (1.0 + cfg.ftl.over_provisioning)).floor() as u64;
+        if logical_pages == 0 {
+            return Err(Error::config(
+                "ftl.over_provisioning",
+                "leaves no logical space",
+            ));
+        }
+        let per_unit = match cfg.gc.scope {
+            GcScope::Device => planes,
+            GcScope::Die => f.planes_per_die,
+            GcScope::Plane => 1,
+        };
+        let units: Vec<UnitRange> = (0..planes / per_unit)
+            .map(|u| UnitRange {
+                first_plane: u * per_unit,
+                planes: per_unit,
+            })
+            .collect();
+        let streams = match cfg.ftl.gc_frontier {
+            GcFrontier::Separate => 2,
+            GcFrontier::Shared => 1,
+        };
+        // Spare blocks each GC unit needs: its watermark, its open frontiers, one to work with.
+        let spare_blocks = (blocks - reserved) as u64 - logical_pages.div_ceil(ppb);
+        let per_unit_spare = spare_blocks / units.len() as u64;
+        let needed = cfg.gc.high_watermark as u64 + (per_unit * streams) as u64 + 1;
+        if per_unit_spare < needed {
+            return Err(Error::config(
+                "ftl.over_provisioning",
+                format!(
+                    "{} leaves {per_unit_spare} spare blocks per GC unit, but GC needs at least {needed} \
+                     (gc.high_watermark + open blocks + 1); raise the over-provisioning, add blocks, \
+                     or lower the watermarks",
+                    cfg.ftl.over_provisioning
+                ),
+            ));
+        }
+        Ok(Geometry {
+            channels: f.channels,
+            chips_per_channel: f.chips_per_channel,
+            dies_per_chip: f.dies_per_chip,
+            planes_per_die: f.planes_per_die,
+            blocks_per_plane: f.blocks_per_plane,
+            pages_per_block: f.pages_per_block,
+            page_size: f.page_size.bytes(),
+            planes,
+            blocks,
+            reserved_blocks: reserved,
+            physical_pages,
+            logical_pages,
+            units,
+            streams,
+        })
+    }
+
+    /// The plane a block lives on.
+    #[inline]
+    pub fn plane_of(&self, block: u32) -> u32 {
+        block / self.blocks_per_plane
+    }
+
+    /// Whether a block is one of the reserved spares (the last blocks of each plane).
+    pub fn is_reserved(&self, block: u32) -> bool {
+        let plane = self.plane_of(block);
+        let idx = block % self.blocks_per_plane;
+        let share = self.reserved_blocks / self.planes
+            + u32::from(plane < self.reserved_blocks % self.planes);
+        idx >= self.blocks_per_plane - share
+    }
+
+    /// Over-provisioning actually available to the data: `physical / logical − 1`.
+    pub fn over_provisioning(&self) -> f64 {
+        self.physical_pages as f64 / self.logical_pages as f64 - 1.0
+    }
+}

@@ -1,0 +1,196 @@
+//! Per-page and per-block flash state in flat arrays (struct of arrays).
+//!
+//! Per physical page: the logical page last programmed there (`owner`, kept after the
+//! page dies so later layers can ask what a dead page held) and one validity bit.
+//! Per block: valid count, next page to program, erase count, time of the last
+//! program or invalidation, the sequence number at which it was opened, the stream
+//! it was opened for, and its status. Memory: 4 bytes + 1 bit per page.
+
+use super::Geometry;
+
+/// "No page / no block / unmapped" in `u32` index arrays.
+pub const NONE: u32 = u32::MAX;
+
+/// Where a block is in its life cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockStatus {
+    /// Erased, in a free list.
+    Free,
+    /// A write frontier: being programmed page by page.
+    Open,
+    /// Fully programmed: a GC candidate.
+    Closed,
+    /// Chosen by GC, being emptied.
+    Victim,
+    /// Withheld from use (factory spare).
+    Reserved,
+}
+
+/// The state of every page and block of the device.
+#[derive(Clone, Debug)]
+pub struct FlashState {
+    pages_per_block: u32,
+    /// `log2(pages_per_block)` when it is a power of two (a shift is cheaper than a division).
+    shift: Option<u32>,
+    /// Logical page last programmed into each physical page (`NONE` once erased).
+    pub owner: Vec<u32>,
+    valid: Vec<u64>,
+    pub valid_count: Vec<u32>,
+    pub write_ptr: Vec<u32>,
+    pub erase_count: Vec<u32>,
+    /// Logical time of the block's last program or invalidation.
+    pub last_modified: Vec<u64>,
+    /// Sequence number at which the block was last opened (FIFO order of blocks).
+    pub open_seq: Vec<u64>,
+    /// Stream the block was opened for.
+    pub stream: Vec<u8>,
+    pub status: Vec<BlockStatus>,
+    next_seq: u64,
+}
+
+impl FlashState {
+    /// All blocks erased and free (reserved ones marked reserved).
+    pub fn new(geo: &Geometry) -> Self {
+        let ppb = geo.pages_per_block;
+        let pages = geo.blocks as usize * ppb as usize;
+        let blocks = geo.blocks as usize;
+        let status = (0..geo.blocks)
+            .map(|b| {
+                if geo.is_reserved(b) {
+                    BlockStatus::Reserved
+                } else {
+                    BlockStatus::Free
+                }
+            })
+            .collect();
+        FlashState {
+            pages_per_block: ppb,
+            shift: ppb.is_power_of_two().then(|| ppb.trailing_zeros()),
+            owner: vec![NONE; pages],
+            valid: vec![0; pages.div_ceil(64)],
+            valid_count: vec![0; blocks],
+            write_ptr: vec![0; blocks],
+            erase_count: vec![0; blocks],
+            last_modified: vec![0; blocks],
+            open_seq: vec![0; blocks],
+            stream: vec![0; blocks],
+            status,
+            next_seq: 0,
+        }
+    }
+
+    #[inline]
+    pub fn pages_per_block(&self) -> u32 {
+        self.pages_per_block
+    }
+
+    #[inline]
+    pub fn blocks(&self) -> u32 {
+        self.valid_count.len() as u32
+    }
+
+    /// The block holding a physical page.
+    #[inline]
+    pub fn block_of(&self, ppn: u32) -> u32 {
+        match self.shift {
+            Some(s) => ppn >> s,
+            None => ppn / self.pages_per_block,
+        }
+    }
+
+    /// The first physical page of a block.
+    #[inline]
+    pub fn first_page(&self, block: u32) -> u32 {
+        match self.shift {
+            Some(s) => block << s,
+            None => block * self.pages_per_block,
+        }
+    }
+
+    #[inline]
+    pub fn is_valid(&self, ppn: u32) -> bool {
+        self.valid[(ppn >> 6) as usize] & (1u64 << (ppn & 63)) != 0
+    }
+
+    /// Mark a block as a write frontier for `stream`.
+    pub fn open(&mut self, block: u32, stream: u8) {
+        debug_assert_eq!(self.status[block as usize], BlockStatus::Free);
+        let b = block as usize;
+        self.status[b] = BlockStatus::Open;
+        self.stream[b] = stream;
+        self.open_seq[b] = self.next_seq;
+        self.next_seq += 1;
+    }
+
+    /// Program the next page of an open block with logical page `lpn`.
+    /// Returns the physical page and whether the block is now full.
+    #[inline]
+    pub fn program(&mut self, block: u32, lpn: u32, now: u64) -> (u32, bool) {
+        let b = block as usize;
+        debug_assert_eq!(self.status[b], BlockStatus::Open);
+        let page = self.write_ptr[b];
+        debug_assert!(page < self.pages_per_block);
+        let ppn = self.first_page(block) + page;
+        self.owner[ppn as usize] = lpn;
+        self.valid[(ppn >> 6) as usize] |= 1u64 << (ppn & 63);
+        self.valid_count[b] += 1;
+        self.write_ptr[b] = page + 1;
+        self.last_modified[b] = now;
+        let full = page + 1 == self.pages_per_block;
+        if full {
+            self.status[b] = BlockStatus::Closed;
+        }
+        (ppn, full)
+    }
+
+    /// Invalidate a valid page; returns its block and the block's new valid count.
+    #[inline]
+    pub fn invalidate(&mut self, ppn: u32, now: u64) -> (u32, u32) {
+        debug_assert!(self.is_valid(ppn));
+        self.valid[(ppn >> 6) as usize] &= !(1u64 << (ppn & 63));
+        let block = self.block_of(ppn);
+        let b = block as usize;
+        self.valid_count[b] -= 1;
+        self.last_modified[b] = now;
+        (block, self.valid_count[b])
+    }
+
+    /// Mark a closed block as GC's victim.
+    pub fn take_victim(&mut self, block: u32) {
+        debug_assert_eq!(self.status[block as usize], BlockStatus::Closed);
+        self.status[block as usize] = BlockStatus::Victim;
+    }
+
+    /// Erase a block whose pages are all invalid; it becomes free.
+    pub fn erase(&mut self, block: u32) {
+        let b = block as usize;
+        debug_assert_eq!(self.valid_count[b], 0);
+        let first = self.first_page(block) as usize;
+        let n = self.pages_per_block as usize;
+        self.owner[first..first + n].fill(NONE);
+        self.write_ptr[b] = 0;
+        self.erase_count[b] += 1;
+        self.status[b] = BlockStatus::Free;
+    }
+
+    /// Count the validity bits of a block (for invariant checks).
+    pub fn count_valid_bits(&self, block: u32) -> u32 {
+        let first = self.first_page(block);
+        (first..first + self.pages_per_block)
+            .filter(|&p| self.is_valid(p))
+            .count() as u32
+    }
+
+    /// The valid pages of a block, in page order.
+    pub fn valid_pages(&self, block: u32) -> impl Iterator<Item = u32> + '_ {
+        let first = self.first_page(block);
+        (first..first + self.write_ptr[block as usize]).filter(move |&p| self.is_valid(p))
+    }
+
+    /// Bytes of memory held by the state arrays.
+    pub fn memory_bytes(&self) -> usize {
+        self.owner.len() * 4
+            + self.valid.len() * 8
+            + self.valid_count.len() * (4 + 4 + 4 + 8 + 8 + 1 + 1)
+    }
+}

@@ -1,0 +1,56 @@
+//! Flash translation layers behind one trait.
+//!
+//! An FTL turns host page operations (write, read, trim of logical page numbers)
+//! into flash operations, runs garbage collection when it needs space, and keeps
+//! [`Counters`]. Every FTL can check itself: [`Ftl::verify`] runs the invariant
+//! checks and, when built with an oracle, the integrity check that every logical
+//! page resolves to the newest version written.
+
+mod page_mapped;
+
+pub use page_mapped::PageMappedFtl;
+
+use crate::config::{Config, FtlKind};
+use crate::error::Result;
+use crate::stats::Counters;
+use serde::Serialize;
+
+/// Summary of block wear.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Wear {
+    pub erase_min: u32,
+    pub erase_mean: f64,
+    pub erase_max: u32,
+}
+
+/// A flash translation layer.
+pub trait Ftl: Send {
+    /// Pages the host can address.
+    fn logical_pages(&self) -> u64;
+    /// Write one logical page.
+    fn write(&mut self, lpn: u64) -> Result<()>;
+    /// Read one logical page (an unwritten or trimmed page is counted, not an error).
+    fn read(&mut self, lpn: u64) -> Result<()>;
+    /// Trim (discard) one logical page.
+    fn trim(&mut self, lpn: u64) -> Result<()>;
+    /// Count one host request (pages are counted by the operations).
+    fn count_request(&mut self);
+    /// Every counter so far.
+    fn counters(&self) -> &Counters;
+    /// Run the invariant checks and the integrity oracle (when enabled).
+    fn verify(&self) -> Result<()>;
+    /// Erase-count summary over usable blocks.
+    fn wear(&self) -> Wear;
+    /// Pages currently held out of the data cycle: free blocks plus the unwritten
+    /// pages of open blocks (the analytic models' "reserve").
+    fn held_back_pages(&self) -> u64;
+    /// Approximate bytes of memory the FTL's state occupies.
+    fn memory_bytes(&self) -> usize;
+}
+
+/// Build the FTL a configuration names. `verify` keeps the integrity oracle.
+pub fn build(cfg: &Config, seed: u64, verify: bool) -> Result<Box<dyn Ftl>> {
+    match cfg.ftl.kind {
+        FtlKind::Page => Ok(Box::new(PageMappedFtl::new(cfg, seed, verify)?)),
+    }
+}

@@ -1,0 +1,500 @@
+//! Page-mapped FTL: every logical page maps to any physical page.
+//!
+//! ```text
+//!  host write(L) ──► invalidate old copy ──► plane p = next in round-robin
+//!                                            │
+//!                     open block of (p, host stream) full? ──► take a free block of p's
+//!                                            │                GC unit; if the unit now has
+//!                                            ▼                fewer than `low` free blocks:
+//!                     program next page, map L to it          GC until it has `high`
+//!
+//!  GC(unit): victim = policy.select() ─► copy each valid page to the unit's GC frontier
+//!            (or the host frontier when `ftl.gc_frontier = "shared"`) ─► erase ─► free list
+//! ```
+//!
+//! Host writes stripe page by page across all planes. Each GC unit (`gc.scope`:
+//! device, die or plane) has its own victim policy and free-block count; a victim's
+//! valid pages are copied to a frontier on the victim's own plane (copy-back), so
+//! one victim needs at most one fresh block. Free blocks are kept per
+//! plane in FIFO order (erased blocks go to the back, which spreads wear); a plane
+//! whose list is empty borrows from the richest plane of its unit.
+//!
+//! Logical time (`clock`) counts host page writes; it stamps blocks for the age term
+//! of cost-benefit.
+
+use crate::config::{Config, GcFrontier};
+use crate::error::{Error, Result};
+use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
+use crate::ftl::{Ftl, Wear};
+use crate::gc::{self, SelectCtx, VictimPolicy};
+use crate::stats::{Cause, Counters};
+use crate::verify::Oracle;
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+use std::collections::VecDeque;
+
+const HOST_STREAM: u32 = 0;
+
+struct GcUnit {
+    first_plane: u32,
+    planes: u32,
+    free: u32,
+    policy: Box<dyn VictimPolicy>,
+}
+
+/// The page-mapped FTL.
+pub struct PageMappedFtl {
+    geo: Geometry,
+    flash: FlashState,
+    l2p: Vec<u32>,
+    streams: u32,
+    gc_stream: u32,
+    units: Vec<GcUnit>,
+    block_unit: Vec<u32>,
+    free: Vec<VecDeque<u32>>,
+    open: Vec<u32>,
+    host_cursor: u32,
+    clock: u64,
+    in_gc: bool,
+    low: u32,
+    high: u32,
+    counters: Counters,
+    oracle: Option<Oracle>,
+    rng: Pcg64Mcg,
+}
+
+impl PageMappedFtl {
+    /// A freshly erased device. `seed` drives the randomised policies; `verify` keeps
+    /// the integrity oracle.
+    pub fn new(cfg: &Config, seed: u64, verify: bool) -> Result<Self> {
+        let geo = Geometry::new(cfg)?;
+        let flash = FlashState::new(&geo);
+        let bpp = geo.blocks_per_plane;
+        let mut free: Vec<VecDeque<u32>> = vec![VecDeque::new(); geo.planes as usize];
+        for block in 0..geo.blocks {
+            if flash.status[block as usize] == BlockStatus::Free {
+                free[(block / bpp) as usize].push_back(block);
+            }
+        }
+        let mut block_unit = vec![0u32; geo.blocks as usize];
+        let units: Vec<GcUnit> = geo
+            .units
+            .iter()
+            .enumerate()
+            .map(|(u, r)| {
+                let first_block = r.first_plane * bpp;
+                let blocks = r.planes * bpp;
+                block_unit[first_block as usize..(first_block + blocks) as usize].fill(u as u32);
+                let free_blocks = (r.first_plane..r.first_plane + r.planes)
+                    .map(|p| free[p as usize].len() as u32)
+                    .sum();
+                GcUnit {
+                    first_plane: r.first_plane,
+                    planes: r.planes,
+                    free: free_blocks,
+                    policy: gc::build(cfg.gc.policy, first_block, blocks, geo.pages_per_block),
+                }
+            })
+            .collect();
+        let streams = geo.streams;
+        let gc_stream = match cfg.ftl.gc_frontier {
+            GcFrontier::Separate => 1,
+            GcFrontier::Shared => HOST_STREAM,
+        };
+        let oracle = verify.then(|| {
+            Oracle::new(
+                geo.logical_pages,
+                geo.blocks as u64 * geo.pages_per_block as u64,
+            )
+        });
+        Ok(PageMappedFtl {
+            l2p: vec![NONE; geo.logical_pages as usize],
+            open: vec![NONE; (geo.planes * streams) as usize],
+            streams,
+            gc_stream,
+            units,
+            block_unit,
+            free,
+            host_cursor: 0,
+            clock: 0,
+            in_gc: false,
+            low: cfg.gc.low_watermark,
+            high: cfg.gc.high_watermark,
+            counters: Counters::default(),
+            oracle,
+            rng: Pcg64Mcg::seed_from_u64(seed),
+            flash,
+            geo,
+        })
+    }
+
+    /// The resolved geometry.
+    pub fn geometry(&self) -> &Geometry {
+        &self.geo
+    }
+
+    /// The flash state (read-only), for tests and analyses.
+    pub fn flash(&self) -> &FlashState {
+        &self.flash
+    }
+
+    /// The physical page a logical page maps to, if any.
+    pub fn lookup(&self, lpn: u64) -> Option<u32> {
+        self.l2p.get(lpn as usize).copied().filter(|&p| p != NONE)
+    }
+
+    #[inline]
+    fn check_lpn(&self, lpn: u64) -> Result<usize> {
+        if lpn < self.l2p.len() as u64 {
+            Ok(lpn as usize)
+        } else {
+            Err(Error::OutOfRange {
+                lpn,
+                logical_pages: self.l2p.len() as u64,
+            })
+        }
+    }
+
+    #[inline]
+    fn invalidate(&mut self, ppn: u32) {
+        let (block, valid) = self.flash.invalidate(ppn, self.clock);
+        if self.flash.status[block as usize] == BlockStatus::Closed {
+            let u = self.block_unit[block as usize] as usize;
+            self.units[u].policy.invalidated(block, valid);
+        }
+    }
+
+    /// Program `lpn` into the open block of `(plane, stream)`, opening one if needed.
+    #[inline]
+    fn program(&mut self, plane: u32, stream: u32, lpn: u32, cause: Cause) -> Result<u32> {
+        let slot = (plane * self.streams + stream) as usize;
+        loop {
+            let block = self.open[slot];
+            if block != NONE {
+                let (ppn, full) = self.flash.program(block, lpn, self.clock);
+                self.counters.programs.add(cause, 1);
+                if full {
+                    self.open[slot] = NONE;
+                    let u = self.block_unit[block as usize] as usize;
+                    self.units[u].policy.insert(block, &self.flash);
+                }
+                return Ok(ppn);
+            }
+            // Opening a block may run GC, which may fill and close it again (shared
+            // frontier): go round until a block is open.
+            self.open_block(plane, stream)?;
+        }
+    }
+
+    fn open_block(&mut self, plane: u32, stream: u32) -> Result<()> {
+        let u = self.block_unit[(plane * self.geo.blocks_per_plane) as usize] as usize;
+        let block = self.take_free(plane, u)?;
+        self.flash.open(block, stream as u8);
+        self.open[(plane * self.streams + stream) as usize] = block;
+        self.units[u].free -= 1;
+        if !self.in_gc && self.units[u].free < self.low {
+            self.collect(u)?;
+        }
+        Ok(())
+    }
+
+    fn take_free(&mut self, plane: u32, u: usize) -> Result<u32> {
+        if let Some(b) = self.free[plane as usize].pop_front() {
+            return Ok(b);
+        }
+        let unit = &self.units[u];
+        let richest = (unit.first_plane..unit.first_plane + unit.planes)
+            .max_by_key(|&p| (self.free[p as usize].len(), std::cmp::Reverse(p)))
+            .expect("a unit has planes");
+        self.free[richest as usize].pop_front().ok_or_else(|| Error::DeviceFull {
+            reason: format!(
+                "GC unit {u} has no free block left (raise ftl.over_provisioning or gc.low_watermark)"
+            ),
+        })
+    }
+
+    /// Garbage-collect unit `u` until it has `high` free blocks.
+    fn collect(&mut self, u: usize) -> Result<()> {
+        self.in_gc = true;
+        self.counters.gc_invocations += 1;
+        let result = self.collect_inner(u);
+        self.in_gc = false;
+        result
+    }
+
+    fn collect_inner(&mut self, u: usize) -> Result<()> {
+        let ppb = self.geo.pages_per_block;
+        let mut fruitless = 0usize;
+        while self.units[u].free < self.high {
+            let victim = {
+                let mut ctx = SelectCtx {
+                    flash: &self.flash,
+                    now: self.clock,
+                    rng: &mut self.rng,
+                };
+                self.units[u].policy.select(&mut ctx)
+            };
+            let Some(victim) = victim else {
+                if self.units[u].free == 0 {
+                    return Err(Error::DeviceFull {
+                        reason: format!("GC unit {u} has no free block and nothing to reclaim"),
+                    });
+                }
+                return Ok(());
+            };
+            if self.flash.valid_count[victim as usize] == ppb {
+                fruitless += 1;
+                if fruitless > self.units[u].policy.len() + 1 {
+                    return Err(Error::DeviceFull {
+                        reason: format!(
+                            "GC unit {u}: every candidate block is fully valid; nothing can be reclaimed"
+                        ),
+                    });
+                }
+            } else {
+                fruitless = 0;
+            }
+            self.reclaim(u, victim)?;
+        }
+        Ok(())
+    }
+
+    /// Copy a victim's valid pages out, then erase it.
+    fn reclaim(&mut self, u: usize, victim: u32) -> Result<()> {
+        self.flash.take_victim(victim);
+        self.counters.gc_victims += 1;
+        // Copies stay on the victim's plane (copy-back), so at most one GC frontier
+        // needs a fresh block per victim.
+        let plane = self.geo.plane_of(victim);
+        let first = self.flash.first_page(victim);
+        let end = first + self.flash.write_ptr[victim as usize];
+        let mut ppn = first;
+        while ppn < end && self.flash.valid_count[victim as usize] > 0 {
+            if self.flash.is_valid(ppn) {
+                let lpn = self.flash.owner[ppn as usize];
+                self.counters.reads.add(Cause::Gc, 1);
+                self.flash.invalidate(ppn, self.clock);
+                let new = self.program(plane, self.gc_stream, lpn, Cause::Gc)?;
+                self.l2p[lpn as usize] = new;
+                self.counters.gc_pages_copied += 1;
+                if let Some(o) = &mut self.oracle {
+                    o.copy(ppn, new);
+                }
+            }
+            ppn += 1;
+        }
+        self.flash.erase(victim);
+        self.counters.erases.add(Cause::Gc, 1);
+        self.free[plane as usize].push_back(victim);
+        self.units[u].free += 1;
+        Ok(())
+    }
+
+    fn check_invariants(&self) -> Result<()> {
+        let ppb = self.geo.pages_per_block;
+        let mut closed_per_unit = vec![0usize; self.units.len()];
+        let mut free_blocks = 0usize;
+        let mut valid_total = 0u64;
+        for block in 0..self.geo.blocks {
+            let b = block as usize;
+            let bits = self.flash.count_valid_bits(block);
+            if bits != self.flash.valid_count[b] {
+                return Err(Error::integrity(format!(
+                    "block {block}: valid count {} but {bits} valid bits",
+                    self.flash.valid_count[b]
+                )));
+            }
+            valid_total += bits as u64;
+            match self.flash.status[b] {
+                BlockStatus::Free => {
+                    free_blocks += 1;
+                    if self.flash.write_ptr[b] != 0 || bits != 0 {
+                        return Err(Error::integrity(format!(
+                            "free block {block} is not erased"
+                        )));
+                    }
+                }
+                BlockStatus::Closed => {
+                    closed_per_unit[self.block_unit[b] as usize] += 1;
+                    if self.flash.write_ptr[b] != ppb {
+                        return Err(Error::integrity(format!(
+                            "closed block {block} is not full"
+                        )));
+                    }
+                }
+                BlockStatus::Open => {
+                    if !self.open.contains(&block) {
+                        return Err(Error::integrity(format!(
+                            "block {block} is open but no frontier holds it"
+                        )));
+                    }
+                }
+                BlockStatus::Victim => {
+                    return Err(Error::integrity(format!(
+                        "block {block} is a victim outside GC"
+                    )));
+                }
+                BlockStatus::Reserved => {
+                    if self.flash.write_ptr[b] != 0 {
+                        return Err(Error::integrity(format!(
+                            "reserved block {block} was written"
+                        )));
+                    }
+                }
+            }
+        }
+        let listed: usize = self.free.iter().map(|f| f.len()).sum();
+        let counted: u32 = self.units.iter().map(|u| u.free).sum();
+        if listed != free_blocks || counted as usize != free_blocks {
+            return Err(Error::integrity(format!(
+                "free blocks: {free_blocks} by status, {listed} in free lists, {counted} counted"
+            )));
+        }
+        for f in &self.free {
+            if let Some(&b) = f
+                .iter()
+                .find(|&&b| self.flash.status[b as usize] != BlockStatus::Free)
+            {
+                return Err(Error::integrity(format!(
+                    "block {b} is in a free list but not free"
+                )));
+            }
+        }
+        for (u, unit) in self.units.iter().enumerate() {
+            if unit.policy.len() != closed_per_unit[u] {
+                return Err(Error::integrity(format!(
+                    "GC unit {u}: policy holds {} candidates, {} blocks are closed",
+                    unit.policy.len(),
+                    closed_per_unit[u]
+                )));
+            }
+        }
+        let mut mapped = 0u64;
+        for (lpn, &ppn) in self.l2p.iter().enumerate() {
+            if ppn == NONE {
+                continue;
+            }
+            mapped += 1;
+            if !self.flash.is_valid(ppn) || self.flash.owner[ppn as usize] != lpn as u32 {
+                return Err(Error::integrity(format!(
+                    "logical page {lpn} maps to physical page {ppn}, which is {} and owned by {}",
+                    if self.flash.is_valid(ppn) {
+                        "valid"
+                    } else {
+                        "invalid"
+                    },
+                    self.flash.owner[ppn as usize]
+                )));
+            }
+        }
+        if mapped != valid_total {
+            return Err(Error::integrity(format!(
+                "{mapped} mapped logical pages but {valid_total} valid physical pages"
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Ftl for PageMappedFtl {
+    fn logical_pages(&self) -> u64 {
+        self.geo.logical_pages
+    }
+
+    #[inline]
+    fn write(&mut self, lpn: u64) -> Result<()> {
+        let l = self.check_lpn(lpn)?;
+        self.clock += 1;
+        self.counters.host_write_pages += 1;
+        let old = self.l2p[l];
+        if old != NONE {
+            self.invalidate(old);
+        }
+        let plane = self.host_cursor;
+        self.host_cursor = if plane + 1 == self.geo.planes {
+            0
+        } else {
+            plane + 1
+        };
+        let ppn = self.program(plane, HOST_STREAM, l as u32, Cause::Host)?;
+        self.l2p[l] = ppn;
+        if let Some(o) = &mut self.oracle {
+            o.write(l, ppn);
+        }
+        Ok(())
+    }
+
+    fn read(&mut self, lpn: u64) -> Result<()> {
+        let l = self.check_lpn(lpn)?;
+        self.counters.host_read_pages += 1;
+        let ppn = self.l2p[l];
+        if ppn == NONE {
+            self.counters.host_read_unmapped += 1;
+        } else {
+            self.counters.reads.add(Cause::Host, 1);
+        }
+        if let Some(o) = &self.oracle {
+            o.check_read(l, (ppn != NONE).then_some(ppn))?;
+        }
+        Ok(())
+    }
+
+    fn trim(&mut self, lpn: u64) -> Result<()> {
+        let l = self.check_lpn(lpn)?;
+        self.counters.host_trim_pages += 1;
+        let ppn = self.l2p[l];
+        if ppn != NONE {
+            self.invalidate(ppn);
+            self.l2p[l] = NONE;
+        }
+        if let Some(o) = &mut self.oracle {
+            o.trim(l);
+        }
+        Ok(())
+    }
+
+    fn count_request(&mut self) {
+        self.counters.host_requests += 1;
+    }
+
+    fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    fn verify(&self) -> Result<()> {
+        self.check_invariants()?;
+        if let Some(o) = &self.oracle {
+            o.check_all(&self.l2p)?;
+        }
+        Ok(())
+    }
+
+    fn wear(&self) -> Wear {
+        let counts: Vec<u32> = (0..self.geo.blocks)
+            .filter(|&b| self.flash.status[b as usize] != BlockStatus::Reserved)
+            .map(|b| self.flash.erase_count[b as usize])
+            .collect();
+        let n = counts.len().max(1) as f64;
+        Wear {
+            erase_min: counts.iter().copied().min().unwrap_or(0),
+            erase_mean: counts.iter().map(|&c| c as f64).sum::<f64>() / n,
+            erase_max: counts.iter().copied().max().unwrap_or(0),
+        }
+    }
+
+    fn held_back_pages(&self) -> u64 {
+        let ppb = self.geo.pages_per_block as u64;
+        let free: u64 = self.units.iter().map(|u| u.free as u64).sum();
+        let open: u64 = self
+            .open
+            .iter()
+            .filter(|&&b| b != NONE)
+            .map(|&b| ppb - self.flash.write_ptr[b as usize] as u64)
+            .sum();
+        free * ppb + open
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.flash.memory_bytes() + self.l2p.len() * 4 + self.block_unit.len() * 4
+    }
+}

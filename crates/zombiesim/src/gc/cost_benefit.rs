@@ -1,0 +1,61 @@
+//! Cost-benefit (LFS, 000 eq. 1): maximise `i · a / (2 v)` by an exact scan.
+//!
+//! `i` invalid and `v` valid pages, `a` = now − the block's last program or
+//! invalidation (logical time). A block with `v = 0` wins outright; ties go to the
+//! lowest block number. The score depends on time, so no index can keep it sorted:
+//! the scan is exact and costs O(candidates) per selection.
+
+use super::{CandidateList, SelectCtx, VictimPolicy};
+use crate::flash::FlashState;
+
+/// Exact-scan cost-benefit victim selection.
+pub struct CostBenefit {
+    candidates: CandidateList,
+}
+
+impl CostBenefit {
+    pub fn new(first_block: u32, blocks: u32) -> Self {
+        CostBenefit {
+            candidates: CandidateList::new(first_block, blocks),
+        }
+    }
+}
+
+/// The cost-benefit score of a block (`f64::INFINITY` for a block with no valid page).
+#[inline]
+pub fn score(flash: &FlashState, block: u32, now: u64) -> f64 {
+    let b = block as usize;
+    let v = flash.valid_count[b];
+    if v == 0 {
+        return f64::INFINITY;
+    }
+    let i = (flash.pages_per_block() - v) as f64;
+    let age = now.saturating_sub(flash.last_modified[b]) as f64;
+    i * age / (2.0 * v as f64)
+}
+
+impl VictimPolicy for CostBenefit {
+    fn insert(&mut self, block: u32, _flash: &FlashState) {
+        self.candidates.push(block);
+    }
+
+    fn invalidated(&mut self, _block: u32, _valid: u32) {}
+
+    fn select(&mut self, ctx: &mut SelectCtx) -> Option<u32> {
+        let mut best: Option<(f64, u32)> = None;
+        for &block in self.candidates.as_slice() {
+            let s = score(ctx.flash, block, ctx.now);
+            best = match best {
+                Some((bs, bb)) if bs > s || (bs == s && bb < block) => Some((bs, bb)),
+                _ => Some((s, block)),
+            };
+        }
+        let (_, block) = best?;
+        self.candidates.remove(block);
+        Some(block)
+    }
+
+    fn len(&self) -> usize {
+        self.candidates.len()
+    }
+}

@@ -1,0 +1,77 @@
+//! Victim selection: which closed block garbage collection reclaims next.
+//!
+//! One small trait, [`VictimPolicy`], one instance per GC unit. A policy sees a
+//! block when it is closed (fully programmed, [`VictimPolicy::insert`]), hears about
+//! every page that dies in a closed block ([`VictimPolicy::invalidated`], the hot
+//! path), and picks and forgets a victim in [`VictimPolicy::select`]. Blocks leave
+//! the candidate set only by being selected.
+//!
+//! | policy | structure | cost per invalidation | cost per selection |
+//! |---|---|---|---|
+//! | greedy | bucket bitsets by valid count ([`buckets`]) | O(1) | O(blocks / 4096) words |
+//! | cost-benefit | candidate list, exact scan | O(1) (nothing) | O(candidates) |
+//! | fifo | queue in closing order | O(1) (nothing) | O(1) |
+//! | windowed-greedy:w | queue, scan of the w oldest | O(1) (nothing) | O(w) |
+//! | random, d-choices:d | candidate list, d samples | O(1) (nothing) | O(d) |
+//!
+//! Ties go to the lowest block number so runs are deterministic.
+
+pub mod buckets;
+mod cost_benefit;
+mod greedy;
+mod queue;
+mod sampled;
+
+pub use buckets::BucketIndex;
+pub use cost_benefit::CostBenefit;
+pub use greedy::Greedy;
+pub use queue::{Fifo, WindowedGreedy};
+pub use sampled::{CandidateList, DChoices, RandomVictim};
+
+use crate::config::PolicySpec;
+use crate::flash::FlashState;
+use rand_pcg::Pcg64Mcg;
+
+/// What a policy may look at when it selects.
+pub struct SelectCtx<'a> {
+    pub flash: &'a FlashState,
+    /// Logical time now (host page writes so far).
+    pub now: u64,
+    pub rng: &'a mut Pcg64Mcg,
+}
+
+/// A victim-selection policy for one GC unit.
+pub trait VictimPolicy: Send {
+    /// A block of this unit became a candidate (fully programmed).
+    fn insert(&mut self, block: u32, flash: &FlashState);
+    /// A page of candidate `block` died; `valid` is the block's new valid count.
+    fn invalidated(&mut self, block: u32, valid: u32);
+    /// Choose a victim and remove it from the candidates; `None` when there are none.
+    fn select(&mut self, ctx: &mut SelectCtx) -> Option<u32>;
+    /// Number of candidates.
+    fn len(&self) -> usize;
+    /// Whether there are no candidates.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Build the policy named by `spec` for a unit owning blocks `first_block .. first_block + blocks`.
+pub fn build(
+    spec: PolicySpec,
+    first_block: u32,
+    blocks: u32,
+    pages_per_block: u32,
+) -> Box<dyn VictimPolicy> {
+    match spec {
+        PolicySpec::Greedy => Box::new(Greedy::new(first_block, blocks, pages_per_block)),
+        PolicySpec::CostBenefit => Box::new(CostBenefit::new(first_block, blocks)),
+        PolicySpec::Fifo => Box::new(Fifo::default()),
+        PolicySpec::WindowedGreedy(w) => Box::new(WindowedGreedy::new(w)),
+        PolicySpec::Random => Box::new(RandomVictim::new(first_block, blocks)),
+        PolicySpec::DChoices(d) => Box::new(DChoices::new(first_block, blocks, d)),
+    }
+}
+
+#[cfg(test)]
+mod tests;

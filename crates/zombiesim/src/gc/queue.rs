@@ -1,0 +1,63 @@
+//! Policies over the order in which blocks were closed: FIFO and windowed greedy.
+
+use super::{SelectCtx, VictimPolicy};
+use crate::flash::FlashState;
+use std::collections::VecDeque;
+
+/// FIFO (least-recently-written) cleaning: the oldest closed block.
+#[derive(Default)]
+pub struct Fifo {
+    queue: VecDeque<u32>,
+}
+
+impl VictimPolicy for Fifo {
+    fn insert(&mut self, block: u32, _flash: &FlashState) {
+        self.queue.push_back(block);
+    }
+
+    fn invalidated(&mut self, _block: u32, _valid: u32) {}
+
+    fn select(&mut self, _ctx: &mut SelectCtx) -> Option<u32> {
+        self.queue.pop_front()
+    }
+
+    fn len(&self) -> usize {
+        self.queue.len()
+    }
+}
+
+/// Windowed greedy: the fewest valid pages among the `w` oldest closed blocks.
+pub struct WindowedGreedy {
+    window: usize,
+    queue: VecDeque<u32>,
+}
+
+impl WindowedGreedy {
+    pub fn new(window: u32) -> Self {
+        WindowedGreedy {
+            window: window.max(1) as usize,
+            queue: VecDeque::new(),
+        }
+    }
+}
+
+impl VictimPolicy for WindowedGreedy {
+    fn insert(&mut self, block: u32, _flash: &FlashState) {
+        self.queue.push_back(block);
+    }
+
+    fn invalidated(&mut self, _block: u32, _valid: u32) {}
+
+    fn select(&mut self, ctx: &mut SelectCtx) -> Option<u32> {
+        let n = self.window.min(self.queue.len());
+        let pos = (0..n).min_by_key(|&i| {
+            let b = self.queue[i];
+            (ctx.flash.valid_count[b as usize], b)
+        })?;
+        self.queue.remove(pos)
+    }
+
+    fn len(&self) -> usize {
+        self.queue.len()
+    }
+}

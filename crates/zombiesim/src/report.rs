@@ -1,0 +1,145 @@
+//! The one value a run produces. Its JSON form is the stable, documented schema
+//! (`docs/report.md`): the top-level counters and `waf` cover the measured phase;
+//! preconditioning is reported apart under `precondition`.
+
+use crate::ftl::Wear;
+use crate::stats::{ByCause, Counters, SeriesPoint};
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct HostStats {
+    pub requests: u64,
+    pub write_pages: u64,
+    pub read_pages: u64,
+    pub trim_pages: u64,
+    /// Reads of pages never written or trimmed (answered without a flash read).
+    pub read_unmapped_pages: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlashStats {
+    pub programs: u64,
+    pub programs_by_cause: ByCause,
+    pub reads: u64,
+    pub reads_by_cause: ByCause,
+    pub erases: u64,
+    pub erases_by_cause: ByCause,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct GcStats {
+    /// Times GC was triggered (one invocation may reclaim several blocks).
+    pub invocations: u64,
+    /// Blocks reclaimed.
+    pub victims: u64,
+    pub pages_copied: u64,
+    /// Mean valid pages copied per reclaimed block.
+    pub copies_per_victim: f64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct DeviceInfo {
+    pub logical_pages: u64,
+    pub physical_pages: u64,
+    pub page_size: u64,
+    pub pages_per_block: u32,
+    pub blocks: u32,
+    pub planes: u32,
+    pub gc_units: u32,
+    /// Configured over-provisioning, physical / logical − 1.
+    pub over_provisioning: f64,
+    /// Mean pages held out of the data cycle during the measured phase (free
+    /// blocks and the unwritten part of open blocks).
+    pub held_back_pages_mean: f64,
+    /// `(physical − held back) / logical − 1`: the over-provisioning GC actually sees.
+    pub effective_over_provisioning: f64,
+    /// Approximate bytes of simulator state for the device.
+    pub state_bytes: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PhaseReport {
+    pub host_write_pages: u64,
+    pub flash_programs: u64,
+    pub flash_erases: u64,
+    pub gc_pages_copied: u64,
+    pub waf: f64,
+    /// Host page writes ÷ logical pages.
+    pub drive_writes: f64,
+    /// Whether the random phase stopped because write amplification had settled.
+    pub steady: bool,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RunInfo {
+    pub version: String,
+    pub seed: u64,
+    pub workload: String,
+    /// The full resolved configuration.
+    pub config: serde_json::Value,
+    /// Wall time of the whole simulation (preconditioning included); `null` in
+    /// reproducible mode, the one field that differs between identical runs.
+    pub wall_s: Option<f64>,
+    /// Wall time of the measured phase alone.
+    pub measured_wall_s: Option<f64>,
+    pub verified: bool,
+    pub interrupted: bool,
+    /// Fraction of the measured phase that ran (1.0 unless interrupted).
+    pub progress: f64,
+}
+
+/// Everything a run produced.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Report {
+    pub waf: f64,
+    pub host: HostStats,
+    pub flash: FlashStats,
+    pub gc: GcStats,
+    pub wear: Wear,
+    pub device: DeviceInfo,
+    /// Simulated elapsed time; `null` in counting mode.
+    pub elapsed_s: Option<f64>,
+    /// Latency percentiles; `null` in counting mode.
+    pub latency: Option<serde_json::Value>,
+    pub series: Vec<SeriesPoint>,
+    pub precondition: PhaseReport,
+    pub run: RunInfo,
+}
+
+impl Report {
+    /// Counter sections of a report from the measured phase's counters.
+    pub(crate) fn sections(c: &Counters) -> (HostStats, FlashStats, GcStats) {
+        (
+            HostStats {
+                requests: c.host_requests,
+                write_pages: c.host_write_pages,
+                read_pages: c.host_read_pages,
+                trim_pages: c.host_trim_pages,
+                read_unmapped_pages: c.host_read_unmapped,
+            },
+            FlashStats {
+                programs: c.programs.total(),
+                programs_by_cause: c.programs,
+                reads: c.reads.total(),
+                reads_by_cause: c.reads,
+                erases: c.erases.total(),
+                erases_by_cause: c.erases,
+            },
+            GcStats {
+                invocations: c.gc_invocations,
+                victims: c.gc_victims,
+                pages_copied: c.gc_pages_copied,
+                copies_per_victim: if c.gc_victims == 0 {
+                    0.0
+                } else {
+                    c.gc_pages_copied as f64 / c.gc_victims as f64
+                },
+            },
+        )
+    }
+
+    /// The report as pretty JSON (keys in schema order; deterministic).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("reports serialize")
+    }
+}

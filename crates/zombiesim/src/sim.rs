@@ -1,0 +1,368 @@
+//! Running one simulation: preconditioning, the measured phase, the report.
+//!
+//! ```text
+//!  fill (every logical page once, in order)
+//!    └─► random writes, in quarter-drive-write windows, until WA settles
+//!          or `precondition.random_drive_writes` is spent      ── reported as `precondition`
+//!  snapshot counters
+//!    └─► the workload's requests, a series point every N host page writes
+//!                                                              ── reported at the top level
+//! ```
+//!
+//! Randomness comes from independent seeded streams (workload, preconditioning,
+//! GC), so two runs that differ only in GC policy see the same requests. The
+//! progress callback is called at most every ~100 ms; returning `false` stops the
+//! run, which still returns a report, marked `run.interrupted`.
+
+use crate::config::{Config, PreconditionPattern};
+use crate::error::Result;
+use crate::flash::Geometry;
+use crate::ftl::{self, Ftl};
+use crate::report::{DeviceInfo, PhaseReport, Report, RunInfo};
+use crate::stats::{Counters, SeriesPoint};
+use crate::workload::{Op, Workload, WorkloadSpec};
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use std::time::{Duration, Instant};
+
+/// Options of one run that are not part of the device's configuration.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub seed: u64,
+    /// Keep the integrity oracle and check invariants every drive-write and at the end.
+    pub verify: bool,
+    /// Leave wall-clock times out of the report (byte-identical reports).
+    pub reproducible: bool,
+}
+
+/// Which part of a run is under way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Precondition,
+    Measure,
+}
+
+/// What the progress callback is told.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub phase: Phase,
+    /// Fraction of this phase done, when known.
+    pub fraction: Option<f64>,
+    /// Host page writes so far in this phase.
+    pub write_pages: u64,
+}
+
+/// Independent seeded streams.
+const STREAM_WORKLOAD: u64 = 1;
+const STREAM_PRECONDITION: u64 = 2;
+const STREAM_GC: u64 = 3;
+
+/// Derive the seed of one random stream from the run seed (SplitMix64).
+pub fn stream_seed(seed: u64, stream: u64) -> u64 {
+    let mut z = seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+struct Ticker<'a> {
+    callback: &'a mut dyn FnMut(&Progress) -> bool,
+    last: Instant,
+    every: Duration,
+    stopped: bool,
+}
+
+impl Ticker<'_> {
+    /// Report progress if enough time passed; false once the callback asked to stop.
+    #[inline]
+    fn tick(&mut self, p: impl FnOnce() -> Progress) -> bool {
+        if self.stopped {
+            return false;
+        }
+        let now = Instant::now();
+        if now.duration_since(self.last) >= self.every {
+            self.last = now;
+            if !(self.callback)(&p()) {
+                self.stopped = true;
+            }
+        }
+        !self.stopped
+    }
+
+    fn force(&mut self, p: Progress) -> bool {
+        if !self.stopped && !(self.callback)(&p) {
+            self.stopped = true;
+        }
+        !self.stopped
+    }
+}
+
+/// How often (in loop iterations) to look at the clock.
+const TICK_MASK: u64 = (1 << 12) - 1;
+
+/// Run one simulation of `spec` on the device `cfg` describes.
+pub fn simulate(
+    cfg: &Config,
+    spec: &WorkloadSpec,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<Report> {
+    cfg.validate()?;
+    let started = Instant::now();
+    let geo = Geometry::new(cfg)?;
+    let mut ftl = ftl::build(cfg, stream_seed(opts.seed, STREAM_GC), opts.verify)?;
+    let logical = ftl.logical_pages();
+    let mut workload = spec.build(
+        logical,
+        geo.page_size,
+        stream_seed(opts.seed, STREAM_WORKLOAD),
+    )?;
+    let mut ticker = Ticker {
+        callback: progress,
+        last: Instant::now(),
+        every: Duration::from_millis(100),
+        stopped: false,
+    };
+
+    let steady = precondition(cfg, ftl.as_mut(), &workload, opts, &mut ticker)?;
+    let pre = *ftl.counters();
+    if opts.verify {
+        ftl.verify()?;
+    }
+
+    let measure_start = Instant::now();
+    let series_every = match (cfg.stats.series_every, cfg.stats.series_points) {
+        (n, _) if n > 0 => n,
+        (_, 0) => 0,
+        (_, pts) => workload
+            .expected_write_pages()
+            .map_or(0, |w| (w / pts as u64).max(1)),
+    };
+    let mut series = Vec::new();
+    let mut last_point = pre;
+    let mut next_point = series_every;
+    let mut next_verify = logical;
+    let mut held_sum = 0.0f64;
+    let mut held_samples = 0u64;
+    let held_every = (geo.pages_per_block as u64 * 4).max(64);
+    let mut next_held = 0u64;
+    let mut iter = 0u64;
+    ticker.force(Progress {
+        phase: Phase::Measure,
+        fraction: Some(0.0),
+        write_pages: 0,
+    });
+    while !ticker.stopped {
+        let Some(req) = workload.next_request()? else {
+            break;
+        };
+        ftl.count_request();
+        let end = req.lpn + req.pages as u64;
+        match req.op {
+            Op::Write => {
+                for lpn in req.lpn..end {
+                    ftl.write(lpn)?;
+                }
+            }
+            Op::Read => {
+                for lpn in req.lpn..end {
+                    ftl.read(lpn)?;
+                }
+            }
+            Op::Trim => {
+                for lpn in req.lpn..end {
+                    ftl.trim(lpn)?;
+                }
+            }
+        }
+        let written = ftl.counters().host_write_pages - pre.host_write_pages;
+        if written >= next_held {
+            held_sum += ftl.held_back_pages() as f64;
+            held_samples += 1;
+            next_held = written + held_every;
+        }
+        if series_every > 0 && written >= next_point {
+            let now = *ftl.counters();
+            series.push(series_point(&pre, &last_point, &now));
+            last_point = now;
+            next_point = written + series_every;
+        }
+        if opts.verify && written >= next_verify {
+            ftl.verify()?;
+            next_verify = written + logical;
+        }
+        iter += 1;
+        if iter & TICK_MASK == 0 {
+            ticker.tick(|| Progress {
+                phase: Phase::Measure,
+                fraction: workload.progress(),
+                write_pages: written,
+            });
+        }
+    }
+    let interrupted = ticker.stopped;
+    let measured_wall = measure_start.elapsed().as_secs_f64();
+    if opts.verify {
+        ftl.verify()?;
+    }
+    let total = *ftl.counters();
+    let measured = total.since(&pre);
+    if !interrupted {
+        ticker.force(Progress {
+            phase: Phase::Measure,
+            fraction: Some(1.0),
+            write_pages: measured.host_write_pages,
+        });
+    }
+    let (host, flash, gc) = Report::sections(&measured);
+    let held_mean = if held_samples == 0 {
+        ftl.held_back_pages() as f64
+    } else {
+        held_sum / held_samples as f64
+    };
+    let wall = started.elapsed().as_secs_f64();
+    Ok(Report {
+        waf: measured.waf(),
+        host,
+        flash,
+        gc,
+        wear: ftl.wear(),
+        device: DeviceInfo {
+            logical_pages: logical,
+            physical_pages: geo.physical_pages,
+            page_size: geo.page_size,
+            pages_per_block: geo.pages_per_block,
+            blocks: geo.blocks,
+            planes: geo.planes,
+            gc_units: geo.units.len() as u32,
+            over_provisioning: geo.over_provisioning(),
+            held_back_pages_mean: held_mean,
+            effective_over_provisioning: (geo.physical_pages as f64 - held_mean) / logical as f64
+                - 1.0,
+            state_bytes: ftl.memory_bytes() as u64,
+        },
+        elapsed_s: None,
+        latency: None,
+        series,
+        precondition: PhaseReport {
+            host_write_pages: pre.host_write_pages,
+            flash_programs: pre.programs.total(),
+            flash_erases: pre.erases.total(),
+            gc_pages_copied: pre.gc_pages_copied,
+            waf: pre.waf(),
+            drive_writes: pre.host_write_pages as f64 / logical as f64,
+            steady,
+        },
+        run: RunInfo {
+            version: crate::VERSION.to_string(),
+            seed: opts.seed,
+            workload: spec.as_str().to_string(),
+            config: serde_json::to_value(cfg).expect("configs serialize"),
+            wall_s: (!opts.reproducible).then_some(wall),
+            measured_wall_s: (!opts.reproducible).then_some(measured_wall),
+            verified: opts.verify,
+            interrupted,
+            progress: if interrupted {
+                workload.progress().unwrap_or(0.0)
+            } else {
+                1.0
+            },
+        },
+    })
+}
+
+fn series_point(start: &Counters, prev: &Counters, now: &Counters) -> SeriesPoint {
+    let total = now.since(start);
+    let interval = now.since(prev);
+    SeriesPoint {
+        host_write_pages: total.host_write_pages,
+        flash_programs: total.programs.total(),
+        flash_erases: total.erases.total(),
+        gc_pages_copied: total.gc_pages_copied,
+        waf_interval: interval.waf(),
+        waf_cumulative: total.waf(),
+    }
+}
+
+/// Fill, then random writes until steady. Returns whether WA settled.
+fn precondition(
+    cfg: &Config,
+    ftl: &mut dyn Ftl,
+    workload: &crate::workload::Synthetic,
+    opts: &RunOptions,
+    ticker: &mut Ticker,
+) -> Result<bool> {
+    let p = &cfg.precondition;
+    let logical = ftl.logical_pages();
+    let random_pages = (p.random_drive_writes * logical as f64).round() as u64;
+    let total = if p.fill { logical } else { 0 } + random_pages;
+    if total == 0 {
+        return Ok(false);
+    }
+    let report = |done: u64| Progress {
+        phase: Phase::Precondition,
+        fraction: Some(done as f64 / total as f64),
+        write_pages: done,
+    };
+    ticker.force(report(0));
+    let mut done = 0u64;
+    if p.fill {
+        for lpn in 0..logical {
+            ftl.write(lpn)?;
+            done += 1;
+            if done & TICK_MASK == 0 && !ticker.tick(|| report(done)) {
+                return Ok(false);
+            }
+        }
+    }
+    let seed = stream_seed(opts.seed, STREAM_PRECONDITION);
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    let mut own = match p.pattern {
+        PreconditionPattern::Workload => Some(workload.writes_only(seed)),
+        PreconditionPattern::Uniform => None,
+    };
+    let window = (logical / 4).max(1);
+    let min_windows = 4; // at least one drive-write before judging steadiness
+    let mut prev_waf: Option<f64> = None;
+    let mut calm = 0;
+    let mut windows = 0;
+    let mut written = 0u64;
+    while written < random_pages {
+        let start = *ftl.counters();
+        let end = (written + window).min(random_pages);
+        while written < end {
+            match own.as_mut() {
+                None => {
+                    ftl.write(rng.random_range(0..logical))?;
+                    written += 1;
+                }
+                Some(w) => {
+                    let req = w.next_request()?.expect("writes_only never ends");
+                    let stop = (req.lpn + req.pages as u64).min(req.lpn + (end - written));
+                    for lpn in req.lpn..stop {
+                        ftl.write(lpn)?;
+                    }
+                    written += stop - req.lpn;
+                }
+            }
+            done = if p.fill { logical } else { 0 } + written;
+            if written & TICK_MASK == 0 && !ticker.tick(|| report(done)) {
+                return Ok(false);
+            }
+        }
+        windows += 1;
+        let waf = ftl.counters().since(&start).waf();
+        if let Some(prev) = prev_waf {
+            if p.steady_tolerance > 0.0 && (waf - prev).abs() <= p.steady_tolerance * waf.max(1.0) {
+                calm += 1;
+            } else {
+                calm = 0;
+            }
+        }
+        prev_waf = Some(waf);
+        if windows >= min_windows && calm >= 2 {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}

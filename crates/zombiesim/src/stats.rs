@@ -1,0 +1,122 @@
+//! Counters by cause, and the time series sampled during the measured phase.
+
+use serde::Serialize;
+
+/// Why a flash operation happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(usize)]
+pub enum Cause {
+    /// On behalf of a host request.
+    Host = 0,
+    /// Garbage collection (copies of valid pages, victim erases).
+    Gc = 1,
+}
+
+impl Cause {
+    pub const COUNT: usize = 2;
+    pub const ALL: [Cause; Cause::COUNT] = [Cause::Host, Cause::Gc];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Cause::Host => "host",
+            Cause::Gc => "gc",
+        }
+    }
+}
+
+/// Flash operation counts, one per cause.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ByCause(pub [u64; Cause::COUNT]);
+
+impl ByCause {
+    #[inline]
+    pub fn add(&mut self, cause: Cause, n: u64) {
+        self.0[cause as usize] += n;
+    }
+
+    pub fn total(&self) -> u64 {
+        self.0.iter().sum()
+    }
+
+    pub fn get(&self, cause: Cause) -> u64 {
+        self.0[cause as usize]
+    }
+
+    fn minus(&self, other: &ByCause) -> ByCause {
+        let mut out = *self;
+        for (o, b) in out.0.iter_mut().zip(other.0) {
+            *o -= b;
+        }
+        out
+    }
+}
+
+impl Serialize for ByCause {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(Cause::COUNT))?;
+        for c in Cause::ALL {
+            m.serialize_entry(c.name(), &self.get(c))?;
+        }
+        m.end()
+    }
+}
+
+/// Every counter an FTL keeps. Phases are measured as differences of snapshots.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    pub host_requests: u64,
+    pub host_write_pages: u64,
+    pub host_read_pages: u64,
+    pub host_trim_pages: u64,
+    /// Host reads of pages never written or trimmed (answered without a flash read).
+    pub host_read_unmapped: u64,
+    pub programs: ByCause,
+    pub reads: ByCause,
+    pub erases: ByCause,
+    pub gc_invocations: u64,
+    pub gc_victims: u64,
+    pub gc_pages_copied: u64,
+}
+
+impl Counters {
+    /// `self − earlier`, field by field.
+    pub fn since(&self, earlier: &Counters) -> Counters {
+        Counters {
+            host_requests: self.host_requests - earlier.host_requests,
+            host_write_pages: self.host_write_pages - earlier.host_write_pages,
+            host_read_pages: self.host_read_pages - earlier.host_read_pages,
+            host_trim_pages: self.host_trim_pages - earlier.host_trim_pages,
+            host_read_unmapped: self.host_read_unmapped - earlier.host_read_unmapped,
+            programs: self.programs.minus(&earlier.programs),
+            reads: self.reads.minus(&earlier.reads),
+            erases: self.erases.minus(&earlier.erases),
+            gc_invocations: self.gc_invocations - earlier.gc_invocations,
+            gc_victims: self.gc_victims - earlier.gc_victims,
+            gc_pages_copied: self.gc_pages_copied - earlier.gc_pages_copied,
+        }
+    }
+
+    /// Write amplification: flash programs ÷ host page writes (0 when nothing was written).
+    pub fn waf(&self) -> f64 {
+        if self.host_write_pages == 0 {
+            0.0
+        } else {
+            self.programs.total() as f64 / self.host_write_pages as f64
+        }
+    }
+}
+
+/// One point of the time series.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SeriesPoint {
+    /// Host page writes since the measured phase began.
+    pub host_write_pages: u64,
+    pub flash_programs: u64,
+    pub flash_erases: u64,
+    pub gc_pages_copied: u64,
+    /// Write amplification over the interval since the previous point.
+    pub waf_interval: f64,
+    /// Write amplification since the measured phase began.
+    pub waf_cumulative: f64,
+}

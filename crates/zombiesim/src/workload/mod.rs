@@ -1,0 +1,44 @@
+//! Workloads: where host requests come from.
+//!
+//! A workload is written on the command line as `NAME:key=value,key=value`
+//! (`uniform:drive_writes=4`, `hotcold:r=0.9,f=0.1`). [`WorkloadSpec::parse`] checks
+//! the name and every key; [`WorkloadSpec::build`] turns it into a stream of
+//! [`Request`]s for a device of a given logical size. Every generator draws from
+//! its own seeded PCG stream, so the same spec and seed give the same requests
+//! whatever the GC policy does.
+
+mod spec;
+mod synthetic;
+
+pub use spec::{WorkloadInfo, WorkloadSpec, WORKLOADS};
+pub use synthetic::Synthetic;
+
+use crate::error::Result;
+
+/// What a request asks of the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Read,
+    Write,
+    Trim,
+}
+
+/// One host request over a run of logical pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request {
+    pub op: Op,
+    /// First logical page.
+    pub lpn: u64,
+    /// Number of consecutive logical pages (at least 1).
+    pub pages: u32,
+}
+
+/// A source of host requests.
+pub trait Workload: Send {
+    /// The next request, `Ok(None)` when the workload is done.
+    fn next_request(&mut self) -> Result<Option<Request>>;
+    /// Fraction of the workload done so far, when its length is known.
+    fn progress(&self) -> Option<f64>;
+    /// Host page writes the whole workload will issue, when known in advance.
+    fn expected_write_pages(&self) -> Option<u64>;
+}

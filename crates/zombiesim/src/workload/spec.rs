@@ -1,0 +1,322 @@
+//! Parsing and checking `NAME:key=value,...` workload specifications.
+
+use super::synthetic::{AddressModel, Length, Synthetic};
+use crate::error::{Error, Result};
+use crate::units::parse_bytes;
+
+/// A known workload: its name, its keys and a one-line description.
+#[derive(Clone, Copy, Debug)]
+pub struct WorkloadInfo {
+    pub name: &'static str,
+    pub keys: &'static str,
+    pub description: &'static str,
+}
+
+const COMMON_KEYS: &str = "read=0, trim=0, size=PAGE, reads=same|uniform, \
+    one of drive_writes=1 | requests=N | bytes=SIZE";
+
+/// Every synthetic workload, for listings.
+pub const WORKLOADS: &[WorkloadInfo] = &[
+    WorkloadInfo {
+        name: "uniform",
+        keys: "",
+        description: "writes uniformly random over the logical space",
+    },
+    WorkloadInfo {
+        name: "sequential",
+        keys: "start=0",
+        description: "writes in ascending order from `start` (a page), wrapping at the end",
+    },
+    WorkloadInfo {
+        name: "hotcold",
+        keys: "r=0.9, f=0.1",
+        description: "a fraction r of writes go to the first fraction f of the space",
+    },
+    WorkloadInfo {
+        name: "locality",
+        keys: "x=6",
+        description:
+            "Zombie Chasing locality: (100-x)% of writes to the first x% of space; reads uniform",
+    },
+    WorkloadInfo {
+        name: "zipf",
+        keys: "theta=0.99, scramble=true",
+        description:
+            "Zipf(theta) over request-sized slots; scramble spreads hot slots over the space",
+    },
+];
+
+impl WorkloadInfo {
+    /// Keys every synthetic workload accepts.
+    pub fn common_keys() -> &'static str {
+        COMMON_KEYS
+    }
+}
+
+/// A parsed, checked workload specification.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkloadSpec {
+    text: String,
+    name: String,
+    pairs: Vec<(String, String)>,
+}
+
+impl WorkloadSpec {
+    /// Parse `NAME` or `NAME:key=value,...`; unknown names and keys are errors.
+    pub fn parse(text: &str) -> Result<WorkloadSpec> {
+        let text = text.trim();
+        let (name, rest) = match text.split_once(':') {
+            Some((n, r)) => (n.trim(), r.trim()),
+            None => (text, ""),
+        };
+        if !WORKLOADS.iter().any(|w| w.name == name) {
+            let known: Vec<_> = WORKLOADS.iter().map(|w| w.name).collect();
+            return Err(Error::workload(
+                text,
+                format!("unknown workload `{name}` (known: {})", known.join(", ")),
+            ));
+        }
+        let mut pairs = Vec::new();
+        for item in rest.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (k, v) = item
+                .split_once('=')
+                .ok_or_else(|| Error::workload(text, format!("`{item}` is not `key=value`")))?;
+            let (k, v) = (k.trim().to_string(), v.trim().to_string());
+            if pairs.iter().any(|(pk, _)| *pk == k) {
+                return Err(Error::workload(text, format!("key `{k}` given twice")));
+            }
+            pairs.push((k, v));
+        }
+        let spec = WorkloadSpec {
+            text: text.to_string(),
+            name: name.to_string(),
+            pairs,
+        };
+        // Check every key and value now, against a nominal device size.
+        spec.build(1 << 20, 4096, 0)?;
+        Ok(spec)
+    }
+
+    /// The workload's name (`uniform`, `hotcold`, ...).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The spec as the user wrote it.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Build the request stream for a device of `logical_pages` pages of `page_size` bytes.
+    pub fn build(&self, logical_pages: u64, page_size: u64, seed: u64) -> Result<Synthetic> {
+        let mut keys = Keys {
+            spec: self,
+            used: vec![false; self.pairs.len()],
+        };
+        let read = keys.fraction("read", 0.0)?;
+        let trim = keys.fraction("trim", 0.0)?;
+        if read + trim > 1.0 {
+            return Err(Error::workload(&self.text, "read + trim must not exceed 1"));
+        }
+        let size = keys.bytes("size", page_size)?;
+        if size == 0 {
+            return Err(Error::workload(&self.text, "size must be positive"));
+        }
+        let req_pages = size.div_ceil(page_size);
+        if req_pages > logical_pages {
+            return Err(Error::workload(
+                &self.text,
+                format!("size = {size} bytes is larger than the device's logical space"),
+            ));
+        }
+        let mut uniform_reads = self.name == "locality";
+        if let Some(v) = keys.take("reads") {
+            uniform_reads = match v.as_str() {
+                "same" => false,
+                "uniform" => true,
+                _ => return Err(keys.bad("reads", &v, "`same` or `uniform`")),
+            };
+        }
+        let length = keys.length(logical_pages, page_size, read + trim)?;
+        let model = match self.name.as_str() {
+            "uniform" => AddressModel::Uniform,
+            "sequential" => AddressModel::Sequential {
+                start: keys.integer("start", 0)?,
+            },
+            "hotcold" => {
+                let r = keys.fraction("r", 0.9)?;
+                let f = keys.fraction("f", 0.1)?;
+                if f <= 0.0 || f >= 1.0 {
+                    return Err(keys.bad(
+                        "f",
+                        &f.to_string(),
+                        "a fraction strictly between 0 and 1",
+                    ));
+                }
+                AddressModel::HotCold { r, f }
+            }
+            "locality" => {
+                let x = keys.number("x", 6.0)?;
+                if !(x > 0.0 && x < 100.0) {
+                    return Err(keys.bad(
+                        "x",
+                        &x.to_string(),
+                        "a percentage strictly between 0 and 100",
+                    ));
+                }
+                AddressModel::HotCold {
+                    r: (100.0 - x) / 100.0,
+                    f: x / 100.0,
+                }
+            }
+            "zipf" => {
+                let theta = keys.number("theta", 0.99)?;
+                if !(theta >= 0.0 && theta.is_finite()) {
+                    return Err(keys.bad("theta", &theta.to_string(), "a non-negative number"));
+                }
+                let scramble = keys.boolean("scramble", true)?;
+                AddressModel::Zipf { theta, scramble }
+            }
+            other => unreachable!("workload `{other}` passed parse()"),
+        };
+        keys.finish()?;
+        Ok(Synthetic::new(
+            model,
+            logical_pages,
+            req_pages,
+            read,
+            trim,
+            uniform_reads,
+            length,
+            seed,
+        ))
+    }
+}
+
+struct Keys<'a> {
+    spec: &'a WorkloadSpec,
+    used: Vec<bool>,
+}
+
+impl Keys<'_> {
+    fn take(&mut self, key: &str) -> Option<String> {
+        let i = self.spec.pairs.iter().position(|(k, _)| k == key)?;
+        self.used[i] = true;
+        Some(self.spec.pairs[i].1.clone())
+    }
+
+    fn bad(&self, key: &str, value: &str, want: &str) -> Error {
+        Error::workload(&self.spec.text, format!("{key} = {value}: expected {want}"))
+    }
+
+    fn number(&mut self, key: &str, default: f64) -> Result<f64> {
+        match self.take(key) {
+            None => Ok(default),
+            Some(v) => v
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| self.bad(key, &v, "a number")),
+        }
+    }
+
+    fn fraction(&mut self, key: &str, default: f64) -> Result<f64> {
+        let x = self.number(key, default)?;
+        if (0.0..=1.0).contains(&x) {
+            Ok(x)
+        } else {
+            Err(self.bad(key, &x.to_string(), "a fraction in [0, 1]"))
+        }
+    }
+
+    fn integer(&mut self, key: &str, default: u64) -> Result<u64> {
+        match self.take(key) {
+            None => Ok(default),
+            Some(v) => v
+                .parse::<u64>()
+                .map_err(|_| self.bad(key, &v, "a whole number")),
+        }
+    }
+
+    fn bytes(&mut self, key: &str, default: u64) -> Result<u64> {
+        match self.take(key) {
+            None => Ok(default),
+            Some(v) => parse_bytes(&v).map_err(|e| self.bad(key, &v, &format!("a size ({e})"))),
+        }
+    }
+
+    fn boolean(&mut self, key: &str, default: bool) -> Result<bool> {
+        match self.take(key) {
+            None => Ok(default),
+            Some(v) => match v.as_str() {
+                "true" | "1" | "yes" => Ok(true),
+                "false" | "0" | "no" => Ok(false),
+                _ => Err(self.bad(key, &v, "true or false")),
+            },
+        }
+    }
+
+    fn length(&mut self, logical_pages: u64, page_size: u64, non_write: f64) -> Result<Length> {
+        let dw = self.take("drive_writes");
+        let rq = self.take("requests");
+        let by = self.take("bytes");
+        let given = [dw.is_some(), rq.is_some(), by.is_some()]
+            .iter()
+            .filter(|&&b| b)
+            .count();
+        if given > 1 {
+            return Err(Error::workload(
+                &self.spec.text,
+                "give at most one of drive_writes, requests, bytes",
+            ));
+        }
+        let write_pages = |pages: f64| -> Result<Length> {
+            if non_write >= 1.0 && pages > 0.0 {
+                return Err(Error::workload(
+                    &self.spec.text,
+                    "a length in written data needs some writes (read + trim < 1); use requests=N",
+                ));
+            }
+            Ok(Length::WritePages(pages.round() as u64))
+        };
+        if let Some(v) = rq {
+            return v
+                .parse::<u64>()
+                .map(Length::Requests)
+                .map_err(|_| self.bad("requests", &v, "a whole number"));
+        }
+        if let Some(v) = by {
+            let b = parse_bytes(&v).map_err(|e| self.bad("bytes", &v, &format!("a size ({e})")))?;
+            return write_pages((b as f64 / page_size as f64).ceil());
+        }
+        let d = match dw {
+            Some(v) => v
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite() && *x >= 0.0)
+                .ok_or_else(|| self.bad("drive_writes", &v, "a non-negative number"))?,
+            None => 1.0,
+        };
+        write_pages(d * logical_pages as f64)
+    }
+
+    fn finish(&self) -> Result<()> {
+        if let Some(i) = self.used.iter().position(|u| !u) {
+            let key = &self.spec.pairs[i].0;
+            let info = WORKLOADS
+                .iter()
+                .find(|w| w.name == self.spec.name)
+                .expect("known");
+            return Err(Error::workload(
+                &self.spec.text,
+                format!(
+                    "unknown key `{key}` for `{}` (its keys: {}{}{COMMON_KEYS})",
+                    self.spec.name,
+                    info.keys,
+                    if info.keys.is_empty() { "" } else { ", " }
+                ),
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,274 @@
+//! Synthetic request generators.
+//!
+//! The logical space is cut into *slots* of one request size (`size` rounded up to
+//! whole pages); an address model picks a slot, and the request covers it. Reads,
+//! trims and writes are mixed by the `read` and `trim` fractions; reads follow the
+//! write model or are uniform (`reads=uniform`).
+
+use super::{Op, Request, Workload};
+use crate::error::Result;
+use rand::{RngExt, SeedableRng};
+use rand_distr::{Distribution, Zipf};
+use rand_pcg::Pcg64Mcg;
+
+/// How long a workload runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Length {
+    /// This many requests of any kind.
+    Requests(u64),
+    /// Until this many pages have been written.
+    WritePages(u64),
+}
+
+/// Where writes go.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AddressModel {
+    Uniform,
+    Sequential {
+        start: u64,
+    },
+    /// A fraction `r` of accesses to the first fraction `f` of the slots.
+    HotCold {
+        r: f64,
+        f: f64,
+    },
+    /// Zipf(theta) over slots; `scramble` permutes ranks over the space.
+    Zipf {
+        theta: f64,
+        scramble: bool,
+    },
+}
+
+/// A bijection of `0..n` (xorshift-multiply rounds on the next power of two, with
+/// cycle-walking), so Zipf's hot ranks land all over the space.
+#[derive(Clone, Debug)]
+struct Permutation {
+    n: u64,
+    bits: u32,
+    mask: u64,
+}
+
+impl Permutation {
+    fn new(n: u64) -> Self {
+        let bits = (64 - (n.max(2) - 1).leading_zeros()).max(2);
+        Permutation {
+            n,
+            bits,
+            mask: if bits == 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            },
+        }
+    }
+
+    fn round(&self, mut x: u64) -> u64 {
+        let half = self.bits / 2;
+        x ^= x >> half;
+        x = x.wrapping_mul(0x9E37_79B9_7F4A_7C15 | 1) & self.mask;
+        x ^= x >> half.max(1);
+        x = x.wrapping_mul(0xC2B2_AE3D_27D4_EB4F | 1) & self.mask;
+        x ^= x >> half;
+        x
+    }
+
+    fn apply(&self, mut x: u64) -> u64 {
+        loop {
+            x = self.round(x);
+            if x < self.n {
+                return x;
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Sampler {
+    Uniform,
+    Sequential {
+        next: u64,
+    },
+    HotCold {
+        r: f64,
+        hot: u64,
+    },
+    Zipf {
+        dist: Zipf<f64>,
+        perm: Option<Permutation>,
+    },
+}
+
+/// A seeded synthetic workload.
+#[derive(Clone, Debug)]
+pub struct Synthetic {
+    sampler: Sampler,
+    slots: u64,
+    logical_pages: u64,
+    req_pages: u64,
+    read: f64,
+    trim: f64,
+    uniform_reads: bool,
+    length: Length,
+    requests: u64,
+    written: u64,
+    rng: Pcg64Mcg,
+}
+
+impl Synthetic {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new(
+        model: AddressModel,
+        logical_pages: u64,
+        req_pages: u64,
+        read: f64,
+        trim: f64,
+        uniform_reads: bool,
+        length: Length,
+        seed: u64,
+    ) -> Self {
+        let slots = (logical_pages / req_pages).max(1);
+        let sampler = match model {
+            AddressModel::Uniform => Sampler::Uniform,
+            AddressModel::Sequential { start } => Sampler::Sequential {
+                next: (start / req_pages) % slots,
+            },
+            AddressModel::HotCold { r, f } => Sampler::HotCold {
+                r,
+                hot: ((f * slots as f64) as u64).clamp(1, slots),
+            },
+            AddressModel::Zipf { theta, scramble } => Sampler::Zipf {
+                dist: Zipf::new(slots as f64, theta).expect("theta checked when parsed"),
+                perm: scramble.then(|| Permutation::new(slots)),
+            },
+        };
+        Synthetic {
+            sampler,
+            slots,
+            logical_pages,
+            req_pages,
+            read,
+            trim,
+            uniform_reads,
+            length,
+            requests: 0,
+            written: 0,
+            rng: Pcg64Mcg::seed_from_u64(seed),
+        }
+    }
+
+    /// The same address model issuing only writes, forever, from another seed
+    /// (preconditioning to this workload's steady state).
+    pub fn writes_only(&self, seed: u64) -> Synthetic {
+        let mut w = self.clone();
+        w.read = 0.0;
+        w.trim = 0.0;
+        w.length = Length::WritePages(u64::MAX);
+        w.requests = 0;
+        w.written = 0;
+        w.rng = Pcg64Mcg::seed_from_u64(seed);
+        w
+    }
+
+    #[inline]
+    fn write_slot(&mut self) -> u64 {
+        match &mut self.sampler {
+            Sampler::Uniform => self.rng.random_range(0..self.slots),
+            Sampler::Sequential { next } => {
+                let s = *next;
+                *next = if s + 1 == self.slots { 0 } else { s + 1 };
+                s
+            }
+            Sampler::HotCold { r, hot } => {
+                let cold = self.slots - *hot;
+                if cold == 0 || self.rng.random::<f64>() < *r {
+                    self.rng.random_range(0..*hot)
+                } else {
+                    *hot + self.rng.random_range(0..cold)
+                }
+            }
+            Sampler::Zipf { dist, perm } => {
+                let rank = (dist.sample(&mut self.rng) as u64).clamp(1, self.slots) - 1;
+                match perm {
+                    Some(p) => p.apply(rank),
+                    None => rank,
+                }
+            }
+        }
+    }
+
+    fn done(&self) -> bool {
+        match self.length {
+            Length::Requests(n) => self.requests >= n,
+            Length::WritePages(n) => self.written >= n,
+        }
+    }
+}
+
+impl Workload for Synthetic {
+    #[inline]
+    fn next_request(&mut self) -> Result<Option<Request>> {
+        if self.done() {
+            return Ok(None);
+        }
+        self.requests += 1;
+        let op = if self.read == 0.0 && self.trim == 0.0 {
+            Op::Write
+        } else {
+            let u: f64 = self.rng.random();
+            if u < self.read {
+                Op::Read
+            } else if u < self.read + self.trim {
+                Op::Trim
+            } else {
+                Op::Write
+            }
+        };
+        let slot = if op != Op::Write && self.uniform_reads {
+            self.rng.random_range(0..self.slots)
+        } else {
+            self.write_slot()
+        };
+        let lpn = slot * self.req_pages;
+        let pages = self.req_pages.min(self.logical_pages - lpn) as u32;
+        if op == Op::Write {
+            self.written += pages as u64;
+        }
+        Ok(Some(Request { op, lpn, pages }))
+    }
+
+    fn progress(&self) -> Option<f64> {
+        Some(match self.length {
+            Length::Requests(0) | Length::WritePages(0) => 1.0,
+            Length::Requests(n) => self.requests as f64 / n as f64,
+            Length::WritePages(n) => self.written as f64 / n as f64,
+        })
+    }
+
+    fn expected_write_pages(&self) -> Option<u64> {
+        match self.length {
+            Length::WritePages(n) => Some(n),
+            Length::Requests(n) => {
+                Some((n as f64 * (1.0 - self.read - self.trim)) as u64 * self.req_pages)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn permutation_is_a_bijection() {
+        for n in [1u64, 2, 3, 10, 1000, 4097] {
+            let p = Permutation::new(n);
+            let mut seen = vec![false; n as usize];
+            for x in 0..n {
+                let y = p.apply(x);
+                assert!(y < n);
+                assert!(!seen[y as usize], "n={n}: {y} hit twice");
+                seen[y as usize] = true;
+            }
+        }
+    }
+}
