@@ -1,1 +1,216 @@
+//! `zombiesim._core`: thin PyO3 bindings over the `zombiesim` core crate.
+//!
+//! Nothing per request crosses this boundary: a simulation runs with the GIL
+//! released and comes back as one JSON report. The progress callback (if any) is
+//! called with the GIL every ~100 ms; pending signals (Ctrl-C) are checked at the
+//! same moments and stop the run, which then returns a report marked interrupted.
 
+mod config;
+mod errors;
+
+use config::PyConfig;
+use errors::IntoPy;
+use pyo3::prelude::*;
+use zombiesim::{Phase, Progress, RunOptions, WorkloadSpec};
+
+/// Call `callback(phase, fraction, write_pages)` and check signals; false stops the run.
+/// A `KeyboardInterrupt` stops the run quietly (the report says interrupted); any
+/// other exception from the callback is kept and raised when the run returns.
+fn progress_bridge<'a>(
+    callback: &'a Option<Py<PyAny>>,
+    failure: &'a mut Option<PyErr>,
+) -> impl FnMut(&Progress) -> bool + Send + 'a {
+    move |p: &Progress| {
+        Python::attach(|py| {
+            if let Err(e) = py.check_signals() {
+                if !e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+                    *failure = Some(e);
+                }
+                return false;
+            }
+            let Some(cb) = callback else { return true };
+            let phase = match p.phase {
+                Phase::Precondition => "precondition",
+                Phase::Measure => "measure",
+            };
+            match cb.call1(py, (phase, p.fraction, p.write_pages)) {
+                Ok(ret) => !matches!(ret.extract::<bool>(py), Ok(false)),
+                Err(e) => {
+                    if !e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+                        *failure = Some(e);
+                    }
+                    false
+                }
+            }
+        })
+    }
+}
+
+/// Run one simulation and return its report as JSON.
+#[pyfunction]
+#[pyo3(signature = (config, workload, seed = 0, verify = false, reproducible = false, progress = None))]
+fn simulate(
+    py: Python<'_>,
+    config: &PyConfig,
+    workload: &str,
+    seed: u64,
+    verify: bool,
+    reproducible: bool,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    let spec = WorkloadSpec::parse(workload).py()?;
+    let cfg = config.inner.clone();
+    let opts = RunOptions {
+        seed,
+        verify,
+        reproducible,
+    };
+    let mut failure = None;
+    let result = py.detach(|| {
+        let mut bridge = progress_bridge(&progress, &mut failure);
+        zombiesim::simulate(&cfg, &spec, &opts, &mut bridge)
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    Ok(result.py()?.to_json())
+}
+
+/// The validation cases, as JSON (`full` = the whole table).
+#[pyfunction]
+#[pyo3(signature = (full = false))]
+fn validation_cases(full: bool) -> String {
+    serde_json::to_string(&zombiesim::validate::cases(full)).expect("cases serialize")
+}
+
+/// Run one validation case (a JSON object from `validation_cases`); returns the row as JSON.
+#[pyfunction]
+#[pyo3(signature = (case_json, seed = 1, progress = None))]
+fn validate_case(
+    py: Python<'_>,
+    case_json: &str,
+    seed: u64,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    let case: serde_json::Value = serde_json::from_str(case_json)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    let get_f = |k: &str| case.get(k).and_then(|v| v.as_f64());
+    let case = zombiesim::validate::Case {
+        policy: case
+            .get("policy")
+            .and_then(|v| v.as_str())
+            .unwrap_or("")
+            .to_string(),
+        over_provisioning: get_f("over_provisioning").unwrap_or(f64::NAN),
+        pages_per_block: get_f("pages_per_block").unwrap_or(0.0) as u32,
+        blocks: get_f("blocks").unwrap_or(0.0) as u32,
+        warmup_drive_writes: get_f("warmup_drive_writes").unwrap_or(0.0),
+        measure_drive_writes: get_f("measure_drive_writes").unwrap_or(0.0),
+    };
+    let mut failure = None;
+    let result = py.detach(|| {
+        let mut bridge = progress_bridge(&progress, &mut failure);
+        zombiesim::validate::run_case(&case, seed, &mut bridge)
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    Ok(serde_json::to_string(&result.py()?).expect("rows serialize"))
+}
+
+/// The validation tolerance (relative).
+#[pyfunction]
+fn validation_tolerance() -> f64 {
+    zombiesim::validate::TOLERANCE
+}
+
+/// Analytic write amplification of a policy at `alpha` = 1 + OP, `b` pages per block.
+#[pyfunction]
+fn analytic_wa(policy: &str, alpha: f64, b: u32) -> Option<f64> {
+    zombiesim::analytic::wa_for_policy(policy, alpha, b)
+}
+
+/// `(name, description)` of every preset.
+#[pyfunction]
+fn presets() -> PyResult<Vec<(String, String)>> {
+    zombiesim::config::preset_names()
+        .into_iter()
+        .map(|n| {
+            let cfg = zombiesim::Config::preset(n).py()?;
+            Ok((n.to_string(), cfg.description))
+        })
+        .collect()
+}
+
+/// The TOML text of a preset.
+#[pyfunction]
+fn preset_toml(name: &str) -> PyResult<String> {
+    zombiesim::config::preset_toml(name)
+        .map(str::to_string)
+        .ok_or_else(|| errors::to_py(zombiesim::Config::preset(name).unwrap_err()))
+}
+
+/// A scheme as Python sees it: `(name, description, [(key, value), ...])`.
+type SchemeTuple = (String, String, Vec<(String, String)>);
+
+/// `(name, description, [(key, value), ...])` of every scheme.
+#[pyfunction]
+fn schemes() -> Vec<SchemeTuple> {
+    zombiesim::config::scheme_names()
+        .into_iter()
+        .map(|s| (s.name, s.description, s.settings))
+        .collect()
+}
+
+/// `(name, keys, description)` of every synthetic workload.
+#[pyfunction]
+fn workloads() -> Vec<(String, String, String)> {
+    zombiesim::workload::WORKLOADS
+        .iter()
+        .map(|w| {
+            (
+                w.name.to_string(),
+                w.keys.to_string(),
+                w.description.to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Keys every synthetic workload accepts.
+#[pyfunction]
+fn workload_common_keys() -> &'static str {
+    zombiesim::workload::WorkloadInfo::common_keys()
+}
+
+/// Check a workload spec; returns it trimmed, raises `WorkloadError` when malformed.
+#[pyfunction]
+fn check_workload(spec: &str) -> PyResult<String> {
+    Ok(WorkloadSpec::parse(spec).py()?.as_str().to_string())
+}
+
+/// Every victim policy's syntax.
+#[pyfunction]
+fn policies() -> Vec<&'static str> {
+    zombiesim::PolicySpec::SYNTAX.to_vec()
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", zombiesim::VERSION)?;
+    m.add_class::<PyConfig>()?;
+    errors::register(m)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(validation_cases, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_case, m)?)?;
+    m.add_function(wrap_pyfunction!(validation_tolerance, m)?)?;
+    m.add_function(wrap_pyfunction!(analytic_wa, m)?)?;
+    m.add_function(wrap_pyfunction!(presets, m)?)?;
+    m.add_function(wrap_pyfunction!(preset_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(schemes, m)?)?;
+    m.add_function(wrap_pyfunction!(workloads, m)?)?;
+    m.add_function(wrap_pyfunction!(workload_common_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(check_workload, m)?)?;
+    m.add_function(wrap_pyfunction!(policies, m)?)?;
+    Ok(())
+}

@@ -29,7 +29,7 @@ pub mod report;
 pub mod sim;
 pub mod stats;
 pub mod units;
-// TMP pub mod validate;
+pub mod validate;
 pub mod verify;
 pub mod workload;
 

@@ -20,10 +20,14 @@ use crate::flash::Geometry;
 use crate::ftl::{self, Ftl};
 use crate::report::{DeviceInfo, PhaseReport, Report, RunInfo};
 use crate::stats::{Counters, SeriesPoint};
-use crate::workload::{Op, Workload, WorkloadSpec};
+use crate::workload::{Op, Request, Workload, WorkloadSpec};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
+
+/// Requests drawn ahead of the one being simulated (for prefetching).
+const LOOKAHEAD: usize = 8;
 
 /// Options of one run that are not part of the device's configuration.
 #[derive(Clone, Debug, Default)]
@@ -152,8 +156,19 @@ pub fn simulate(
         fraction: Some(0.0),
         write_pages: 0,
     });
+    // Requests are drawn a few ahead so the FTL can prefetch their mapping entries.
+    let mut pending: VecDeque<Request> = VecDeque::with_capacity(LOOKAHEAD);
     while !ticker.stopped {
-        let Some(req) = workload.next_request()? else {
+        while pending.len() < LOOKAHEAD {
+            match workload.next_request()? {
+                Some(r) => {
+                    ftl.prefetch(r.lpn);
+                    pending.push_back(r);
+                }
+                None => break,
+            }
+        }
+        let Some(req) = pending.pop_front() else {
             break;
         };
         ftl.count_request();
@@ -321,6 +336,13 @@ fn precondition(
         PreconditionPattern::Workload => Some(workload.writes_only(seed)),
         PreconditionPattern::Uniform => None,
     };
+    let mut ahead = [0u64; LOOKAHEAD];
+    if own.is_none() {
+        for a in ahead.iter_mut() {
+            *a = rng.random_range(0..logical);
+        }
+    }
+    let mut slot = 0usize;
     let window = (logical / 4).max(1);
     let min_windows = 4; // at least one drive-write before judging steadiness
     let mut prev_waf: Option<f64> = None;
@@ -333,7 +355,11 @@ fn precondition(
         while written < end {
             match own.as_mut() {
                 None => {
-                    ftl.write(rng.random_range(0..logical))?;
+                    let lpn = ahead[slot];
+                    ahead[slot] = rng.random_range(0..logical);
+                    ftl.prefetch(ahead[slot]);
+                    slot = (slot + 1) % LOOKAHEAD;
+                    ftl.write(lpn)?;
                     written += 1;
                 }
                 Some(w) => {

@@ -51,7 +51,7 @@ pub fn format_bytes(bytes: u64) -> String {
         ("KiB", 1 << 10),
     ];
     for (name, size) in UNITS {
-        if bytes >= size && bytes % size == 0 {
+        if bytes >= size && bytes.is_multiple_of(size) {
             return format!("{}{}", bytes / size, name);
         }
     }

@@ -33,6 +33,8 @@ pub trait Ftl: Send {
     fn read(&mut self, lpn: u64) -> Result<()>;
     /// Trim (discard) one logical page.
     fn trim(&mut self, lpn: u64) -> Result<()>;
+    /// A hint that `lpn` will be accessed soon (lets the FTL start cache loads early).
+    fn prefetch(&self, _lpn: u64) {}
     /// Count one host request (pages are counted by the operations).
     fn count_request(&mut self);
     /// Every counter so far.
