@@ -85,6 +85,16 @@ impl Geometry {
                 planes: per_unit,
             })
             .collect();
+        if cfg.gc.low_watermark < 2 && per_unit > 1 {
+            return Err(Error::config(
+                "gc.low_watermark",
+                format!(
+                    "must be at least 2 when a GC unit spans {per_unit} planes (GC may need a fresh \
+                     block on the victim's plane); 1 is allowed only with one plane per GC unit \
+                     and ftl.gc_frontier = \"shared\""
+                ),
+            ));
+        }
         let streams = match cfg.ftl.gc_frontier {
             GcFrontier::Separate => 2,
             GcFrontier::Shared => 1,
