@@ -26,7 +26,7 @@ pub use buckets::BucketIndex;
 pub use cost_benefit::CostBenefit;
 pub use greedy::Greedy;
 pub use queue::{Fifo, WindowedGreedy};
-pub use sampled::{CandidateList, DChoices, RandomVictim};
+pub use sampled::{CandidateList, DChoices};
 
 use crate::config::PolicySpec;
 use crate::flash::FlashState;
@@ -68,7 +68,7 @@ pub fn build(
         PolicySpec::CostBenefit => Box::new(CostBenefit::new(first_block, blocks)),
         PolicySpec::Fifo => Box::new(Fifo::default()),
         PolicySpec::WindowedGreedy(w) => Box::new(WindowedGreedy::new(w)),
-        PolicySpec::Random => Box::new(RandomVictim::new(first_block, blocks)),
+        PolicySpec::Random => Box::new(DChoices::new(first_block, blocks, 1)),
         PolicySpec::DChoices(d) => Box::new(DChoices::new(first_block, blocks, d)),
     }
 }

@@ -1,4 +1,5 @@
-//! Policies that sample candidates at random: random victim and d-choices.
+//! Policies that sample candidates at random: d-choices, and random victim
+//! selection, which is d-choices with d = 1.
 
 use super::{SelectCtx, VictimPolicy};
 use crate::flash::{FlashState, NONE};
@@ -53,41 +54,6 @@ impl CandidateList {
 
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
-    }
-}
-
-/// A uniformly random closed block.
-pub struct RandomVictim {
-    candidates: CandidateList,
-}
-
-impl RandomVictim {
-    pub fn new(first_block: u32, blocks: u32) -> Self {
-        RandomVictim {
-            candidates: CandidateList::new(first_block, blocks),
-        }
-    }
-}
-
-impl VictimPolicy for RandomVictim {
-    fn insert(&mut self, block: u32, _flash: &FlashState) {
-        self.candidates.push(block);
-    }
-
-    fn invalidated(&mut self, _block: u32, _valid: u32) {}
-
-    fn select(&mut self, ctx: &mut SelectCtx) -> Option<u32> {
-        let n = self.candidates.len();
-        if n == 0 {
-            return None;
-        }
-        let block = self.candidates.as_slice()[ctx.rng.random_range(0..n)];
-        self.candidates.remove(block);
-        Some(block)
-    }
-
-    fn len(&self) -> usize {
-        self.candidates.len()
     }
 }
 

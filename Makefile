@@ -1,0 +1,49 @@
+# zombiesim — the two commands a user needs are `make demo` and `make test`.
+# Everything installs into a local virtualenv (.venv) from the package registries.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+CARGO  ?= cargo
+
+.PHONY: demo test test-rust test-python bench lint fmt build clean
+
+$(BIN)/maturin:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet "maturin>=1.16,<2"
+
+# Build the Rust extension in release mode and install the package (with its
+# runtime and test dependencies) into the virtualenv.
+build: $(BIN)/maturin
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet --extras dev
+
+demo: build
+	$(BIN)/zombiesim demo
+
+test: build test-rust test-python
+
+test-rust:
+	$(CARGO) test -p zombiesim --release
+
+test-python: build
+	$(BIN)/python -m pytest -q
+
+bench: build
+	$(CARGO) build --release -p zombiesim --example run_config
+	$(BIN)/python benches/bench.py
+	$(BIN)/zombiesim validate --full
+
+lint: build
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --all-targets -- -D warnings
+	$(BIN)/ruff check python tests benches
+	$(BIN)/ruff format --check python tests benches
+
+fmt: $(BIN)/maturin
+	$(CARGO) fmt --all
+	$(BIN)/ruff format python tests benches
+
+clean:
+	$(CARGO) clean
+	rm -rf $(VENV) zombiesim-demo
