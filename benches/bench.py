@@ -81,18 +81,27 @@ def main() -> int:
         per_page = statistics.median(rss) / pages
         print(f"\n{name}  ({config}, {workload}, {args.runs} runs, medians)")
         print(f"  WAF (measured phase)       {report['waf']:.4f}")
-        print(f"  flash programs / wall s    {rate / 1e6:.2f} M   (runs: "
-              + ", ".join(f"{r / 1e6:.2f}" for r in rates) + ")")
+        print(
+            f"  flash programs / wall s    {rate / 1e6:.2f} M   (runs: "
+            + ", ".join(f"{r / 1e6:.2f}" for r in rates)
+            + ")"
+        )
         print(f"  host page writes / wall s  {statistics.median(host_rates) / 1e6:.3f} M")
-        print(f"  peak RSS                   {statistics.median(rss) / 2**20:.1f} MiB "
-              f"= {per_page:.2f} bytes per physical page ({pages} pages)")
-        print(f"  simulator state            {report['device']['state_bytes'] / pages:.2f} "
-              "bytes per physical page")
+        print(
+            f"  peak RSS                   {statistics.median(rss) / 2**20:.1f} MiB "
+            f"= {per_page:.2f} bytes per physical page ({pages} pages)"
+        )
+        print(
+            f"  simulator state            {report['device']['state_bytes'] / pages:.2f} "
+            "bytes per physical page"
+        )
         ok_rate = rate >= targets["min_programs_per_s"]
         ok_mem = per_page <= targets["max_bytes_per_page"]
-        print(f"  target >= {targets['min_programs_per_s'] / 1e6:.0f} M programs/s: "
-              f"{'met' if ok_rate else 'NOT met'};  <= {targets['max_bytes_per_page']:.0f} "
-              f"bytes/page: {'met' if ok_mem else 'NOT met'}")
+        print(
+            f"  target >= {targets['min_programs_per_s'] / 1e6:.0f} M programs/s: "
+            f"{'met' if ok_rate else 'NOT met'};  <= {targets['max_bytes_per_page']:.0f} "
+            f"bytes/page: {'met' if ok_mem else 'NOT met'}"
+        )
         failed |= not (ok_rate and ok_mem)
     return 1 if failed else 0
 

@@ -1,0 +1,75 @@
+"""zombiesim: an SSD simulator whose garbage collector knows what the buffers above the
+flash hold. Rust runs every simulated step; this package configures, runs, compares and
+presents.
+
+>>> import zombiesim as zs
+>>> cfg = zs.Config.preset("default").override({"gc.policy": "cost-benefit"})
+>>> rep = zs.simulate(cfg, zs.workload.hotcold(r=0.9, f=0.1, drive_writes=1), seed=1)
+>>> rep.waf >= 1
+True
+"""
+
+from . import workload
+from ._core import __version__, analytic_wa
+from ._errors import (
+    ConfigError,
+    DeviceFullError,
+    InputError,
+    IntegrityError,
+    OutOfRangeError,
+    SimulationInterrupted,
+    WorkloadError,
+    ZombiesimError,
+)
+from .api import (
+    DEFAULT_SEED,
+    compare,
+    compare_configs,
+    compare_reports,
+    simulate,
+    to_frame,
+    validate,
+    validation_cases,
+)
+from .catalog import (
+    policies,
+    preset_toml,
+    presets,
+    schemes,
+    workload_common_keys,
+    workloads,
+)
+from .config import Config
+from .report import Report
+from .workload import Workload
+
+__all__ = [
+    "DEFAULT_SEED",
+    "Config",
+    "ConfigError",
+    "DeviceFullError",
+    "InputError",
+    "IntegrityError",
+    "OutOfRangeError",
+    "Report",
+    "SimulationInterrupted",
+    "Workload",
+    "WorkloadError",
+    "ZombiesimError",
+    "__version__",
+    "analytic_wa",
+    "compare",
+    "compare_configs",
+    "compare_reports",
+    "policies",
+    "preset_toml",
+    "presets",
+    "schemes",
+    "simulate",
+    "to_frame",
+    "validate",
+    "validation_cases",
+    "workload",
+    "workload_common_keys",
+    "workloads",
+]

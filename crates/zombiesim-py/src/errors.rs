@@ -16,43 +16,43 @@ use pyo3::prelude::*;
 use zombiesim::Error;
 
 pyo3::create_exception!(
-    _core,
+    zombiesim._core,
     ZombiesimError,
     PyValueError,
     "Base class of zombiesim errors."
 );
 pyo3::create_exception!(
-    _core,
+    zombiesim._core,
     ConfigError,
     ZombiesimError,
     "A configuration key is unknown, mistyped or impossible."
 );
 pyo3::create_exception!(
-    _core,
+    zombiesim._core,
     WorkloadError,
     ZombiesimError,
     "A workload specification is malformed."
 );
 pyo3::create_exception!(
-    _core,
+    zombiesim._core,
     InputError,
     ZombiesimError,
     "An input file is malformed."
 );
 pyo3::create_exception!(
-    _core,
+    zombiesim._core,
     DeviceFullError,
     ZombiesimError,
     "Garbage collection could not reclaim space."
 );
 pyo3::create_exception!(
-    _core,
+    zombiesim._core,
     OutOfRangeError,
     ZombiesimError,
     "A request addressed a page beyond the logical space."
 );
 pyo3::create_exception!(
-    _core,
+    zombiesim._core,
     IntegrityError,
     ZombiesimError,
     "The integrity oracle or an invariant check failed."

@@ -14,8 +14,13 @@ pub type Result<T> = std::result::Result<T, Error>;
 /// Everything that can go wrong in a simulation.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Error {
-    /// A configuration value is unknown, mistyped or impossible.
-    Config { key: String, reason: String },
+    /// A configuration value is unknown, mistyped or impossible. `origin` names the
+    /// file (and line, when known) the value came from, e.g. `my.toml:3`.
+    Config {
+        key: String,
+        reason: String,
+        origin: Option<String>,
+    },
     /// A workload specification (`NAME:key=value,...`) is malformed.
     Workload { spec: String, reason: String },
     /// Malformed input file (trace, config file): `file:line: reason`.
@@ -40,6 +45,7 @@ impl Error {
         Error::Config {
             key: key.into(),
             reason: reason.into(),
+            origin: None,
         }
     }
 
@@ -83,7 +89,16 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Config { key, reason } => write!(f, "config key `{key}`: {reason}"),
+            Error::Config {
+                key,
+                reason,
+                origin: None,
+            } => write!(f, "config key `{key}`: {reason}"),
+            Error::Config {
+                key,
+                reason,
+                origin: Some(o),
+            } => write!(f, "{o}: config key `{key}`: {reason}"),
             Error::Workload { spec, reason } => write!(f, "workload `{spec}`: {reason}"),
             Error::Input { file, line, reason } => write!(f, "{file}:{line}: {reason}"),
             Error::DeviceFull { reason } => write!(f, "device full: {reason}"),

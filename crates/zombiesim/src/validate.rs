@@ -42,6 +42,8 @@ pub struct Row {
     /// (simulated − analytic) / analytic.
     pub error: f64,
     pub ok: bool,
+    /// The run was stopped before the end (its numbers are partial).
+    pub interrupted: bool,
     pub wall_s: f64,
 }
 
@@ -151,6 +153,7 @@ pub fn run_case(
         effective_over_provisioning: report.device.effective_over_provisioning,
         error,
         ok: error.abs() <= TOLERANCE && !report.run.interrupted,
+        interrupted: report.run.interrupted,
         wall_s: report.run.wall_s.unwrap_or(0.0),
     })
 }

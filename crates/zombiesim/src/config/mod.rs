@@ -210,8 +210,22 @@ impl Config {
                 reason: e.message().to_string(),
             }
         })?;
-        let cfg = Self::from_table(table)?;
-        cfg.validate()?;
+        let in_origin = |e: Error| match e {
+            Error::Config { key, reason, .. } => {
+                let line = key_line(text, &key);
+                Error::Config {
+                    origin: Some(match line {
+                        Some(n) => format!("{origin}:{n}"),
+                        None => origin.to_string(),
+                    }),
+                    key,
+                    reason,
+                }
+            }
+            other => other,
+        };
+        let cfg = Self::from_table(table).map_err(in_origin)?;
+        cfg.validate().map_err(in_origin)?;
         Ok(cfg)
     }
 
@@ -234,7 +248,13 @@ impl Config {
         serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner().to_string();
-            let inner = inner.trim().to_string();
+            // toml appends "in `key`" on a new line; the key is reported separately.
+            let inner = inner
+                .split("\nin `")
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string();
             // serde reports an unknown field at its parent's path; name the field itself.
             if let Some(field) = unknown_field_name(&inner) {
                 let key = if path == "." || path.is_empty() {
@@ -381,6 +401,36 @@ impl Config {
         // Geometry-derived checks (sizes, spare blocks per GC unit).
         crate::flash::Geometry::new(self).map(|_| ())
     }
+}
+
+/// The line (from 1) where a dotted key is set in a TOML document, if it can be found:
+/// the first `field = ...` line inside the key's `[section]`.
+fn key_line(text: &str, key: &str) -> Option<usize> {
+    let (section, field) = match key.rsplit_once('.') {
+        Some((s, f)) => (s, f),
+        None => ("", key),
+    };
+    let mut current = String::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            current = name.trim().to_string();
+            continue;
+        }
+        let Some((k, _)) = line.split_once('=') else {
+            continue;
+        };
+        let k = k.trim().trim_matches('"');
+        let full = if current.is_empty() {
+            k.to_string()
+        } else {
+            format!("{current}.{k}")
+        };
+        if (current == section && k == field) || full == key {
+            return Some(i + 1);
+        }
+    }
+    None
 }
 
 fn unknown_field_name(msg: &str) -> Option<String> {

@@ -67,7 +67,7 @@ fn errors_name_the_key() {
     for (key, value, want_key, want_text) in cases {
         let before = cfg.clone();
         match cfg.set(key, value) {
-            Err(Error::Config { key: k, reason }) => {
+            Err(Error::Config { key: k, reason, .. }) => {
                 assert_eq!(k, want_key, "{key}={value}: {reason}");
                 assert!(reason.contains(want_text), "{key}={value}: {reason}");
             }
@@ -84,9 +84,21 @@ fn errors_name_the_key() {
 fn unknown_keys_in_files_are_rejected_with_their_path() {
     let text = "[flash]\nchannels = 2\nchanels = 3\n";
     match Config::from_toml_str(text, "my.toml") {
-        Err(Error::Config { key, .. }) => assert_eq!(key, "flash.chanels"),
+        Err(e @ Error::Config { .. }) => {
+            assert_eq!(e.to_string().split(": ").next(), Some("my.toml:3"), "{e}");
+            assert!(matches!(e, Error::Config { ref key, .. } if key == "flash.chanels"));
+        }
         other => panic!("{other:?}"),
     }
+    let bad_value = "[gc]\npolicy = \"gredy\"\n";
+    let e = Config::from_toml_str(bad_value, "my.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("my.toml:2: config key `gc.policy`: unknown policy"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "{e}");
     match Config::from_toml_str("[flash\n", "my.toml") {
         Err(Error::Input { file, line, .. }) => {
             assert_eq!(file, "my.toml");

@@ -1,0 +1,338 @@
+"""Running simulations: one (`simulate`), several side by side (`compare`), the analytic
+checks (`validate`).
+
+Every run happens in Rust with the GIL released, so the multi-run functions use a thread
+pool and really run in parallel. Ctrl-C stops the runs within ~100 ms; the partial results
+travel on the `SimulationInterrupted` exception.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+import os
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from . import _core
+from ._errors import ConfigError, SimulationInterrupted, make_error
+from .config import Config
+from .report import Report
+from .workload import Workload, parse
+
+__all__ = [
+    "DEFAULT_SEED",
+    "compare",
+    "compare_configs",
+    "compare_reports",
+    "simulate",
+    "to_frame",
+    "validate",
+]
+
+DEFAULT_SEED = 1
+
+#: `progress(phase, fraction, write_pages)`: phase is "precondition" or "measure", fraction
+#: of that phase in [0, 1] (None when unknown), host pages written in it so far. Return
+#: False to stop the run (the report comes back marked interrupted).
+ProgressFn = Callable[[str, float | None, int], bool | None]
+
+
+def _spec(workload: Workload | str) -> str:
+    return str(parse(workload))
+
+
+class _Watch:
+    """The callback handed to the binding: forwards to the user's, remembers why a run stopped."""
+
+    def __init__(self, user: ProgressFn | None, stop: threading.Event | None = None):
+        self.user = user
+        self.stop = stop
+        self.stopped_by_user = False
+
+    def __call__(self, phase: str, fraction: float | None, write_pages: int) -> bool:
+        if self.stop is not None and self.stop.is_set():
+            return False
+        if self.user is None:
+            return True
+        if self.user(phase, fraction, write_pages) is False:
+            self.stopped_by_user = True
+            return False
+        return True
+
+
+def _simulate(
+    config: Config,
+    spec: str,
+    seed: int,
+    verify: bool,
+    reproducible: bool,
+    watch: _Watch,
+) -> Report:
+    text = _core.simulate(
+        config.core, spec, seed=seed, verify=verify, reproducible=reproducible, progress=watch
+    )
+    return Report(text)
+
+
+def simulate(
+    config: Config | None = None,
+    workload: Workload | str = "uniform",
+    *,
+    seed: int = DEFAULT_SEED,
+    verify: bool = False,
+    reproducible: bool = False,
+    progress: ProgressFn | None = None,
+) -> Report:
+    """Run one simulation and return its `Report`.
+
+    `config` is a `Config` (None = the default preset); `workload` a `Workload` or a spec
+    string such as `"hotcold:r=0.9,f=0.1,drive_writes=3"`. `verify` runs the integrity
+    oracle and invariant checks (slower); `reproducible` leaves wall times out of the report
+    so identical runs give byte-identical JSON. When `progress` returns False the partial
+    report is returned (`report.run.interrupted` is true); Ctrl-C raises
+    `SimulationInterrupted` carrying the partial report."""
+    cfg = Config.coerce(config)
+    watch = _Watch(progress)
+    report = _simulate(cfg, _spec(workload), seed, verify, reproducible, watch)
+    if report.interrupted and not watch.stopped_by_user:
+        raise SimulationInterrupted(report=report)
+    return report
+
+
+def compare_configs(
+    config: Config | None = None,
+    *,
+    policies: Iterable[str] | None = None,
+    schemes: Iterable[str] | None = None,
+    configs: Mapping[str, Config] | None = None,
+) -> dict[str, Config]:
+    """The labelled configurations `compare` runs: one per policy (label = the policy), one
+    per scheme (label = the scheme), or both crossed (label `scheme/policy`, the policy set
+    after the scheme), or `configs` as given. Raises `ConfigError` for an unknown policy or
+    scheme, or when nothing (or the same label twice) is asked for."""
+    base = Config.coerce(config)
+    policies = list(policies) if policies is not None else []
+    schemes = list(schemes) if schemes is not None else []
+    out: dict[str, Config] = {}
+
+    def add(label: str, cfg: Config) -> None:
+        if label in out:
+            raise make_error(ConfigError, f"`{label}` is given twice", "config")
+        out[label] = cfg
+
+    if configs:
+        for label, cfg in configs.items():
+            add(str(label), Config.coerce(cfg))
+    if schemes and policies:
+        for s in schemes:
+            with_scheme = base.scheme(s)
+            for p in policies:
+                add(f"{s}/{p}", with_scheme.override({"gc.policy": p}))
+    elif schemes:
+        for s in schemes:
+            add(s, base.scheme(s))
+    else:
+        for p in policies:
+            add(p, base.override({"gc.policy": p}))
+    if not out:
+        raise make_error(
+            ConfigError, "nothing to compare: give policies, schemes or configs", "config"
+        )
+    return out
+
+
+#: `progress(label, phase, fraction, write_pages)` for multi-run calls; False stops that run.
+MultiProgressFn = Callable[[str, str, float | None, int], bool | None]
+
+
+def _run_pool(
+    tasks: Mapping[Any, Callable[[], Any]],
+    jobs: int | None,
+    stop: threading.Event,
+    on_done: Callable[[Any, Any], None] | None = None,
+) -> tuple[dict[Any, Any], BaseException | None, bool]:
+    """Run `tasks` on a thread pool. On a failure or Ctrl-C, set `stop` (running simulations
+    notice within ~100 ms), skip what has not started and wait for the rest. Returns the
+    results by key, the first failure, and whether Ctrl-C was pressed."""
+    results: dict[Any, Any] = {}
+    failure: BaseException | None = None
+    interrupted = False
+    with cf.ThreadPoolExecutor(max_workers=_jobs(jobs, len(tasks))) as pool:
+        futures = {pool.submit(fn): key for key, fn in tasks.items()}
+        pending = set(futures)
+        while pending:
+            try:
+                done, pending = cf.wait(pending, timeout=0.25, return_when=cf.FIRST_COMPLETED)
+            except KeyboardInterrupt:
+                interrupted = True
+                stop.set()
+                for f in pending:
+                    f.cancel()
+                continue
+            for f in done:
+                if f.cancelled():
+                    continue
+                exc = f.exception()
+                if exc is not None:
+                    failure = failure or exc
+                    stop.set()
+                    for other in pending:
+                        other.cancel()
+                    continue
+                results[futures[f]] = f.result()
+                if on_done is not None and not stop.is_set():
+                    on_done(futures[f], f.result())
+    return results, failure, interrupted
+
+
+def _jobs(jobs: int | None, n: int) -> int:
+    if jobs is None or jobs <= 0:
+        jobs = os.cpu_count() or 1
+    return max(1, min(jobs, n))
+
+
+def compare_reports(
+    config: Config | None = None,
+    *,
+    workload: Workload | str,
+    policies: Iterable[str] | None = None,
+    schemes: Iterable[str] | None = None,
+    configs: Mapping[str, Config] | None = None,
+    seed: int = DEFAULT_SEED,
+    jobs: int | None = None,
+    verify: bool = False,
+    reproducible: bool = False,
+    progress: MultiProgressFn | None = None,
+) -> dict[str, Report]:
+    """Like `compare`, but returns the full `Report` of each run, by label, in order."""
+    variants = compare_configs(config, policies=policies, schemes=schemes, configs=configs)
+    spec = _spec(workload)
+    stop = threading.Event()
+
+    def one(label: str, cfg: Config) -> Report:
+        user = None
+        if progress is not None:
+
+            def user(phase: str, fraction: float | None, pages: int) -> bool | None:
+                return progress(label, phase, fraction, pages)
+
+        return _simulate(cfg, spec, seed, verify, reproducible, _Watch(user, stop))
+
+    tasks = {label: (lambda lbl=label, c=cfg: one(lbl, c)) for label, cfg in variants.items()}
+    results, failure, interrupted = _run_pool(tasks, jobs, stop)
+    ordered = {label: results[label] for label in variants if label in results}
+    if interrupted:
+        raise SimulationInterrupted(reports=ordered)
+    if failure is not None:
+        raise failure
+    return ordered
+
+
+def to_frame(reports: Mapping[str, Report]):
+    """A pandas DataFrame with one `Report.to_row(label)` per report, `label` first."""
+    import pandas as pd
+
+    rows = [rep.to_row(label) for label, rep in reports.items()]
+    frame = pd.DataFrame(rows)
+    if "label" in frame.columns:
+        frame = frame[["label", *[c for c in frame.columns if c != "label"]]]
+    return frame
+
+
+def compare(
+    config: Config | None = None,
+    *,
+    workload: Workload | str,
+    policies: Iterable[str] | None = None,
+    schemes: Iterable[str] | None = None,
+    configs: Mapping[str, Config] | None = None,
+    seed: int = DEFAULT_SEED,
+    jobs: int | None = None,
+    verify: bool = False,
+    reproducible: bool = False,
+    progress: MultiProgressFn | None = None,
+):
+    """Run several policies / schemes / configs on the same workload and seed (so every run
+    sees the same request stream) and return a DataFrame, one row per run in the order
+    given, columns from `Report.to_row()` with `label` first. Runs go on a pool of `jobs`
+    threads (default: one per CPU)."""
+    return to_frame(
+        compare_reports(
+            config,
+            workload=workload,
+            policies=policies,
+            schemes=schemes,
+            configs=configs,
+            seed=seed,
+            jobs=jobs,
+            verify=verify,
+            reproducible=reproducible,
+            progress=progress,
+        )
+    )
+
+
+def validation_cases(full: bool = False) -> list[dict[str, Any]]:
+    """The analytic validation cases (quick set, or the full table)."""
+    return json.loads(_core.validation_cases(full))
+
+
+def validate(
+    full: bool = False,
+    *,
+    jobs: int | None = None,
+    seed: int = DEFAULT_SEED,
+    progress: Callable[[int, int], bool | None] | None = None,
+):
+    """Run the analytic checks (simulated vs. analytic WAF under uniform random writes) and
+    return a DataFrame, one row per case: the case's fields plus `simulated_waf`,
+    `analytic_waf`, `analytic_waf_nominal`, `effective_over_provisioning`, `error`
+    (relative), `ok`, `wall_s`. `frame.attrs["ok"]` is true when every row is within
+    `frame.attrs["tolerance"]`. `progress(done, total)` is called after each case and every
+    ~100 ms while cases run (from the worker threads); False stops the rest
+    (`frame.attrs["interrupted"]` is then true). Ctrl-C raises `SimulationInterrupted`
+    whose `.report` is the frame of finished cases."""
+    import pandas as pd
+
+    cases = validation_cases(full)
+    stop = threading.Event()
+    tolerance = _core.validation_tolerance()
+
+    finished = 0
+
+    def tick(_phase: str, _fraction: float | None, _pages: int) -> bool | None:
+        if progress is not None and progress(finished, len(cases)) is False:
+            stop.set()
+            return False
+        return None
+
+    def one(case: dict[str, Any]) -> dict[str, Any]:
+        if stop.is_set():
+            return {}
+        watch = _Watch(tick, stop)
+        row = json.loads(_core.validate_case(json.dumps(case), seed=seed, progress=watch))
+        return {} if row["interrupted"] else row
+
+    def frame(rows: dict[int, dict[str, Any]], interrupted: bool):
+        ordered = [rows[i] for i in sorted(rows) if rows[i]]
+        df = pd.DataFrame(ordered)
+        df.attrs["tolerance"] = tolerance
+        df.attrs["interrupted"] = interrupted
+        df.attrs["ok"] = not interrupted and len(ordered) == len(cases) and bool(df["ok"].all())
+        return df
+
+    def on_done(_index: int, _row: dict[str, Any]) -> None:
+        nonlocal finished
+        finished += 1
+        if progress is not None and progress(finished, len(cases)) is False:
+            stop.set()
+
+    tasks = {i: (lambda c=case: one(c)) for i, case in enumerate(cases)}
+    results, failure, interrupted = _run_pool(tasks, jobs, stop, on_done)
+    if interrupted:
+        raise SimulationInterrupted(report=frame(results, True))
+    if failure is not None:
+        raise failure
+    return frame(results, stop.is_set())

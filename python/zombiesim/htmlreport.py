@@ -1,0 +1,136 @@
+"""A self-contained HTML page comparing runs: a WAF bar chart and WAF-over-time lines
+(a PNG embedded as base64), the comparison table, and the config, workload and seed.
+
+Plots use matplotlib's Agg canvas directly, so nothing here touches pyplot's global state
+or needs a display.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import os
+from collections.abc import Mapping
+
+from ._core import __version__
+from ._format import COMPARE_COLUMNS, best_label
+from ._io import atomic_write
+from .report import Report
+
+__all__ = ["comparison_figure", "comparison_html", "write_comparison_html"]
+
+
+def comparison_figure(reports: Mapping[str, Report]):
+    """A matplotlib `Figure`: WAF per label (bars, best in a darker colour) and each run's
+    cumulative WAF against drive writes into the measured phase (lines)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    labels = list(reports)
+    fig = Figure(figsize=(11, 4.2), layout="constrained")
+    FigureCanvasAgg(fig)
+    bars_ax, lines_ax = fig.subplots(1, 2, width_ratios=[1, 1.5])
+
+    best = best_label(reports)
+    wafs = [reports[k].raw["waf"] for k in labels]
+    colours = ["#1f6f43" if k == best else "#7fa8c9" for k in labels]
+    bars = bars_ax.bar(range(len(labels)), wafs, color=colours)
+    bars_ax.bar_label(bars, labels=[f"{w:.2f}" for w in wafs], fontsize=8, padding=2)
+    bars_ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=9)
+    bars_ax.set_ylabel("write amplification (measured phase)")
+    bars_ax.set_title("WAF per run")
+    bars_ax.margins(y=0.12)
+
+    for label in labels:
+        series = reports[label].series_frame()
+        if series.empty:
+            continue
+        lines_ax.plot(series["drive_writes"], series["waf_cumulative"], label=label, lw=1.6)
+    lines_ax.set_xlabel("drive writes into the measured phase")
+    lines_ax.set_ylabel("cumulative WAF")
+    lines_ax.set_title("WAF over time")
+    lines_ax.set_ylim(bottom=0)
+    lines_ax.grid(alpha=0.3)
+    if lines_ax.lines:
+        lines_ax.legend(fontsize=8)
+    return fig
+
+
+def _png_base64(fig) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; }
+th, td { padding: 4px 12px; border-bottom: 1px solid #ddd; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+tr.best td { font-weight: bold; color: #1f6f43; }
+pre { background: #f6f6f6; padding: 1em; overflow-x: auto; }
+img { max-width: 100%; }
+.meta td { text-align: left; }
+"""
+
+
+def comparison_html(
+    reports: Mapping[str, Report],
+    *,
+    title: str = "zombiesim comparison",
+    config_toml: str | None = None,
+    workload: str | None = None,
+    seed: int | None = None,
+    notes: str | None = None,
+) -> str:
+    """The page as a string. `config_toml` is the base config shown under the table."""
+    esc = html.escape
+    first = next(iter(reports.values()), None)
+    if first is not None:
+        workload = workload if workload is not None else first.raw["run"]["workload"]
+        seed = seed if seed is not None else first.raw["run"]["seed"]
+    best = best_label(reports)
+
+    head = "".join(f"<th>{esc(h)}</th>" for h, _, _ in COMPARE_COLUMNS)
+    body = []
+    for label, rep in reports.items():
+        cells = "".join(f"<td>{esc(fmt(get(rep)))}</td>" for _, get, fmt in COMPARE_COLUMNS)
+        mark = " (interrupted)" if rep.interrupted else ""
+        cls = ' class="best"' if label == best else ""
+        body.append(f"<tr{cls}><td>{esc(label)}{mark}</td>{cells}</tr>")
+
+    meta = [("workload", workload), ("seed", seed), ("zombiesim", __version__)]
+    meta_rows = "".join(
+        f"<tr><td>{esc(k)}</td><td><code>{esc(str(v))}</code></td></tr>"
+        for k, v in meta
+        if v is not None
+    )
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{esc(title)}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>{esc(title)}</h1>",
+    ]
+    if notes:
+        parts.append(f"<p>{esc(notes)}</p>")
+    if reports:
+        img = _png_base64(comparison_figure(reports))
+        parts.append(f'<img alt="WAF per run and over time" src="data:image/png;base64,{img}">')
+    parts += [
+        "<h2>Results (measured phase)</h2>",
+        f"<table><thead><tr><th>label</th>{head}</tr></thead>",
+        f"<tbody>{''.join(body)}</tbody></table>",
+        f'<h2>Run</h2><table class="meta">{meta_rows}</table>',
+    ]
+    if config_toml:
+        parts.append(f"<h2>Base configuration</h2><pre>{esc(config_toml)}</pre>")
+    parts.append("</body></html>\n")
+    return "\n".join(parts)
+
+
+def write_comparison_html(
+    path: str | os.PathLike[str], reports: Mapping[str, Report], **kwargs
+) -> None:
+    """Write `comparison_html(reports, **kwargs)` to `path` atomically."""
+    atomic_write(path, comparison_html(reports, **kwargs))

@@ -1,0 +1,162 @@
+"""`Report`: read-only attribute access over a run's JSON report.
+
+`rep.waf`, `rep.gc.pages_copied`, `rep.flash.programs_by_cause.gc` and
+`rep["gc"]["pages_copied"]` all work; `rep.raw` is the parsed dict, `rep.to_json()` the
+report exactly as the simulator wrote it (byte-identical for identical reproducible runs).
+The schema is documented in `docs/report.md`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+__all__ = ["Report", "Section", "flatten"]
+
+
+def _wrap(value: Any) -> Any:
+    if isinstance(value, dict):
+        return Section(value)
+    if isinstance(value, list):
+        return tuple(_wrap(v) for v in value)
+    return value
+
+
+class Section(Mapping[str, Any]):
+    """A read-only view of one JSON object: attribute and item access, nested views."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: dict[str, Any]):
+        object.__setattr__(self, "_data", data)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return _wrap(self._data[name])
+        except KeyError:
+            raise AttributeError(f"no field `{name}` (fields: {', '.join(self._data)})") from None
+
+    def __getitem__(self, key: str) -> Any:
+        return _wrap(self._data[key])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("reports are read-only")
+
+    def __dir__(self) -> list[str]:
+        return [*self._data, "to_dict"]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A deep copy of this section as plain dicts and lists."""
+        return copy.deepcopy(self._data)
+
+    def __reduce__(self):
+        return (type(self), (self._data,))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._data!r})"
+
+
+def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested dicts to one level with dotted keys; lists and `None` sections are dropped."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out.update(flatten(value, name + "."))
+        elif isinstance(value, list | tuple):
+            continue
+        else:
+            out[name] = value
+    return out
+
+
+class Report(Section):
+    """Everything one run produced (see `docs/report.md` for the schema)."""
+
+    __slots__ = ("_json",)
+
+    def __init__(self, data: dict[str, Any] | str):
+        if isinstance(data, str):
+            text, data = data, json.loads(data)
+        else:
+            text = None
+        super().__init__(data)
+        object.__setattr__(self, "_json", text)
+
+    @classmethod
+    def from_json(cls, text: str) -> Report:
+        return cls(text)
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The parsed report (do not modify; use `to_dict()` for a copy)."""
+        return self._data
+
+    @property
+    def interrupted(self) -> bool:
+        return bool(self._data.get("run", {}).get("interrupted", False))
+
+    @property
+    def policy(self) -> str | None:
+        return self._data.get("run", {}).get("config", {}).get("gc", {}).get("policy")
+
+    def to_json(self) -> str:
+        """The report as JSON (the simulator's own text when it came from a run)."""
+        if self._json is not None:
+            return self._json
+        return json.dumps(self._data, indent=2)
+
+    def to_row(self, label: str | None = None) -> dict[str, Any]:
+        """One flat dict of scalars with dotted keys, `label` first (default: the policy).
+
+        Covers every counter, the device and precondition sections, `run.*` (wall time,
+        seed, workload, ...) and the resolved config as `config.<key>`; the time series is
+        left out (see `series_frame()`)."""
+        data = dict(self._data)
+        run = dict(data.pop("run", {}) or {})
+        config = run.pop("config", {}) or {}
+        data.pop("series", None)
+        if data.get("latency") is None:
+            data.pop("latency", None)
+        row: dict[str, Any] = {"label": label if label is not None else self.policy}
+        row.update(flatten(data))
+        row.update(flatten(run, "run."))
+        row.update(flatten(config, "config."))
+        return row
+
+    def series_frame(self):
+        """The measured phase's time series as a pandas DataFrame, one row per point, with
+        a `drive_writes` column (host pages written so far / logical pages)."""
+        import pandas as pd
+
+        frame = pd.DataFrame(list(self._data.get("series", [])))
+        logical = self._data.get("device", {}).get("logical_pages") or 0
+        if not frame.empty and logical:
+            frame.insert(0, "drive_writes", frame["host_write_pages"] / logical)
+        return frame
+
+    def __repr__(self) -> str:
+        run = self._data.get("run", {})
+        flags = " interrupted" if run.get("interrupted") else ""
+        return (
+            f"Report(waf={self._data.get('waf')!r}, policy={self.policy!r}, "
+            f"workload={run.get('workload')!r}, seed={run.get('seed')!r}{flags})"
+        )
+
+    def __reduce__(self):
+        return (Report, (self._json if self._json is not None else self._data,))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Report):
+            return self._data == other._data
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]

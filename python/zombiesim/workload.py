@@ -1,0 +1,104 @@
+"""Synthetic workloads: small frozen objects holding a `NAME:key=value,...` spec.
+
+>>> from zombiesim import workload
+>>> str(workload.hotcold(r=0.9, f=0.1, drive_writes=3))
+'hotcold:r=0.9,f=0.1,drive_writes=3'
+
+Every builder checks its keys at once (`WorkloadError` names the bad key). Keys every
+workload accepts: `read`, `trim` (fractions of requests), `size` (bytes per request, e.g.
+`"16KiB"`), `reads="same"|"uniform"`, and one of `drive_writes` (default 1), `requests`,
+`bytes` (e.g. `"1GiB"`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import _core
+from .config import toml_value
+
+__all__ = [
+    "Workload",
+    "hotcold",
+    "locality",
+    "make",
+    "parse",
+    "sequential",
+    "uniform",
+    "zipf",
+]
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A checked workload spec; `str(w)` is the spec the CLI's `--workload` takes."""
+
+    spec: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "spec", _core.check_workload(self.spec))
+
+    @property
+    def name(self) -> str:
+        """The generator's name (`uniform`, `hotcold`, ...)."""
+        return self.spec.split(":", 1)[0].strip()
+
+    @property
+    def params(self) -> dict[str, str]:
+        """The keys given in the spec, as strings, in order."""
+        _, _, rest = self.spec.partition(":")
+        pairs = (item.split("=", 1) for item in rest.split(",") if item.strip())
+        return {k.strip(): v.strip() for k, v in pairs}
+
+    def replace(self, **params: Any) -> Workload:
+        """The same workload with some keys changed or added (`None` removes a key).
+        Giving one of `drive_writes`/`requests`/`bytes` replaces whichever length was set."""
+        merged: dict[str, Any] = dict(self.params)
+        lengths = {"drive_writes", "requests", "bytes"}
+        if lengths & params.keys():
+            for k in lengths:
+                merged.pop(k, None)
+        merged.update(params)
+        return make(self.name, **{k: v for k, v in merged.items() if v is not None})
+
+    def __str__(self) -> str:
+        return self.spec
+
+
+def make(name: str, **params: Any) -> Workload:
+    """`make("hotcold", r=0.9)` == `parse("hotcold:r=0.9")`; values as in `Config.override`."""
+    items = ",".join(f"{k}={toml_value(v)}" for k, v in params.items())
+    return Workload(f"{name}:{items}" if items else name)
+
+
+def parse(spec: str | Workload) -> Workload:
+    """Check a `NAME:key=value,...` spec; raises `WorkloadError` naming the bad part."""
+    if isinstance(spec, Workload):
+        return spec
+    return Workload(spec)
+
+
+def uniform(**params: Any) -> Workload:
+    """Writes uniformly random over the logical space."""
+    return make("uniform", **params)
+
+
+def sequential(**params: Any) -> Workload:
+    """Writes in ascending order from `start` (a page), wrapping at the end."""
+    return make("sequential", **params)
+
+
+def hotcold(**params: Any) -> Workload:
+    """A fraction `r` (0.9) of writes go to the first fraction `f` (0.1) of the space."""
+    return make("hotcold", **params)
+
+
+def locality(**params: Any) -> Workload:
+    """Zombie Chasing locality: (100-x)% of writes to the first x% (x=6) of the space."""
+    return make("locality", **params)
+
+
+def zipf(**params: Any) -> Workload:
+    """Zipf(`theta`=0.99) over request-sized slots; `scramble` spreads the hot slots."""
+    return make("zipf", **params)

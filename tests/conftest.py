@@ -1,0 +1,40 @@
+"""Shared fixtures: small configs keep every run in the tens of milliseconds."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import zombiesim as zs
+
+#: 256 blocks x 256 pages x 4 KiB = 256 MiB of flash: fast, still well past GC start.
+SMALL = {"flash.blocks_per_plane": 64}
+
+
+@pytest.fixture(scope="session")
+def small() -> zs.Config:
+    return zs.Config.preset("default").override(SMALL)
+
+
+def run_cli(
+    *args: str, cwd: Path | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess:
+    """`python -m zombiesim ARGS` with stdout/stderr captured as text (never a TTY)."""
+    env = dict(os.environ, COLUMNS="160")
+    return subprocess.run(
+        [sys.executable, "-m", "zombiesim", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture
+def cli():
+    return run_cli

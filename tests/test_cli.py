@@ -1,0 +1,202 @@
+"""The command line, run as users run it: `python -m zombiesim ...` in a subprocess."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+SMALL = ["--set", "flash.blocks_per_plane=64"]
+
+
+def no_traceback(proc):
+    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
+
+
+def test_run_prints_summary_and_writes_json_atomically(cli, tmp_path):
+    out = tmp_path / "rep.json"
+    proc = cli(
+        "run", *SMALL, "--workload", "uniform:drive_writes=1", "--seed", "3", "--json", str(out)
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "WAF" in proc.stdout and "precondition" in proc.stdout
+    report = json.loads(out.read_text())
+    assert report["run"]["seed"] == 3 and report["run"]["interrupted"] is False
+    assert report["waf"] >= 1
+    assert f"{report['waf']:.3f}" in proc.stdout
+    # Only the report itself is left in the directory: no temp files.
+    assert [p.name for p in tmp_path.iterdir()] == ["rep.json"]
+
+
+def test_run_json_to_stdout_is_reproducible(cli):
+    args = (
+        "run",
+        *SMALL,
+        "--workload",
+        "uniform:drive_writes=0.3",
+        "--json",
+        "-",
+        "--reproducible",
+    )
+    a, b = cli(*args), cli(*args)
+    assert a.returncode == 0, a.stderr
+    assert json.loads(a.stdout)["run"]["wall_s"] is None
+    assert a.stdout == b.stdout
+
+
+def test_run_scheme_then_set_and_print_config(cli):
+    proc = cli("run", "--scheme", "fifo", "--set", "gc.policy=cost-benefit", "--print-config")
+    assert proc.returncode == 0, proc.stderr
+    assert 'policy = "cost-benefit"' in proc.stdout
+    proc = cli("run", "--scheme", "fifo", "--print-config")
+    assert 'policy = "fifo"' in proc.stdout
+
+
+def test_run_from_config_file(cli, tmp_path):
+    path = tmp_path / "my.toml"
+    path.write_text('[flash]\nblocks_per_plane = 64\n[gc]\npolicy = "fifo"\n')
+    proc = cli(
+        "run", "--config", str(path), "--workload", "uniform:drive_writes=0.2", "--json", "-"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["run"]["config"]["gc"]["policy"] == "fifo"
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["run", "--set", "gc.polcy=greedy", "--workload", "uniform"], "gc.polcy"),
+        (
+            ["run", "--set", "ftl.over_provisioning=0", "--workload", "uniform"],
+            "ftl.over_provisioning",
+        ),
+        (["run", "--preset", "nope", "--workload", "uniform"], "unknown preset `nope`"),
+        (["run", "--scheme", "nope", "--workload", "uniform"], "unknown scheme `nope`"),
+        (["run", "--set", "gc.policy=bogus", "--workload", "uniform"], "unknown policy `bogus`"),
+        (
+            ["run", "--config", "/nonexistent/x.toml", "--workload", "uniform"],
+            "/nonexistent/x.toml",
+        ),
+        (["run", "--workload", "uniform:colour=blue"], "unknown key `colour`"),
+        (["run", "--workload", "uniform", "--json", "/nonexistent/dir/out.json"], "out.json"),
+        (["compare", "--policies", "greedy,bogus", "--workload", "uniform"], "bogus"),
+        (["presets", "show", "nope"], "unknown preset `nope`"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(cli, args, needle):
+    proc = cli(*args)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert needle in proc.stderr
+    assert proc.stderr.startswith("zombiesim: error: ")
+    assert proc.stderr.count("\n") == 1
+    no_traceback(proc)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run"],  # no --workload
+        ["run", "--set", "novalue", "--workload", "uniform"],
+        ["run", "--seed", "x", "--workload", "uniform"],
+        ["compare", "--workload", "uniform"],  # neither --policies nor --schemes
+        ["compare", "--policies", "a", "--schemes", "b", "--workload", "uniform"],
+        ["bogus-command"],
+        [],
+    ],
+)
+def test_usage_errors_exit_2(cli, args):
+    proc = cli(*args)
+    assert proc.returncode == 2
+    no_traceback(proc)
+
+
+def test_help_has_examples(cli):
+    for cmd in ("run", "compare", "validate", "demo", "presets"):
+        proc = cli(cmd, "--help")
+        assert proc.returncode == 0
+        assert "examples:" in proc.stdout
+    assert "zombiesim" in cli("--version").stdout
+
+
+def test_validate_exits_0(cli, tmp_path):
+    out = tmp_path / "v.json"
+    proc = cli("validate", "--json", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "4/4 cases within tolerance" in proc.stdout
+    rows = json.loads(out.read_text())
+    assert len(rows) == 4 and all(r["ok"] for r in rows)
+
+
+def test_compare_writes_table_csv_json_and_html(cli, tmp_path):
+    html, csv, js = tmp_path / "r.html", tmp_path / "r.csv", tmp_path / "r.json"
+    proc = cli(
+        "compare", *SMALL, "--policies", "fifo,greedy", "--workload", "uniform:drive_writes=0.5",
+        "--report", str(html), "--csv", str(csv), "--json", str(js), "--jobs", "2",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "fifo" in proc.stdout and "greedy" in proc.stdout and "best WAF" in proc.stdout
+    page = html.read_text()
+    assert page.startswith("<!DOCTYPE html>") and "<img" in page and "base64," in page
+    assert "uniform:drive_writes=0.5" in page and "<table" in page
+    lines = csv.read_text().splitlines()
+    assert lines[0].startswith("label,waf,") and len(lines) == 3
+    assert list(json.loads(js.read_text())) == ["fifo", "greedy"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "r.html", "r.json"]
+
+
+def test_compare_schemes(cli):
+    proc = cli(
+        "compare", *SMALL, "--schemes", "baseline,fifo", "--workload", "uniform:drive_writes=0.2",
+        "-q",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == ""
+
+
+def test_listings(cli):
+    proc = cli("presets")
+    assert proc.returncode == 0 and "default" in proc.stdout
+    proc = cli("presets", "show", "default")
+    assert proc.returncode == 0 and "[flash]" in proc.stdout
+    proc = cli("schemes")
+    assert proc.returncode == 0 and "cost-benefit" in proc.stdout and "gc.policy" in proc.stdout
+    proc = cli("workloads")
+    assert proc.returncode == 0
+    assert all(w in proc.stdout for w in ("uniform", "hotcold", "zipf", "drive_writes"))
+    proc = cli("policies")
+    assert proc.returncode == 0 and "greedy" in proc.stdout.split()
+
+
+def test_demo_quick_writes_html_and_csv(cli, tmp_path):
+    out = tmp_path / "demo"
+    proc = cli("demo", "--out", str(out), "--quick")
+    assert proc.returncode == 0, proc.stderr
+    assert "<img" in (out / "demo.html").read_text()
+    assert len((out / "demo.csv").read_text().splitlines()) == 6
+    for policy in ("fifo", "greedy", "cost-benefit", "d-choices:10", "random"):
+        assert policy in proc.stdout
+    assert str(out / "demo.html") in proc.stdout
+
+
+def test_ctrl_c_writes_partial_report_and_exits_130(tmp_path):
+    out = tmp_path / "partial.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zombiesim", "run", *SMALL,
+         "--workload", "uniform:drive_writes=100000", "--json", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # The test runner may ignore SIGINT; give the child Python's usual handler.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        env=dict(os.environ),
+    )  # fmt: skip
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    run = json.loads(out.read_text())["run"]
+    assert run["interrupted"] is True and 0 <= run["progress"] < 1

@@ -1,0 +1,35 @@
+"""The CLI's progress bar: only on a terminal, only after the delay."""
+
+import io
+
+from rich.console import Console
+
+from zombiesim._progress import LazyProgress
+
+
+def console(terminal: bool) -> Console:
+    return Console(file=io.StringIO(), force_terminal=terminal, width=80)
+
+
+def test_never_drawn_when_not_a_terminal():
+    with LazyProgress(console(False), delay=0) as bar:
+        assert bar.enabled is False
+        bar.update("run", "measure", 0.5)
+        assert not bar.shown
+
+
+def test_not_drawn_before_the_delay():
+    with LazyProgress(console(True), delay=3600) as bar:
+        assert bar.enabled is True
+        bar.update("run", "measure", 0.5)
+        assert not bar.shown
+
+
+def test_drawn_after_the_delay_and_removed_at_the_end():
+    con = console(True)
+    with LazyProgress(con, delay=0) as bar:
+        callback = bar.simulation_callback("run", "greedy")
+        callback("precondition", None, 10)
+        callback("measure", 0.25, 100)
+        assert bar.shown
+    assert "greedy measure" in con.file.getvalue()

@@ -1,0 +1,141 @@
+import json
+import pickle
+
+import pandas as pd
+import pytest
+
+import zombiesim as zs
+
+
+@pytest.fixture(scope="module")
+def report(small):
+    return zs.simulate(small, zs.workload.uniform(drive_writes=1), seed=1)
+
+
+def test_report_counters_are_consistent(report):
+    assert isinstance(report, zs.Report)
+    assert report.waf >= 1
+    progs = report.flash.programs_by_cause
+    assert report.flash.programs == progs.host + progs.gc
+    assert progs.host == report.host.write_pages
+    assert report.gc.pages_copied == progs.gc
+    assert report.waf == pytest.approx(report.flash.programs / report.host.write_pages)
+    assert report.gc.pages_copied > 0 and report.flash.erases > 0
+    assert report.wear.erase_min <= report.wear.erase_mean <= report.wear.erase_max
+    assert report.precondition.host_write_pages > 0
+    assert report.device.logical_pages == report.host.write_pages  # drive_writes=1
+    assert report.run.interrupted is False and report.run.progress == 1.0
+
+
+def test_report_access_styles(report):
+    assert report["gc"]["pages_copied"] == report.gc.pages_copied
+    assert report.raw["gc"]["pages_copied"] == report.gc.pages_copied
+    assert report.run.config.gc.policy == "greedy" == report.policy
+    with pytest.raises(AttributeError, match="no field"):
+        report.gc.nonexistent  # noqa: B018
+    with pytest.raises(AttributeError):
+        report.waf = 2
+    with pytest.raises(AttributeError):
+        report.gc.pages_copied = 0
+    copy = report.to_dict()
+    copy["waf"] = -1
+    assert report.waf != -1
+    assert json.loads(report.to_json()) == report.raw
+    assert pickle.loads(pickle.dumps(report)) == report
+    assert zs.Report.from_json(report.to_json()) == report
+
+
+def test_to_row_is_flat_scalars(report):
+    row = report.to_row("mine")
+    assert next(iter(row)) == "label" and row["label"] == "mine"
+    assert report.to_row()["label"] == "greedy"
+    assert row["waf"] == report.waf
+    assert row["gc.pages_copied"] == report.gc.pages_copied
+    assert row["flash.programs_by_cause.gc"] == report.flash.programs_by_cause.gc
+    assert row["precondition.waf"] == report.precondition.waf
+    assert row["config.gc.policy"] == "greedy"
+    assert row["run.seed"] == 1
+    assert all(not isinstance(v, dict | list | tuple) for v in row.values())
+    assert not any(k.startswith("series") for k in row)
+
+
+def test_series_frame(report):
+    frame = report.series_frame()
+    assert isinstance(frame, pd.DataFrame) and len(frame) > 10
+    for col in ("drive_writes", "host_write_pages", "waf_interval", "waf_cumulative"):
+        assert col in frame.columns
+    assert frame["host_write_pages"].is_monotonic_increasing
+    assert frame["waf_cumulative"].iloc[-1] == pytest.approx(report.waf, rel=0.05)
+
+
+def test_same_seed_is_byte_identical_and_seeds_differ(small):
+    w = zs.workload.uniform(drive_writes=0.5)
+    a = zs.simulate(small, w, seed=7, reproducible=True)
+    b = zs.simulate(small, w, seed=7, reproducible=True)
+    c = zs.simulate(small, w, seed=8, reproducible=True)
+    assert a.to_json() == b.to_json()
+    assert a.run.wall_s is None
+    assert c.to_json() != a.to_json()
+    assert c.gc.pages_copied != a.gc.pages_copied
+
+
+def test_spec_string_and_workload_object_agree(small):
+    a = zs.simulate(small, "hotcold:r=0.8,f=0.2,drive_writes=0.3", seed=2, reproducible=True)
+    b = zs.simulate(
+        small, zs.workload.hotcold(r=0.8, f=0.2, drive_writes=0.3), seed=2, reproducible=True
+    )
+    assert a.to_json() == b.to_json()
+
+
+def test_verify_runs_clean(small):
+    rep = zs.simulate(small, "uniform:drive_writes=0.5,read=0.2,trim=0.05", seed=4, verify=True)
+    assert rep.run.verified is True
+    assert rep.host.read_pages > 0 and rep.host.trim_pages > 0
+
+
+def test_progress_false_returns_an_interrupted_report(small):
+    calls = []
+
+    def stop_in_measure(phase, fraction, write_pages):
+        calls.append((phase, fraction, write_pages))
+        return phase != "measure"
+
+    rep = zs.simulate(small, "uniform:drive_writes=200", progress=stop_in_measure)
+    assert rep.run.interrupted is True and rep.interrupted
+    assert 0 <= rep.run.progress < 1
+    assert calls[-1][0] == "measure"
+    assert all(p in ("precondition", "measure") for p, _, _ in calls)
+    assert rep.host.write_pages < 200 * rep.device.logical_pages
+
+
+def test_progress_false_at_once(small):
+    rep = zs.simulate(small, "uniform:drive_writes=200", progress=lambda *a: False)
+    assert rep.run.interrupted is True and rep.run.progress == 0
+
+
+def test_keyboard_interrupt_raises_simulation_interrupted(small):
+    def ctrl_c(phase, fraction, write_pages):
+        raise KeyboardInterrupt
+
+    with pytest.raises(zs.SimulationInterrupted) as info:
+        zs.simulate(small, "uniform:drive_writes=200", progress=ctrl_c)
+    assert isinstance(info.value, KeyboardInterrupt)
+    assert info.value.report.run.interrupted is True
+
+
+def test_callback_exceptions_propagate(small):
+    def broken(phase, fraction, write_pages):
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        zs.simulate(small, "uniform:drive_writes=200", progress=broken)
+
+
+def test_default_config_is_the_default_preset():
+    rep = zs.simulate(None, "uniform:requests=1000", reproducible=True)
+    assert rep.device.blocks == zs.Config().geometry["blocks"]
+
+
+def test_analytic_wa_is_exposed():
+    assert zs.analytic_wa("greedy", 1.07, 256) == pytest.approx(7.6, abs=0.1)
+    assert zs.analytic_wa("cost-benefit", 1.07, 256) is None
