@@ -21,13 +21,18 @@
 
 pub mod analytic;
 pub mod config;
+pub mod engine;
 pub mod error;
 pub mod flash;
 pub mod ftl;
 pub mod gc;
+pub mod interface;
+pub mod latency;
 pub mod report;
 pub mod sim;
 pub mod stats;
+pub mod timing;
+pub mod trace;
 pub mod units;
 pub mod validate;
 pub mod verify;

@@ -3,7 +3,9 @@
 //! preconditioning is reported apart under `precondition`.
 
 use crate::ftl::Wear;
+use crate::latency::{LatencyReport, Throughput};
 use crate::stats::{ByCause, Counters, SeriesPoint};
+use crate::timing::TimingSummary;
 use serde::Serialize;
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -97,10 +99,14 @@ pub struct Report {
     pub gc: GcStats,
     pub wear: Wear,
     pub device: DeviceInfo,
-    /// Simulated elapsed time; `null` in counting mode.
+    /// Simulated elapsed time of the measured phase; `null` in counting mode.
     pub elapsed_s: Option<f64>,
-    /// Latency percentiles; `null` in counting mode.
-    pub latency: Option<serde_json::Value>,
+    /// Request latency percentiles; `null` in counting mode.
+    pub latency: Option<LatencyReport>,
+    /// Requests and bytes per simulated second; `null` in counting mode.
+    pub throughput: Option<Throughput>,
+    /// GC busy time and resource utilisation; `null` in counting mode.
+    pub timing: Option<TimingSummary>,
     pub series: Vec<SeriesPoint>,
     pub precondition: PhaseReport,
     pub run: RunInfo,

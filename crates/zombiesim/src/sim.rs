@@ -18,6 +18,7 @@ use crate::config::{Config, PreconditionPattern};
 use crate::error::Result;
 use crate::flash::Geometry;
 use crate::ftl::{self, Ftl};
+use crate::interface::HostInterface;
 use crate::report::{DeviceInfo, PhaseReport, Report, RunInfo};
 use crate::stats::{Counters, SeriesPoint};
 use crate::workload::{Op, Request, Workload, WorkloadSpec};
@@ -128,8 +129,12 @@ pub fn simulate(
         stopped: false,
     };
 
+    ftl.set_timing(false);
     let steady = precondition(cfg, ftl.as_mut(), &workload, opts, &mut ticker)?;
     let pre = *ftl.counters();
+    let timed = cfg.timing.enabled;
+    ftl.set_timing(timed);
+    let mut iface = HostInterface::new(cfg);
     if opts.verify {
         ftl.verify()?;
     }
@@ -172,6 +177,8 @@ pub fn simulate(
             break;
         };
         ftl.count_request();
+        let (issue, arrival) = if timed { iface.issue(&req) } else { (0, 0) };
+        ftl.begin(issue);
         let end = req.lpn + req.pages as u64;
         match req.op {
             Op::Write => {
@@ -189,6 +196,9 @@ pub fn simulate(
                     ftl.trim(lpn)?;
                 }
             }
+        }
+        if timed {
+            iface.complete(&req, arrival, ftl.finish());
         }
         let written = ftl.counters().host_write_pages - pre.host_write_pages;
         if written >= next_held {
@@ -256,8 +266,10 @@ pub fn simulate(
                 - 1.0,
             state_bytes: ftl.memory_bytes() as u64,
         },
-        elapsed_s: None,
-        latency: None,
+        elapsed_s: timed.then(|| iface.elapsed() as f64 / 1e9),
+        latency: timed.then(|| iface.latency()),
+        throughput: timed.then(|| iface.throughput()),
+        timing: ftl.timing_summary(iface.elapsed()),
         series,
         precondition: PhaseReport {
             host_write_pages: pre.host_write_pages,

@@ -33,6 +33,7 @@ pub struct Config {
     pub ftl: FtlConfig,
     pub gc: GcConfig,
     pub timing: TimingConfig,
+    pub interface: InterfaceConfig,
     pub precondition: PreconditionConfig,
     pub stats: StatsConfig,
 }
@@ -83,6 +84,17 @@ pub enum GcFrontier {
     Shared,
 }
 
+/// Which plane a host page write goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Allocation {
+    /// Round-robin over all planes, page by page.
+    Stripe,
+    /// The plane that can start the program soonest (timing mode); round-robin
+    /// among equally ready planes, so in counting mode it equals `stripe`.
+    Dynamic,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FtlConfig {
@@ -92,6 +104,7 @@ pub struct FtlConfig {
     /// Blocks withheld from the FTL altogether (factory spares), spread over the planes.
     pub reserved_blocks: u32,
     pub gc_frontier: GcFrontier,
+    pub allocation: Allocation,
 }
 
 impl Default for FtlConfig {
@@ -101,6 +114,7 @@ impl Default for FtlConfig {
             over_provisioning: 0.07,
             reserved_blocks: 0,
             gc_frontier: GcFrontier::Separate,
+            allocation: Allocation::Dynamic,
         }
     }
 }
@@ -136,11 +150,80 @@ impl Default for GcConfig {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+/// NAND and controller timing (used when `enabled`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TimingConfig {
     /// `false`: counting mode (WAF studies). `true`: the NAND timing model.
     pub enabled: bool,
+    /// Array read time of one page (tR), µs.
+    pub read_us: f64,
+    /// Normal program time of one page (tPROG), µs.
+    pub program_us: f64,
+    /// Fast-mode (SLC-like) program time, µs.
+    pub fast_program_us: f64,
+    /// Block erase time (tBERS), µs.
+    pub erase_us: f64,
+    /// Channel (bus) transfer rate, MB/s (10^6 bytes per second).
+    pub channel_mb_s: f64,
+    /// ECC decode time per flash page read, µs (skipped for reads served from DRAM).
+    pub ecc_us: f64,
+    /// DRAM access time per page, ns.
+    pub dram_ns: f64,
+    /// Firmware time per candidate block scored during a victim search, µs.
+    pub gc_search_us: f64,
+    /// Planes of a die run operations in parallel (multi-plane); otherwise a die
+    /// runs one operation at a time.
+    pub multi_plane: bool,
+}
+
+impl Default for TimingConfig {
+    fn default() -> Self {
+        TimingConfig {
+            enabled: false,
+            read_us: 50.0,
+            program_us: 500.0,
+            fast_program_us: 250.0,
+            erase_us: 3000.0,
+            channel_mb_s: 800.0,
+            ecc_us: 0.0,
+            dram_ns: 20.0,
+            gc_search_us: 0.0,
+            multi_plane: true,
+        }
+    }
+}
+
+/// How requests reach the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Replay {
+    /// At the trace's timestamps (divided by `speed`); synthetic workloads have
+    /// none and fall back to closed loop.
+    Open,
+    /// `queue_depth` requests outstanding, the next issued as one completes.
+    Closed,
+}
+
+/// The host interface (timing mode).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct InterfaceConfig {
+    /// Requests the device accepts at once.
+    pub queue_depth: u32,
+    pub replay: Replay,
+    /// Open-loop time compression: arrival times are divided by this.
+    pub speed: f64,
+}
+
+impl Default for InterfaceConfig {
+    fn default() -> Self {
+        InterfaceConfig {
+            queue_depth: 32,
+            replay: Replay::Open,
+            speed: 1.0,
+        }
+    }
 }
 
 /// Which address pattern the random part of preconditioning uses.
@@ -379,10 +462,36 @@ impl Config {
                 ),
             ));
         }
-        if self.timing.enabled {
+        let t = &self.timing;
+        for (key, v) in [
+            ("timing.read_us", t.read_us),
+            ("timing.program_us", t.program_us),
+            ("timing.fast_program_us", t.fast_program_us),
+            ("timing.erase_us", t.erase_us),
+            ("timing.ecc_us", t.ecc_us),
+            ("timing.dram_ns", t.dram_ns),
+            ("timing.gc_search_us", t.gc_search_us),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(Error::config(
+                    key,
+                    format!("{v}: must be a non-negative number"),
+                ));
+            }
+        }
+        if !(t.channel_mb_s.is_finite() && t.channel_mb_s > 0.0) {
             return Err(Error::config(
-                "timing.enabled",
-                "the NAND timing model is not part of this build yet; use counting mode (false)",
+                "timing.channel_mb_s",
+                "must be a positive number",
+            ));
+        }
+        if self.interface.queue_depth == 0 {
+            return Err(Error::config("interface.queue_depth", "must be at least 1"));
+        }
+        if !(self.interface.speed.is_finite() && self.interface.speed > 0.0) {
+            return Err(Error::config(
+                "interface.speed",
+                "must be a positive number",
             ));
         }
         let p = &self.precondition;

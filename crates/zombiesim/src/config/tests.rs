@@ -62,7 +62,19 @@ fn errors_name_the_key() {
         ("flash.page_size", "1000", "flash.page_size", "power of two"),
         ("gc.high_watermark", "1", "gc.high_watermark", "below"),
         ("gc", "1", "gc", "section"),
-        ("timing.enabled", "true", "timing.enabled", "timing model"),
+        ("timing.read_us", "-1", "timing.read_us", "non-negative"),
+        (
+            "timing.channel_mb_s",
+            "0",
+            "timing.channel_mb_s",
+            "positive",
+        ),
+        (
+            "interface.queue_depth",
+            "0",
+            "interface.queue_depth",
+            "at least 1",
+        ),
     ];
     for (key, value, want_key, want_text) in cases {
         let before = cfg.clone();

@@ -35,6 +35,23 @@ pub trait Ftl: Send {
     fn trim(&mut self, lpn: u64) -> Result<()>;
     /// A hint that `lpn` will be accessed soon (lets the FTL start cache loads early).
     fn prefetch(&self, _lpn: u64) {}
+    /// Turn the timing model on or off (off while preconditioning). Turning it on
+    /// clears all reservations: the measured phase starts at time 0.
+    fn set_timing(&mut self, _on: bool) {}
+    /// A host request starts at `now` (ns); its operations are issued from then.
+    fn begin(&mut self, _now: u64) {}
+    /// When the operations of the request begun last complete (ns).
+    fn finish(&mut self) -> u64 {
+        0
+    }
+    /// The latest time any flash resource is reserved until (ns).
+    fn busy_until(&self) -> u64 {
+        0
+    }
+    /// Timing figures over `elapsed` ns, when the timing model is on.
+    fn timing_summary(&self, _elapsed: u64) -> Option<crate::timing::TimingSummary> {
+        None
+    }
     /// Count one host request (pages are counted by the operations).
     fn count_request(&mut self);
     /// Every counter so far.

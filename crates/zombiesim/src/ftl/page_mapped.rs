@@ -22,12 +22,13 @@
 //! Logical time (`clock`) counts host page writes; it stamps blocks for the age term
 //! of cost-benefit.
 
-use crate::config::{Config, GcFrontier};
+use crate::config::{Allocation, Config, GcFrontier};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
 use crate::ftl::{Ftl, Wear};
 use crate::gc::{self, SelectCtx, VictimPolicy};
 use crate::stats::{Cause, Counters};
+use crate::timing::{FlashTiming, TimingSummary};
 use crate::verify::Oracle;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -39,6 +40,12 @@ struct GcUnit {
     first_plane: u32,
     planes: u32,
     free: u32,
+    /// Valid pages held by the unit's blocks.
+    valid: u64,
+    /// Dynamic allocation sends no host write to the unit while it holds this many
+    /// valid pages (its share of the logical space plus half its over-provisioning),
+    /// so steering writes away from busy planes cannot pile data onto one unit.
+    valid_limit: u64,
     policy: Box<dyn VictimPolicy>,
 }
 
@@ -54,6 +61,7 @@ pub struct PageMappedFtl {
     free: Vec<VecDeque<u32>>,
     open: Vec<u32>,
     host_cursor: u32,
+    allocation: Allocation,
     clock: u64,
     in_gc: bool,
     low: u32,
@@ -63,6 +71,12 @@ pub struct PageMappedFtl {
     rng: Pcg64Mcg,
     /// Reused buffer of a victim's valid pages.
     scratch: Vec<u32>,
+    /// The timing model (`timing.enabled`), and whether it is running now.
+    timing: Option<FlashTiming>,
+    timing_on: bool,
+    /// Issue time of the current host request, and when its operations complete (ns).
+    now: u64,
+    done: u64,
 }
 
 /// Ask the CPU to start loading `table[index]` into cache (a hint; no effect on results).
@@ -106,10 +120,14 @@ impl PageMappedFtl {
                 let free_blocks = (r.first_plane..r.first_plane + r.planes)
                     .map(|p| free[p as usize].len() as u32)
                     .sum();
+                let share = geo.logical_pages as f64 * r.planes as f64 / geo.planes as f64;
+                let capacity = free_blocks as f64 * geo.pages_per_block as f64;
                 GcUnit {
                     first_plane: r.first_plane,
                     planes: r.planes,
                     free: free_blocks,
+                    valid: 0,
+                    valid_limit: ((share + capacity) / 2.0) as u64,
                     policy: gc::build(cfg.gc.policy, first_block, blocks, geo.pages_per_block),
                 }
             })
@@ -134,6 +152,7 @@ impl PageMappedFtl {
             block_unit,
             free,
             host_cursor: 0,
+            allocation: cfg.ftl.allocation,
             clock: 0,
             in_gc: false,
             low: cfg.gc.low_watermark,
@@ -142,6 +161,10 @@ impl PageMappedFtl {
             oracle,
             rng: Pcg64Mcg::seed_from_u64(seed),
             scratch: Vec::with_capacity(geo.pages_per_block as usize),
+            timing: cfg.timing.enabled.then(|| FlashTiming::new(cfg, &geo)),
+            timing_on: cfg.timing.enabled,
+            now: 0,
+            done: 0,
             flash,
             geo,
         })
@@ -177,21 +200,100 @@ impl PageMappedFtl {
     #[inline]
     fn invalidate(&mut self, ppn: u32) {
         let (block, valid) = self.flash.invalidate(ppn, self.clock);
+        let u = self.block_unit[block as usize] as usize;
+        self.units[u].valid -= 1;
         if self.flash.status[block as usize] == BlockStatus::Closed {
-            let u = self.block_unit[block as usize] as usize;
             self.units[u].policy.invalidated(block, valid);
         }
     }
 
-    /// Program `lpn` into the open block of `(plane, stream)`, opening one if needed.
+    /// The plane for the next host page: round-robin, or with dynamic allocation and
+    /// timing on, the first plane (from the round-robin cursor) that can start soonest.
     #[inline]
-    fn program(&mut self, plane: u32, stream: u32, lpn: u32, cause: Cause) -> Result<u32> {
+    fn host_plane(&mut self) -> u32 {
+        let planes = self.geo.planes;
+        let mut plane = self.host_cursor;
+        if self.allocation == Allocation::Dynamic && self.timing_on {
+            if let Some(t) = self.timing.as_ref() {
+                let full = |p: u32| {
+                    let unit = &self.units
+                        [self.block_unit[(p * self.geo.blocks_per_plane) as usize] as usize];
+                    unit.valid >= unit.valid_limit
+                };
+                let mut best = if full(plane) {
+                    u64::MAX
+                } else {
+                    t.ready_at(plane, self.now)
+                };
+                if best > self.now {
+                    for i in 1..planes {
+                        let p = (self.host_cursor + i) % planes;
+                        if full(p) {
+                            continue;
+                        }
+                        let ready = t.ready_at(p, self.now);
+                        if ready < best {
+                            (plane, best) = (p, ready);
+                            if ready <= self.now {
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        self.host_cursor = if plane + 1 == planes { 0 } else { plane + 1 };
+        plane
+    }
+
+    /// Valid pages per GC unit, as the invariant check recounts them.
+    fn unit_valid_counts(&self) -> Vec<u64> {
+        let mut counts = vec![0u64; self.units.len()];
+        for block in 0..self.geo.blocks {
+            counts[self.block_unit[block as usize] as usize] +=
+                self.flash.valid_count[block as usize] as u64;
+        }
+        counts
+    }
+
+    /// The timing model, when it is running.
+    #[inline]
+    fn clock_model(&mut self) -> Option<&mut FlashTiming> {
+        if self.timing_on {
+            self.timing.as_mut()
+        } else {
+            None
+        }
+    }
+
+    /// Program `lpn` into the open block of `(plane, stream)`, opening one if needed.
+    /// With timing on, a host program is issued at `start` and its completion counts
+    /// towards the current request's.
+    #[inline]
+    fn program(
+        &mut self,
+        plane: u32,
+        stream: u32,
+        lpn: u32,
+        cause: Cause,
+        start: u64,
+    ) -> Result<u32> {
         let slot = (plane * self.streams + stream) as usize;
         loop {
             let block = self.open[slot];
             if block != NONE {
                 let (ppn, full) = self.flash.program(block, lpn, self.clock);
                 self.counters.programs.add(cause, 1);
+                let u = self.block_unit[block as usize] as usize;
+                self.units[u].valid += 1;
+                // GC copies are timed as a whole by `reclaim`.
+                if self.timing_on && cause == Cause::Host {
+                    let on_plane = self.geo.plane_of(block);
+                    if let Some(t) = self.timing.as_mut() {
+                        let end = t.program(on_plane, start, false, cause);
+                        self.done = self.done.max(end);
+                    }
+                }
                 if full {
                     self.open[slot] = NONE;
                     let u = self.block_unit[block as usize] as usize;
@@ -244,6 +346,8 @@ impl PageMappedFtl {
     fn collect_inner(&mut self, u: usize) -> Result<()> {
         let ppb = self.geo.pages_per_block;
         let mut fruitless = 0usize;
+        // GC operations are issued when the request that triggered GC was.
+        let mut start = self.now;
         while self.units[u].free < self.high {
             let victim = {
                 let mut ctx = SelectCtx {
@@ -273,7 +377,11 @@ impl PageMappedFtl {
             } else {
                 fruitless = 0;
             }
-            self.reclaim(u, victim)?;
+            let scored = self.units[u].policy.last_scored();
+            if let Some(t) = self.clock_model() {
+                start += t.search(scored);
+            }
+            self.reclaim(u, victim, start)?;
         }
         Ok(())
     }
@@ -283,7 +391,7 @@ impl PageMappedFtl {
     /// The mapping-table entries of the pages to copy are scattered over the whole
     /// table, so each update is a cache miss; the valid pages are gathered first and
     /// their entries prefetched a few copies ahead, which overlaps the misses.
-    fn reclaim(&mut self, u: usize, victim: u32) -> Result<()> {
+    fn reclaim(&mut self, u: usize, victim: u32, start: u64) -> Result<()> {
         const AHEAD: usize = 12;
         self.flash.take_victim(victim);
         self.counters.gc_victims += 1;
@@ -303,8 +411,12 @@ impl PageMappedFtl {
             let ppn = pages[i];
             let lpn = self.flash.owner[ppn as usize];
             self.counters.reads.add(Cause::Gc, 1);
+            if let Some(t) = self.clock_model() {
+                t.copy(plane, start);
+            }
             self.flash.invalidate(ppn, self.clock);
-            let new = match self.program(plane, self.gc_stream, lpn, Cause::Gc) {
+            self.units[u].valid -= 1;
+            let new = match self.program(plane, self.gc_stream, lpn, Cause::Gc, start) {
                 Ok(new) => new,
                 Err(e) => {
                     self.scratch = pages;
@@ -321,6 +433,9 @@ impl PageMappedFtl {
         debug_assert_eq!(self.flash.valid_count[victim as usize], 0);
         self.flash.erase(victim);
         self.counters.erases.add(Cause::Gc, 1);
+        if let Some(t) = self.clock_model() {
+            t.erase(plane, start, Cause::Gc);
+        }
         self.free[plane as usize].push_back(victim);
         self.units[u].free += 1;
         Ok(())
@@ -396,7 +511,13 @@ impl PageMappedFtl {
                 )));
             }
         }
-        for (u, unit) in self.units.iter().enumerate() {
+        for (u, (unit, valid)) in self.units.iter().zip(self.unit_valid_counts()).enumerate() {
+            if unit.valid != valid {
+                return Err(Error::integrity(format!(
+                    "GC unit {u}: {} valid pages counted, {valid} in its blocks",
+                    unit.valid
+                )));
+            }
             if unit.policy.len() != closed_per_unit[u] {
                 return Err(Error::integrity(format!(
                     "GC unit {u}: policy holds {} candidates, {} blocks are closed",
@@ -446,13 +567,8 @@ impl Ftl for PageMappedFtl {
         if old != NONE {
             self.invalidate(old);
         }
-        let plane = self.host_cursor;
-        self.host_cursor = if plane + 1 == self.geo.planes {
-            0
-        } else {
-            plane + 1
-        };
-        let ppn = self.program(plane, HOST_STREAM, l as u32, Cause::Host)?;
+        let plane = self.host_plane();
+        let ppn = self.program(plane, HOST_STREAM, l as u32, Cause::Host, self.now)?;
         self.l2p[l] = ppn;
         if let Some(o) = &mut self.oracle {
             o.write(l, ppn);
@@ -468,6 +584,18 @@ impl Ftl for PageMappedFtl {
             self.counters.host_read_unmapped += 1;
         } else {
             self.counters.reads.add(Cause::Host, 1);
+        }
+        if self.timing_on {
+            let now = self.now;
+            let end = if ppn == NONE {
+                self.timing.as_ref().map_or(now, |t| now + t.dram())
+            } else {
+                let plane = self.geo.plane_of(self.flash.block_of(ppn));
+                self.timing
+                    .as_mut()
+                    .map_or(now, |t| t.read(plane, now, Cause::Host))
+            };
+            self.done = self.done.max(end);
         }
         if let Some(o) = &self.oracle {
             o.check_read(l, (ppn != NONE).then_some(ppn))?;
@@ -486,12 +614,48 @@ impl Ftl for PageMappedFtl {
         if let Some(o) = &mut self.oracle {
             o.trim(l);
         }
+        if self.timing_on {
+            let now = self.now;
+            let end = self.timing.as_ref().map_or(now, |t| now + t.dram());
+            self.done = self.done.max(end);
+        }
         Ok(())
     }
 
     #[inline]
     fn prefetch(&self, lpn: u64) {
         prefetch(&self.l2p, lpn as usize);
+    }
+
+    fn set_timing(&mut self, on: bool) {
+        self.timing_on = on && self.timing.is_some();
+        if let Some(t) = self.timing.as_mut() {
+            t.reset();
+        }
+        self.now = 0;
+        self.done = 0;
+    }
+
+    #[inline]
+    fn begin(&mut self, now: u64) {
+        self.now = now;
+        self.done = now;
+        if let Some(t) = self.timing.as_mut() {
+            t.advance(now);
+        }
+    }
+
+    #[inline]
+    fn finish(&mut self) -> u64 {
+        self.done
+    }
+
+    fn busy_until(&self) -> u64 {
+        self.timing.as_ref().map_or(0, |t| t.busy_until())
+    }
+
+    fn timing_summary(&self, elapsed: u64) -> Option<TimingSummary> {
+        self.timing.as_ref().map(|t| t.summary(elapsed))
     }
 
     fn count_request(&mut self) {

@@ -11,12 +11,14 @@ use crate::flash::FlashState;
 /// Exact-scan cost-benefit victim selection.
 pub struct CostBenefit {
     candidates: CandidateList,
+    scored: u64,
 }
 
 impl CostBenefit {
     pub fn new(first_block: u32, blocks: u32) -> Self {
         CostBenefit {
             candidates: CandidateList::new(first_block, blocks),
+            scored: 0,
         }
     }
 }
@@ -42,6 +44,7 @@ impl VictimPolicy for CostBenefit {
     fn invalidated(&mut self, _block: u32, _valid: u32) {}
 
     fn select(&mut self, ctx: &mut SelectCtx) -> Option<u32> {
+        self.scored = self.candidates.len() as u64;
         let mut best: Option<(f64, u32)> = None;
         for &block in self.candidates.as_slice() {
             let s = score(ctx.flash, block, ctx.now);
@@ -57,5 +60,9 @@ impl VictimPolicy for CostBenefit {
 
     fn len(&self) -> usize {
         self.candidates.len()
+    }
+
+    fn last_scored(&self) -> u64 {
+        self.scored
     }
 }

@@ -50,6 +50,10 @@ pub trait VictimPolicy: Send {
     fn select(&mut self, ctx: &mut SelectCtx) -> Option<u32>;
     /// Number of candidates.
     fn len(&self) -> usize;
+    /// Blocks the last selection scored (the firmware search cost, `timing.gc_search_us`).
+    fn last_scored(&self) -> u64 {
+        1
+    }
     /// Whether there are no candidates.
     fn is_empty(&self) -> bool {
         self.len() == 0

@@ -30,6 +30,7 @@ impl VictimPolicy for Fifo {
 pub struct WindowedGreedy {
     window: usize,
     queue: VecDeque<u32>,
+    scored: u64,
 }
 
 impl WindowedGreedy {
@@ -37,6 +38,7 @@ impl WindowedGreedy {
         WindowedGreedy {
             window: window.max(1) as usize,
             queue: VecDeque::new(),
+            scored: 0,
         }
     }
 }
@@ -50,6 +52,7 @@ impl VictimPolicy for WindowedGreedy {
 
     fn select(&mut self, ctx: &mut SelectCtx) -> Option<u32> {
         let n = self.window.min(self.queue.len());
+        self.scored = n as u64;
         let pos = (0..n).min_by_key(|&i| {
             let b = self.queue[i];
             (ctx.flash.valid_count[b as usize], b)
@@ -59,5 +62,9 @@ impl VictimPolicy for WindowedGreedy {
 
     fn len(&self) -> usize {
         self.queue.len()
+    }
+
+    fn last_scored(&self) -> u64 {
+        self.scored
     }
 }

@@ -98,4 +98,8 @@ impl VictimPolicy for DChoices {
     fn len(&self) -> usize {
         self.candidates.len()
     }
+
+    fn last_scored(&self) -> u64 {
+        self.d as u64
+    }
 }

@@ -31,6 +31,9 @@ pub struct Request {
     pub lpn: u64,
     /// Number of consecutive logical pages (at least 1).
     pub pages: u32,
+    /// When the request arrives (ns from the start), for open-loop replay of traces;
+    /// `None` for closed-loop sources.
+    pub arrival_ns: Option<u64>,
 }
 
 /// A source of host requests.

@@ -233,7 +233,12 @@ impl Workload for Synthetic {
         if op == Op::Write {
             self.written += pages as u64;
         }
-        Ok(Some(Request { op, lpn, pages }))
+        Ok(Some(Request {
+            op,
+            lpn,
+            pages,
+            arrival_ns: None,
+        }))
     }
 
     fn progress(&self) -> Option<f64> {

@@ -1,0 +1,109 @@
+//! Request latency histograms (HDR, 3 significant digits) and throughput.
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+/// Latency percentiles of one kind of request, in microseconds.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LatencySummary {
+    pub count: u64,
+    pub mean_us: f64,
+    pub p50_us: f64,
+    pub p99_us: f64,
+    pub p999_us: f64,
+    pub max_us: f64,
+}
+
+/// Latencies by request kind (reads, writes; trims are counted with writes).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct LatencyReport {
+    pub read: LatencySummary,
+    pub write: LatencySummary,
+}
+
+/// Requests and bytes per simulated second.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Throughput {
+    pub iops: f64,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    /// Host bytes read and written per simulated second, in MB/s (10^6 bytes).
+    pub mb_s: f64,
+}
+
+/// Collects request latencies (ns) for reads and writes.
+pub struct LatencyRecorder {
+    read: Histogram<u64>,
+    write: Histogram<u64>,
+    bytes: u64,
+}
+
+impl Default for LatencyRecorder {
+    fn default() -> Self {
+        // 1 ns to one simulated hour, 3 significant digits (longer latencies saturate).
+        let h = || {
+            Histogram::<u64>::new_with_bounds(1, 3_600_000_000_000, 3)
+                .expect("bounds and precision are valid")
+        };
+        LatencyRecorder {
+            read: h(),
+            write: h(),
+            bytes: 0,
+        }
+    }
+}
+
+fn summary(h: &Histogram<u64>) -> LatencySummary {
+    let us = |ns: u64| ns as f64 / 1000.0;
+    if h.is_empty() {
+        return LatencySummary {
+            count: 0,
+            mean_us: 0.0,
+            p50_us: 0.0,
+            p99_us: 0.0,
+            p999_us: 0.0,
+            max_us: 0.0,
+        };
+    }
+    LatencySummary {
+        count: h.len(),
+        mean_us: h.mean() / 1000.0,
+        p50_us: us(h.value_at_quantile(0.5)),
+        p99_us: us(h.value_at_quantile(0.99)),
+        p999_us: us(h.value_at_quantile(0.999)),
+        max_us: us(h.max()),
+    }
+}
+
+impl LatencyRecorder {
+    /// Record one request's latency; `read` picks the histogram.
+    #[inline]
+    pub fn record(&mut self, read: bool, latency_ns: u64, bytes: u64) {
+        let h = if read {
+            &mut self.read
+        } else {
+            &mut self.write
+        };
+        h.saturating_record(latency_ns.max(1));
+        self.bytes += bytes;
+    }
+
+    pub fn report(&self) -> LatencyReport {
+        LatencyReport {
+            read: summary(&self.read),
+            write: summary(&self.write),
+        }
+    }
+
+    /// Throughput over `elapsed_ns` of simulated time.
+    pub fn throughput(&self, elapsed_ns: u64) -> Throughput {
+        let secs = elapsed_ns as f64 / 1e9;
+        let per_s = |n: f64| if secs > 0.0 { n / secs } else { 0.0 };
+        Throughput {
+            iops: per_s((self.read.len() + self.write.len()) as f64),
+            read_iops: per_s(self.read.len() as f64),
+            write_iops: per_s(self.write.len() as f64),
+            mb_s: per_s(self.bytes as f64) / 1e6,
+        }
+    }
+}

@@ -1,0 +1,529 @@
+//! [`TraceReader`]: a streaming iterator of [`TraceRecord`]s over a trace file in any
+//! [`TraceFormat`], with constant memory whatever the file's length.
+//!
+//! ```no_run
+//! use zombiesim::trace::{ReadOptions, TraceFormat, TraceReader};
+//! let mut reader = TraceReader::open("src1_0.csv.gz", TraceFormat::Msr, &ReadOptions::default())?;
+//! for record in &mut reader {
+//!     let record = record?;
+//!     println!("{record}");
+//! }
+//! # Ok::<(), zombiesim::Error>(())
+//! ```
+//!
+//! - Files ending in `.gz` are gunzipped (all members, as `zcat` does) and files ending in
+//!   `.zst` are zstd-decompressed, on the fly.
+//! - Text formats skip empty lines and lines starting with `#`. Lines are numbered from 1
+//!   (every physical line counts); the native format numbers records from 1 instead.
+//! - A malformed line is an [`Error::Input`] naming the file (the path as given), the line
+//!   and what was expected. With [`OnError::Stop`] (the default) it ends the iteration;
+//!   with [`OnError::Skip`] it is counted ([`TraceReader::skipped`]), the first
+//!   [`MAX_SKIPPED_EXAMPLES`] are kept ([`TraceReader::skipped_examples`]) and reading
+//!   goes on. A missing fio header or native magic and I/O errors always stop.
+//! - Times: each record's time in nanoseconds, minus the first kept record's (so the
+//!   first record is at 0), multiplied by [`ReadOptions::time_scale`], plus
+//!   [`ReadOptions::time_offset_ns`]; a result below 0 (an out-of-order record with a
+//!   negative offset, or before the first record) is clamped to 0.
+//! - [`ReadOptions::device`] keeps one device; the others are dropped before the time
+//!   base is taken, so a filtered trace also starts at 0.
+
+use super::format::TraceFormat;
+use super::options::{OnError, ReadOptions, SkippedLine, MAX_SKIPPED_EXAMPLES};
+use super::record::{TraceOp, TraceRecord};
+use super::{blkparse, disksim, fio, msr, native, spc};
+use crate::error::{Error, Result};
+use flate2::read::MultiGzDecoder;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader};
+use std::path::Path;
+
+const BUFFER_BYTES: usize = 256 * 1024;
+
+/// A record as a format parser sees it: time in nanoseconds on the file's own clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RawRecord {
+    pub time_ns: u128,
+    pub op: TraceOp,
+    pub offset: u64,
+    pub size: u64,
+    pub device: u32,
+}
+
+/// Why a parser rejected a line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum LineError {
+    /// This line is wrong; the rest may be fine.
+    Malformed(String),
+    /// Nothing after this can be read (no fio header, no native magic).
+    Fatal(String),
+}
+
+/// What a parser makes of one line: a record, nothing (a header, a skipped event kind),
+/// or an error.
+pub(crate) type LineResult = std::result::Result<Option<RawRecord>, LineError>;
+
+/// Per-format parser state.
+#[derive(Debug)]
+enum Parser {
+    Msr(msr::Parser),
+    Spc,
+    Disksim,
+    Fio(Box<fio::Parser>),
+    Blkparse(blkparse::Parser),
+    Native { magic_checked: bool },
+}
+
+impl Parser {
+    fn new(format: TraceFormat, opts: &ReadOptions) -> Parser {
+        match format {
+            TraceFormat::Msr => Parser::Msr(msr::Parser::default()),
+            TraceFormat::Spc => Parser::Spc,
+            TraceFormat::Disksim => Parser::Disksim,
+            TraceFormat::Fio => Parser::Fio(Box::default()),
+            TraceFormat::Blkparse => Parser::Blkparse(blkparse::Parser::new(opts.blkparse_action)),
+            TraceFormat::Native => Parser::Native {
+                magic_checked: false,
+            },
+        }
+    }
+
+    #[inline]
+    fn parse_line(&mut self, line: &str) -> LineResult {
+        match self {
+            Parser::Msr(p) => p.parse(line),
+            Parser::Spc => spc::parse(line),
+            Parser::Disksim => disksim::parse(line),
+            Parser::Fio(p) => p.parse(line),
+            Parser::Blkparse(p) => p.parse(line),
+            Parser::Native { .. } => unreachable!("native traces are not read by lines"),
+        }
+    }
+}
+
+/// A streaming reader of one trace; an iterator of `Result<TraceRecord>`.
+///
+/// After an error that stops it (see the module docs) the iterator returns `None`.
+pub struct TraceReader {
+    name: String,
+    format: TraceFormat,
+    input: Box<dyn BufRead + Send>,
+    parser: Parser,
+    buf: Vec<u8>,
+    opts: ReadOptions,
+    line: u64,
+    records: u64,
+    first_time: Option<u128>,
+    skipped: u64,
+    examples: Vec<SkippedLine>,
+    done: bool,
+}
+
+impl fmt::Debug for TraceReader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TraceReader")
+            .field("name", &self.name)
+            .field("format", &self.format)
+            .field("line", &self.line)
+            .field("records", &self.records)
+            .field("skipped", &self.skipped)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TraceReader {
+    /// Opens `path`, decompressing `.gz` and `.zst` files on the fly.
+    pub fn open(
+        path: impl AsRef<Path>,
+        format: TraceFormat,
+        opts: &ReadOptions,
+    ) -> Result<TraceReader> {
+        let path = path.as_ref();
+        let name = path.display().to_string();
+        opts.validate()?;
+        let io_err = |e: io::Error| Error::Io {
+            path: name.clone(),
+            reason: e.to_string(),
+        };
+        let file = File::open(path).map_err(io_err)?;
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let input: Box<dyn BufRead + Send> = match ext.as_str() {
+            "gz" => Box::new(BufReader::with_capacity(
+                BUFFER_BYTES,
+                MultiGzDecoder::new(BufReader::with_capacity(BUFFER_BYTES, file)),
+            )),
+            "zst" => Box::new(BufReader::with_capacity(
+                BUFFER_BYTES,
+                zstd::stream::read::Decoder::new(file).map_err(io_err)?,
+            )),
+            _ => Box::new(BufReader::with_capacity(BUFFER_BYTES, file)),
+        };
+        TraceReader::from_reader(name, input, format, opts)
+    }
+
+    /// Reads an already open stream (stdin, an in-memory buffer); `name` stands for the
+    /// file in errors. The stream is read as is: no decompression.
+    pub fn from_reader(
+        name: impl Into<String>,
+        input: Box<dyn BufRead + Send>,
+        format: TraceFormat,
+        opts: &ReadOptions,
+    ) -> Result<TraceReader> {
+        opts.validate()?;
+        Ok(TraceReader {
+            name: name.into(),
+            format,
+            input,
+            parser: Parser::new(format, opts),
+            buf: Vec::with_capacity(256),
+            opts: opts.clone(),
+            line: 0,
+            records: 0,
+            first_time: None,
+            skipped: 0,
+            examples: Vec::new(),
+            done: false,
+        })
+    }
+
+    /// The file name errors use.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The format being read.
+    pub fn format(&self) -> TraceFormat {
+        self.format
+    }
+
+    /// The options in use.
+    pub fn options(&self) -> &ReadOptions {
+        &self.opts
+    }
+
+    /// Lines (records, for the native format) read so far.
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
+    /// Records returned so far.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// Malformed lines skipped so far (with [`OnError::Skip`]).
+    pub fn skipped(&self) -> u64 {
+        self.skipped
+    }
+
+    /// The first [`MAX_SKIPPED_EXAMPLES`] skipped lines and why.
+    pub fn skipped_examples(&self) -> &[SkippedLine] {
+        &self.examples
+    }
+
+    /// A one-paragraph summary of the skipped lines, `None` if none were skipped:
+    /// `skipped 3 malformed lines of trace.csv; line 7: expected ...; line 9: ...`.
+    pub fn skipped_summary(&self) -> Option<String> {
+        if self.skipped == 0 {
+            return None;
+        }
+        let mut s = format!(
+            "skipped {} malformed line{} of {}",
+            self.skipped,
+            if self.skipped == 1 { "" } else { "s" },
+            self.name
+        );
+        for e in &self.examples {
+            s.push_str("; ");
+            s.push_str(&e.to_string());
+        }
+        if self.skipped > self.examples.len() as u64 {
+            s.push_str("; ...");
+        }
+        Some(s)
+    }
+
+    fn io_error(&mut self, e: io::Error) -> Error {
+        self.done = true;
+        Error::Io {
+            path: self.name.clone(),
+            reason: format!("reading line {}: {e}", self.line + 1),
+        }
+    }
+
+    /// Turns a parser's complaint into the error to return, or `None` if it is skipped.
+    fn reject(&mut self, e: LineError) -> Option<Error> {
+        let (reason, fatal) = match e {
+            LineError::Malformed(r) => (r, false),
+            LineError::Fatal(r) => (r, true),
+        };
+        if fatal || self.opts.on_error == OnError::Stop {
+            self.done = true;
+            return Some(Error::Input {
+                file: self.name.clone(),
+                line: self.line,
+                reason,
+            });
+        }
+        self.skipped += 1;
+        if self.examples.len() < MAX_SKIPPED_EXAMPLES {
+            self.examples.push(SkippedLine {
+                line: self.line,
+                reason,
+            });
+        }
+        None
+    }
+
+    /// Applies the device filter and the time base, offset and scale.
+    #[inline]
+    fn keep(&mut self, raw: RawRecord) -> Option<TraceRecord> {
+        if self.opts.device.is_some_and(|d| d != raw.device) {
+            return None;
+        }
+        let first = *self.first_time.get_or_insert(raw.time_ns);
+        let mut t = raw.time_ns as i128 - first as i128;
+        if self.opts.time_scale != 1.0 {
+            t = (t as f64 * self.opts.time_scale).round() as i128;
+        }
+        t += i128::from(self.opts.time_offset_ns);
+        self.records += 1;
+        Some(TraceRecord {
+            time_ns: t.clamp(0, i128::from(u64::MAX)) as u64,
+            op: raw.op,
+            offset: raw.offset,
+            size: raw.size,
+            device: raw.device,
+        })
+    }
+
+    fn next_text(&mut self) -> Option<Result<TraceRecord>> {
+        loop {
+            self.buf.clear();
+            match self.input.read_until(b'\n', &mut self.buf) {
+                Ok(0) => {
+                    self.done = true;
+                    return None;
+                }
+                Ok(_) => {}
+                Err(e) => return Some(Err(self.io_error(e))),
+            }
+            self.line += 1;
+            let parsed = match std::str::from_utf8(&self.buf) {
+                Ok(text) => {
+                    let text = text.trim_ascii();
+                    if text.is_empty() || text.starts_with('#') {
+                        continue;
+                    }
+                    self.parser.parse_line(text)
+                }
+                Err(e) => Err(LineError::Malformed(format!(
+                    "expected UTF-8 text, found an invalid byte at column {}",
+                    e.valid_up_to() + 1
+                ))),
+            };
+            match parsed {
+                Ok(Some(raw)) => {
+                    if let Some(rec) = self.keep(raw) {
+                        return Some(Ok(rec));
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    if let Some(err) = self.reject(e) {
+                        return Some(Err(err));
+                    }
+                }
+            }
+        }
+    }
+
+    fn next_native(&mut self) -> Option<Result<TraceRecord>> {
+        if let Parser::Native { magic_checked } = &mut self.parser {
+            if !*magic_checked {
+                *magic_checked = true;
+                let mut magic = [0u8; 8];
+                let n = match read_full(&mut self.input, &mut magic) {
+                    Ok(n) => n,
+                    Err(e) => return Some(Err(self.io_error(e))),
+                };
+                if &magic[..n] != native::MAGIC {
+                    let found = String::from_utf8_lossy(&magic[..n]).into_owned();
+                    return self
+                        .reject(LineError::Fatal(format!(
+                            "expected the magic `ZSTRACE1` (zombiesim native trace) at the start, found {found:?}"
+                        )))
+                        .map(Err);
+                }
+            }
+        }
+        loop {
+            let mut bytes = [0u8; native::RECORD_BYTES];
+            let n = match read_full(&mut self.input, &mut bytes) {
+                Ok(n) => n,
+                Err(e) => return Some(Err(self.io_error(e))),
+            };
+            if n == 0 {
+                self.done = true;
+                return None;
+            }
+            self.line += 1;
+            let decoded = if n < native::RECORD_BYTES {
+                Err(LineError::Malformed(format!(
+                    "expected a {}-byte record, found {n} bytes at the end of the file (truncated)",
+                    native::RECORD_BYTES
+                )))
+            } else {
+                native::decode(&bytes)
+            };
+            match decoded {
+                Ok(raw) => {
+                    if let Some(rec) = self.keep(raw) {
+                        return Some(Ok(rec));
+                    }
+                }
+                Err(e) => {
+                    if let Some(err) = self.reject(e) {
+                        return Some(Err(err));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Reads until `buf` is full or the stream ends; returns the bytes read.
+fn read_full(input: &mut dyn BufRead, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match input.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+impl Iterator for TraceReader {
+    type Item = Result<TraceRecord>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        if self.format == TraceFormat::Native {
+            self.next_native()
+        } else {
+            self.next_text()
+        }
+    }
+}
+
+impl std::iter::FusedIterator for TraceReader {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(format: TraceFormat, text: &str, opts: &ReadOptions) -> TraceReader {
+        let input = Box::new(io::Cursor::new(text.as_bytes().to_vec()));
+        TraceReader::from_reader("mem", input, format, opts).unwrap()
+    }
+
+    #[test]
+    fn times_are_relative_scaled_and_offset() {
+        let text = "# comment\n\n0,10,512,w,5.0\n1,10,512,r,6.5\n0,10,512,w,4.0\n";
+        let opts = ReadOptions {
+            time_scale: 2.0,
+            time_offset_ns: 1_000,
+            ..ReadOptions::default()
+        };
+        let times: Vec<u64> = read(TraceFormat::Spc, text, &opts)
+            .map(|r| r.unwrap().time_ns)
+            .collect();
+        assert_eq!(times, vec![1_000, 3_000_001_000, 0]);
+    }
+
+    #[test]
+    fn device_filter_happens_before_the_time_base() {
+        let text = "0,10,512,w,5.0\n1,10,512,r,6.5\n1,11,512,r,7.0\n";
+        let opts = ReadOptions {
+            device: Some(1),
+            ..ReadOptions::default()
+        };
+        let recs: Vec<TraceRecord> = read(TraceFormat::Spc, text, &opts)
+            .map(|r| r.unwrap())
+            .collect();
+        assert_eq!(recs.len(), 2);
+        assert_eq!((recs[0].time_ns, recs[1].time_ns), (0, 500_000_000));
+    }
+
+    #[test]
+    fn stop_ends_and_skip_counts() {
+        let text = "0,10,512,w,5.0\nbad\n0,10,512,x,1\n0,11,512,r,6\n";
+        let mut r = read(TraceFormat::Spc, text, &ReadOptions::default());
+        assert!(r.next().unwrap().is_ok());
+        let err = r.next().unwrap().unwrap_err();
+        assert!(
+            matches!(&err, Error::Input { file, line: 2, reason } if file == "mem" && reason.starts_with("expected")),
+            "{err}"
+        );
+        assert!(r.next().is_none());
+
+        let opts = ReadOptions {
+            on_error: OnError::Skip,
+            ..ReadOptions::default()
+        };
+        let mut r = read(TraceFormat::Spc, text, &opts);
+        assert_eq!(r.by_ref().filter(|x| x.is_ok()).count(), 2);
+        assert_eq!(r.skipped(), 2);
+        assert_eq!(r.skipped_examples()[1].line, 3);
+        let summary = r.skipped_summary().unwrap();
+        assert!(
+            summary.starts_with("skipped 2 malformed lines of mem; line 2: expected"),
+            "{summary}"
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_is_a_malformed_line() {
+        let input = Box::new(io::Cursor::new(b"0,1,512,w,0\n0,\xff,512,w,0\n".to_vec()));
+        let mut r =
+            TraceReader::from_reader("mem", input, TraceFormat::Spc, &ReadOptions::default())
+                .unwrap();
+        assert!(r.next().unwrap().is_ok());
+        let err = r.next().unwrap().unwrap_err();
+        assert!(
+            err.to_string().starts_with("mem:2: expected UTF-8 text"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn bad_options_are_config_errors() {
+        let opts = ReadOptions {
+            time_scale: f64::NAN,
+            ..ReadOptions::default()
+        };
+        let input = Box::new(io::Cursor::new(Vec::new()));
+        let err = TraceReader::from_reader("mem", input, TraceFormat::Msr, &opts).unwrap_err();
+        assert!(matches!(err, Error::Config { ref key, .. } if key == "time_scale"));
+    }
+
+    #[test]
+    fn native_magic_is_checked() {
+        let mut r = read(TraceFormat::Native, "ZSTRACE0", &ReadOptions::default());
+        let err = r.next().unwrap().unwrap_err();
+        assert!(
+            matches!(&err, Error::Input { line: 0, reason, .. } if reason.contains("expected the magic")),
+            "{err}"
+        );
+        assert!(r.next().is_none());
+    }
+}

@@ -1,0 +1,180 @@
+//! Small helpers the text formats share: splitting a line into a fixed number of
+//! fields without allocating, parsing integers and decimal times with an error that
+//! says what was expected, and printing fixed-point decimals exactly.
+//!
+//! Decimal times (`0.551706` seconds, `12.5` ms, `3.000000042` s) are parsed exactly,
+//! digit by digit, into integer nanoseconds: no float rounding, and digits below one
+//! nanosecond are truncated. A number in exponent notation (`1.5e-3`) falls back to a
+//! float parse.
+
+use super::reader::LineError;
+use std::io::{self, Write};
+
+/// Fills an array with the first `N` items of `fields` and counts all of them.
+#[inline]
+pub(crate) fn split_n<'a, const N: usize>(
+    fields: impl Iterator<Item = &'a str>,
+) -> ([&'a str; N], usize) {
+    let mut out = [""; N];
+    let mut n = 0;
+    for f in fields {
+        if n < N {
+            out[n] = f;
+        }
+        n += 1;
+    }
+    (out, n)
+}
+
+/// The fields of `line` between ASCII separator bytes `sep` (like `str::split`, but a
+/// plain byte scan, faster for the short fields of trace lines).
+#[inline]
+pub(crate) fn split_byte(line: &str, sep: u8) -> SplitByte<'_> {
+    debug_assert!(sep.is_ascii());
+    SplitByte {
+        rest: Some(line),
+        sep,
+    }
+}
+
+/// Iterator of [`split_byte`].
+pub(crate) struct SplitByte<'a> {
+    rest: Option<&'a str>,
+    sep: u8,
+}
+
+impl<'a> Iterator for SplitByte<'a> {
+    type Item = &'a str;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'a str> {
+        let s = self.rest?;
+        match s.bytes().position(|b| b == self.sep) {
+            Some(i) => {
+                self.rest = Some(&s[i + 1..]);
+                Some(&s[..i])
+            }
+            None => {
+                self.rest = None;
+                Some(s)
+            }
+        }
+    }
+}
+
+/// An unsigned integer field; `what` names it in the error (`Offset (bytes)`).
+#[inline]
+pub(crate) fn parse_u64(field: &str, what: &str) -> Result<u64, LineError> {
+    field.parse().map_err(|_| {
+        LineError::Malformed(format!(
+            "expected {what} to be an unsigned integer, found `{field}`"
+        ))
+    })
+}
+
+/// An unsigned 32-bit integer field.
+#[inline]
+pub(crate) fn parse_u32(field: &str, what: &str) -> Result<u32, LineError> {
+    field.parse().map_err(|_| {
+        LineError::Malformed(format!(
+            "expected {what} to be an unsigned integer below 2^32, found `{field}`"
+        ))
+    })
+}
+
+/// A non-negative decimal `field` in a unit of 10^`pow10` nanoseconds (9 for seconds,
+/// 6 for milliseconds), as integer nanoseconds.
+#[inline]
+pub(crate) fn parse_time(field: &str, pow10: u32, what: &str) -> Result<u128, LineError> {
+    parse_decimal(field, pow10).ok_or_else(|| {
+        LineError::Malformed(format!(
+            "expected {what} to be a non-negative decimal number, found `{field}`"
+        ))
+    })
+}
+
+/// `text` × 10^`pow10`, truncated to an integer; `None` if it is not a non-negative number.
+pub(crate) fn parse_decimal(text: &str, pow10: u32) -> Option<u128> {
+    let (int, frac) = match text.find('.') {
+        Some(i) => (&text[..i], &text[i + 1..]),
+        None => (text, ""),
+    };
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if int.is_empty() && frac.is_empty() {
+        return None;
+    }
+    if !digits(int) || !digits(frac) {
+        if !text.contains(['e', 'E']) {
+            return None;
+        }
+        let v: f64 = text.parse().ok()?;
+        let v = v * 10f64.powi(pow10 as i32);
+        return (v.is_finite() && v >= 0.0).then_some(v as u128);
+    }
+    let unit = 10u128.pow(pow10);
+    let mut value: u128 = 0;
+    for b in int.bytes() {
+        value = value.checked_mul(10)?.checked_add(u128::from(b - b'0'))?;
+    }
+    value = value.checked_mul(unit)?;
+    let mut place = unit;
+    for b in frac.bytes().take(pow10 as usize) {
+        place /= 10;
+        value += u128::from(b - b'0') * place;
+    }
+    Some(value)
+}
+
+/// Writes `value` / 10^`digits` with exactly `digits` decimals (`1234567, 6` → `1.234567`).
+#[inline]
+pub(crate) fn write_fixed(w: &mut impl Write, value: u64, digits: u32) -> io::Result<()> {
+    let unit = 10u64.pow(digits);
+    write!(
+        w,
+        "{}.{:0width$}",
+        value / unit,
+        value % unit,
+        width = digits as usize
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_are_exact() {
+        assert_eq!(parse_decimal("0.551706", 9), Some(551_706_000));
+        assert_eq!(parse_decimal("3.000000042", 9), Some(3_000_000_042));
+        assert_eq!(parse_decimal("12.5", 6), Some(12_500_000));
+        assert_eq!(parse_decimal("7", 6), Some(7_000_000));
+        assert_eq!(parse_decimal(".25", 9), Some(250_000_000));
+        assert_eq!(parse_decimal("1.0000000009", 9), Some(1_000_000_000));
+        assert_eq!(parse_decimal("1.5e-3", 9), Some(1_500_000));
+        assert_eq!(parse_decimal("-1", 9), None);
+        assert_eq!(parse_decimal("", 9), None);
+        assert_eq!(parse_decimal(".", 9), None);
+        assert_eq!(parse_decimal("1.2.3", 9), None);
+        assert_eq!(parse_decimal("abc", 9), None);
+    }
+
+    #[test]
+    fn fixed_point_output() {
+        let mut out = Vec::new();
+        write_fixed(&mut out, 1_234_567, 6).unwrap();
+        out.push(b' ');
+        write_fixed(&mut out, 42, 9).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "1.234567 0.000000042");
+    }
+
+    #[test]
+    fn split_counts_every_field() {
+        let (f, n) = split_n::<3>("a,b,c,d".split(','));
+        assert_eq!((f, n), (["a", "b", "c"], 4));
+        let (f, n) = split_n::<3>("a b".split_ascii_whitespace());
+        assert_eq!((f, n), (["a", "b", ""], 2));
+        let v: Vec<&str> = split_byte(",a,,b,", b',').collect();
+        assert_eq!(v, ["", "a", "", "b", ""]);
+        assert_eq!(split_byte("", b',').collect::<Vec<_>>(), [""]);
+    }
+}

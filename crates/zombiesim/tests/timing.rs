@@ -1,0 +1,133 @@
+//! The timing model seen from whole runs: GC delays what queues behind it, and less
+//! over-provisioning (more GC) means higher tail latency.
+
+use zombiesim::ftl::{Ftl, PageMappedFtl};
+use zombiesim::{simulate, Config, RunOptions, WorkloadSpec};
+
+const ERASE_US: f64 = 3000.0;
+
+/// One plane, 4-page blocks, so every block and GC lands on the same die.
+fn one_plane() -> Config {
+    let mut cfg = Config::preset("default").unwrap();
+    cfg.set_many(&[
+        ("flash.channels".into(), "1".into()),
+        ("flash.chips_per_channel".into(), "1".into()),
+        ("flash.blocks_per_plane".into(), "16".into()),
+        ("flash.pages_per_block".into(), "4".into()),
+        ("ftl.over_provisioning".into(), "1.0".into()),
+        ("timing.enabled".into(), "true".into()),
+        ("timing.erase_us".into(), ERASE_US.to_string()),
+    ])
+    .unwrap();
+    cfg
+}
+
+/// Write pages until the next write would trigger GC; returns the FTL.
+fn nearly_full(cfg: &Config) -> PageMappedFtl {
+    let mut ftl = PageMappedFtl::new(cfg, 1, true).unwrap();
+    ftl.set_timing(false);
+    // Fill block by block; rewrite lpn 0..4 so one block holds only dead pages.
+    for lpn in 0..4 {
+        ftl.write(lpn).unwrap();
+    }
+    for lpn in 0..4 {
+        ftl.write(lpn).unwrap();
+    }
+    ftl
+}
+
+fn read_latency_after_writes(gc: bool) -> u64 {
+    let cfg = one_plane();
+    let mut ftl = nearly_full(&cfg);
+    let lpn_on_plane = 0;
+    // Keep writing fresh pages until GC has run once (or, without GC, only a few).
+    let before = ftl.counters().gc_victims;
+    let mut next = 4u64;
+    ftl.set_timing(true);
+    let t0 = 1_000_000;
+    loop {
+        ftl.begin(t0);
+        ftl.write(4 + next % (ftl.logical_pages() - 4)).unwrap();
+        next += 1;
+        if gc && ftl.counters().gc_victims > before {
+            break;
+        }
+        if !gc && next == 8 {
+            break;
+        }
+    }
+    ftl.begin(t0);
+    ftl.read(lpn_on_plane).unwrap();
+    ftl.verify().unwrap();
+    ftl.finish() - t0
+}
+
+#[test]
+fn a_gc_on_a_die_delays_a_read_queued_on_it_by_the_erase_time() {
+    let with_gc = read_latency_after_writes(true);
+    let without = read_latency_after_writes(false);
+    let erase_ns = (ERASE_US * 1000.0) as u64;
+    assert!(
+        with_gc >= without + erase_ns,
+        "read behind GC took {with_gc} ns, without GC {without} ns; erase is {erase_ns} ns"
+    );
+}
+
+fn p99(op: f64) -> (f64, f64) {
+    let mut cfg = Config::preset("default").unwrap();
+    cfg.set_many(&[
+        ("flash.blocks_per_plane".into(), "96".into()),
+        ("flash.pages_per_block".into(), "64".into()),
+        ("ftl.over_provisioning".into(), op.to_string()),
+        ("timing.enabled".into(), "true".into()),
+        ("interface.queue_depth".into(), "8".into()),
+        ("precondition.random_drive_writes".into(), "1".into()),
+    ])
+    .unwrap();
+    let wl = WorkloadSpec::parse("uniform:drive_writes=1,read=0.3").unwrap();
+    let opts = RunOptions {
+        seed: 3,
+        verify: true,
+        reproducible: true,
+    };
+    let r = simulate(&cfg, &wl, &opts, &mut |_| true).unwrap();
+    let lat = r.latency.expect("timing on");
+    assert!(r.elapsed_s.unwrap() > 0.0);
+    assert!(r.throughput.unwrap().iops > 0.0);
+    assert!(r.timing.unwrap().gc_busy_s > 0.0);
+    (lat.read.p99_us, lat.write.p99_us)
+}
+
+#[test]
+fn less_over_provisioning_means_higher_tail_latency() {
+    let (read_lo, write_lo) = p99(0.07);
+    let (read_hi, write_hi) = p99(0.5);
+    assert!(
+        read_lo > read_hi && write_lo > write_hi,
+        "p99 at OP 7%: read {read_lo} write {write_lo}; at OP 50%: read {read_hi} write {write_hi}"
+    );
+}
+
+#[test]
+fn timed_runs_are_deterministic_and_count_like_untimed_ones() {
+    let mut cfg = Config::preset("default").unwrap();
+    cfg.set_many(&[
+        ("flash.blocks_per_plane".into(), "64".into()),
+        ("ftl.allocation".into(), "stripe".into()),
+    ])
+    .unwrap();
+    let wl = WorkloadSpec::parse("hotcold:drive_writes=1,read=0.2").unwrap();
+    let opts = RunOptions {
+        seed: 1,
+        verify: false,
+        reproducible: true,
+    };
+    let untimed = simulate(&cfg, &wl, &opts, &mut |_| true).unwrap();
+    cfg.set("timing.enabled", "true").unwrap();
+    let a = simulate(&cfg, &wl, &opts, &mut |_| true).unwrap();
+    let b = simulate(&cfg, &wl, &opts, &mut |_| true).unwrap();
+    assert_eq!(a.to_json(), b.to_json());
+    // With striped allocation, timing changes when things happen, not what happens.
+    assert_eq!(a.flash, untimed.flash);
+    assert!(untimed.latency.is_none() && a.latency.is_some());
+}
