@@ -107,6 +107,8 @@ pub struct Report {
     pub throughput: Option<Throughput>,
     /// GC busy time and resource utilisation; `null` in counting mode.
     pub timing: Option<TimingSummary>,
+    /// For trace replays: records read, skipped and remapped; `null` otherwise.
+    pub trace: Option<crate::workload::TraceInfo>,
     pub series: Vec<SeriesPoint>,
     pub precondition: PhaseReport,
     pub run: RunInfo,

@@ -21,7 +21,7 @@ use crate::ftl::{self, Ftl};
 use crate::interface::HostInterface;
 use crate::report::{DeviceInfo, PhaseReport, Report, RunInfo};
 use crate::stats::{Counters, SeriesPoint};
-use crate::workload::{Op, Request, Workload, WorkloadSpec};
+use crate::workload::{Op, Request, Synthetic, TraceSpec, TraceWorkload, Workload, WorkloadSpec};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use std::collections::VecDeque;
@@ -105,7 +105,7 @@ impl Ticker<'_> {
 /// How often (in loop iterations) to look at the clock.
 const TICK_MASK: u64 = (1 << 12) - 1;
 
-/// Run one simulation of `spec` on the device `cfg` describes.
+/// Run one simulation of the synthetic workload `spec` on the device `cfg` describes.
 pub fn simulate(
     cfg: &Config,
     spec: &WorkloadSpec,
@@ -113,15 +113,63 @@ pub fn simulate(
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Report> {
     cfg.validate()?;
+    let geo = Geometry::new(cfg)?;
+    let workload = spec.build(
+        geo.logical_pages,
+        geo.page_size,
+        stream_seed(opts.seed, STREAM_WORKLOAD),
+    )?;
+    let source = workload.clone();
+    run(
+        cfg,
+        Box::new(workload),
+        Some(&source),
+        spec.as_str(),
+        opts,
+        progress,
+    )
+}
+
+/// Replay a block trace on the device `cfg` describes.
+pub fn simulate_trace(
+    cfg: &Config,
+    trace: &TraceSpec,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<Report> {
+    cfg.validate()?;
+    if cfg.precondition.pattern == PreconditionPattern::Workload
+        && cfg.precondition.random_drive_writes > 0.0
+    {
+        return Err(crate::Error::config(
+            "precondition.pattern",
+            "`workload` replays a synthetic workload's addresses; with a trace use `uniform`",
+        ));
+    }
+    let geo = Geometry::new(cfg)?;
+    let workload = TraceWorkload::open(trace, geo.logical_pages, geo.page_size)?;
+    run(
+        cfg,
+        Box::new(workload),
+        None,
+        &trace.label(),
+        opts,
+        progress,
+    )
+}
+
+fn run(
+    cfg: &Config,
+    mut workload: Box<dyn Workload>,
+    synthetic: Option<&Synthetic>,
+    label: &str,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<Report> {
     let started = Instant::now();
     let geo = Geometry::new(cfg)?;
     let mut ftl = ftl::build(cfg, stream_seed(opts.seed, STREAM_GC), opts.verify)?;
     let logical = ftl.logical_pages();
-    let mut workload = spec.build(
-        logical,
-        geo.page_size,
-        stream_seed(opts.seed, STREAM_WORKLOAD),
-    )?;
     let mut ticker = Ticker {
         callback: progress,
         last: Instant::now(),
@@ -130,7 +178,7 @@ pub fn simulate(
     };
 
     ftl.set_timing(false);
-    let steady = precondition(cfg, ftl.as_mut(), &workload, opts, &mut ticker)?;
+    let steady = precondition(cfg, ftl.as_mut(), synthetic, opts, &mut ticker)?;
     let pre = *ftl.counters();
     let timed = cfg.timing.enabled;
     ftl.set_timing(timed);
@@ -143,9 +191,10 @@ pub fn simulate(
     let series_every = match (cfg.stats.series_every, cfg.stats.series_points) {
         (n, _) if n > 0 => n,
         (_, 0) => 0,
+        // Unknown length (a trace): a point every quarter drive-write.
         (_, pts) => workload
             .expected_write_pages()
-            .map_or(0, |w| (w / pts as u64).max(1)),
+            .map_or((logical / 4).max(1), |w| (w / pts as u64).max(1)),
     };
     let mut series = Vec::new();
     let mut last_point = pre;
@@ -163,6 +212,8 @@ pub fn simulate(
     });
     // Requests are drawn a few ahead so the FTL can prefetch their mapping entries.
     let mut pending: VecDeque<Request> = VecDeque::with_capacity(LOOKAHEAD);
+    // The request being timed (a trace request may span several runs) and its arrival.
+    let mut current: Option<(Request, u64)> = None;
     while !ticker.stopped {
         while pending.len() < LOOKAHEAD {
             match workload.next_request()? {
@@ -176,9 +227,19 @@ pub fn simulate(
         let Some(req) = pending.pop_front() else {
             break;
         };
-        ftl.count_request();
-        let (issue, arrival) = if timed { iface.issue(&req) } else { (0, 0) };
-        ftl.begin(issue);
+        if !req.continued {
+            if let Some((prev, arrival)) = current.take() {
+                iface.complete(&prev, arrival, ftl.finish());
+            }
+            ftl.count_request();
+            let (issue, arrival) = if timed { iface.issue(&req) } else { (0, 0) };
+            ftl.begin(issue);
+            if timed {
+                current = Some((req, arrival));
+            }
+        } else if let Some((prev, _)) = current.as_mut() {
+            prev.pages += req.pages;
+        }
         let end = req.lpn + req.pages as u64;
         match req.op {
             Op::Write => {
@@ -196,9 +257,6 @@ pub fn simulate(
                     ftl.trim(lpn)?;
                 }
             }
-        }
-        if timed {
-            iface.complete(&req, arrival, ftl.finish());
         }
         let written = ftl.counters().host_write_pages - pre.host_write_pages;
         if written >= next_held {
@@ -224,6 +282,9 @@ pub fn simulate(
                 write_pages: written,
             });
         }
+    }
+    if let Some((prev, arrival)) = current.take() {
+        iface.complete(&prev, arrival, ftl.finish());
     }
     let interrupted = ticker.stopped;
     let measured_wall = measure_start.elapsed().as_secs_f64();
@@ -270,6 +331,7 @@ pub fn simulate(
         latency: timed.then(|| iface.latency()),
         throughput: timed.then(|| iface.throughput()),
         timing: ftl.timing_summary(iface.elapsed()),
+        trace: workload.trace_info(),
         series,
         precondition: PhaseReport {
             host_write_pages: pre.host_write_pages,
@@ -283,7 +345,7 @@ pub fn simulate(
         run: RunInfo {
             version: crate::VERSION.to_string(),
             seed: opts.seed,
-            workload: spec.as_str().to_string(),
+            workload: label.to_string(),
             config: serde_json::to_value(cfg).expect("configs serialize"),
             wall_s: (!opts.reproducible).then_some(wall),
             measured_wall_s: (!opts.reproducible).then_some(measured_wall),
@@ -315,7 +377,7 @@ fn series_point(start: &Counters, prev: &Counters, now: &Counters) -> SeriesPoin
 fn precondition(
     cfg: &Config,
     ftl: &mut dyn Ftl,
-    workload: &crate::workload::Synthetic,
+    workload: Option<&Synthetic>,
     opts: &RunOptions,
     ticker: &mut Ticker,
 ) -> Result<bool> {
@@ -344,9 +406,9 @@ fn precondition(
     }
     let seed = stream_seed(opts.seed, STREAM_PRECONDITION);
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
-    let mut own = match p.pattern {
-        PreconditionPattern::Workload => Some(workload.writes_only(seed)),
-        PreconditionPattern::Uniform => None,
+    let mut own = match (p.pattern, workload) {
+        (PreconditionPattern::Workload, Some(w)) => Some(w.writes_only(seed)),
+        _ => None,
     };
     let mut ahead = [0u64; LOOKAHEAD];
     if own.is_none() {

@@ -9,9 +9,11 @@
 
 mod spec;
 mod synthetic;
+mod trace;
 
 pub use spec::{WorkloadInfo, WorkloadSpec, WORKLOADS};
 pub use synthetic::Synthetic;
+pub use trace::{TraceInfo, TraceSpec, TraceWorkload};
 
 use crate::error::Result;
 
@@ -34,6 +36,9 @@ pub struct Request {
     /// When the request arrives (ns from the start), for open-loop replay of traces;
     /// `None` for closed-loop sources.
     pub arrival_ns: Option<u64>,
+    /// This run of pages belongs to the same host request as the previous one
+    /// (a trace request split by remapping).
+    pub continued: bool,
 }
 
 /// A source of host requests.
@@ -44,4 +49,8 @@ pub trait Workload: Send {
     fn progress(&self) -> Option<f64>;
     /// Host page writes the whole workload will issue, when known in advance.
     fn expected_write_pages(&self) -> Option<u64>;
+    /// For trace replays: what the replay read, skipped and remapped.
+    fn trace_info(&self) -> Option<TraceInfo> {
+        None
+    }
 }

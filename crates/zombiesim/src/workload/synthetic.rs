@@ -238,6 +238,7 @@ impl Workload for Synthetic {
             lpn,
             pages,
             arrival_ns: None,
+            continued: false,
         }))
     }
 

@@ -1,0 +1,145 @@
+//! A block trace as a workload: records streamed through the remapper into requests.
+//!
+//! Each record becomes one host request. When remapping splits it into several runs
+//! of logical pages, the runs after the first are marked `continued`, so the
+//! request is counted, issued and timed once. Flush records carry no pages and are
+//! counted apart (the page-mapped FTL has no volatile cache to flush). Arrival
+//! times are the trace's, for open-loop replay.
+
+use super::{Op, Request, Workload};
+use crate::error::Result;
+use crate::trace::{
+    ReadOptions, RemapMode, RemapStats, Remapper, TraceFormat, TraceOp, TraceReader,
+};
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::path::PathBuf;
+
+/// Where a trace comes from and how to read it.
+#[derive(Clone, Debug)]
+pub struct TraceSpec {
+    pub path: PathBuf,
+    pub format: TraceFormat,
+    pub options: ReadOptions,
+    pub remap: RemapMode,
+    /// Stop after this many records (None = the whole trace).
+    pub limit: Option<u64>,
+}
+
+impl TraceSpec {
+    /// A short label for reports: `msr:path`.
+    pub fn label(&self) -> String {
+        format!("{}:{}", self.format, self.path.display())
+    }
+}
+
+/// What replaying the trace did, for the report.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TraceInfo {
+    pub path: String,
+    pub format: String,
+    pub records: u64,
+    pub flushes: u64,
+    pub skipped_lines: u64,
+    /// The first malformed lines skipped (`on_error = skip`), as `line: reason`.
+    pub skipped_examples: Vec<String>,
+    pub remap: String,
+    pub remapped: RemapStats,
+}
+
+/// A trace replayed as a workload.
+pub struct TraceWorkload {
+    spec: TraceSpec,
+    reader: TraceReader,
+    remapper: Remapper,
+    pending: VecDeque<Request>,
+    records: u64,
+    flushes: u64,
+    done: bool,
+}
+
+impl TraceWorkload {
+    /// Open the trace for a device of `logical_pages` pages of `page_size` bytes.
+    pub fn open(spec: &TraceSpec, logical_pages: u64, page_size: u64) -> Result<Self> {
+        Ok(TraceWorkload {
+            reader: TraceReader::open(&spec.path, spec.format, &spec.options)?,
+            remapper: Remapper::new(spec.remap, logical_pages * page_size, page_size)?,
+            spec: spec.clone(),
+            pending: VecDeque::new(),
+            records: 0,
+            flushes: 0,
+            done: false,
+        })
+    }
+
+    /// What the replay did so far.
+    pub fn info(&self) -> TraceInfo {
+        TraceInfo {
+            path: self.spec.path.display().to_string(),
+            format: self.spec.format.to_string(),
+            records: self.records,
+            flushes: self.flushes,
+            skipped_lines: self.reader.skipped(),
+            skipped_examples: self
+                .reader
+                .skipped_examples()
+                .iter()
+                .map(|s| format!("{}: {}", s.line, s.reason))
+                .collect(),
+            remap: self.spec.remap.to_string(),
+            remapped: self.remapper.stats(),
+        }
+    }
+}
+
+impl Workload for TraceWorkload {
+    fn next_request(&mut self) -> Result<Option<Request>> {
+        while self.pending.is_empty() && !self.done {
+            if self.spec.limit.is_some_and(|n| self.records >= n) {
+                self.done = true;
+                break;
+            }
+            let Some(rec) = self.reader.next().transpose()? else {
+                self.done = true;
+                break;
+            };
+            self.records += 1;
+            let op = match rec.op {
+                TraceOp::Flush => {
+                    self.flushes += 1;
+                    continue;
+                }
+                other => other.to_workload_op().unwrap_or(Op::Write),
+            };
+            let runs = self.remapper.map(self.records, &rec)?;
+            for (i, run) in runs.iter().enumerate() {
+                self.pending.push_back(Request {
+                    op,
+                    lpn: run.page,
+                    pages: run.count as u32,
+                    arrival_ns: Some(rec.time_ns),
+                    continued: i > 0,
+                });
+            }
+        }
+        Ok(self.pending.pop_front())
+    }
+
+    fn progress(&self) -> Option<f64> {
+        self.spec.limit.map(|n| {
+            if n == 0 {
+                1.0
+            } else {
+                self.records as f64 / n as f64
+            }
+        })
+    }
+
+    fn expected_write_pages(&self) -> Option<u64> {
+        None
+    }
+
+    fn trace_info(&self) -> Option<TraceInfo> {
+        Some(self.info())
+    }
+}

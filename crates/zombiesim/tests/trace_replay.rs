@@ -1,0 +1,118 @@
+//! Replaying a real block trace through the simulator, counting and timed.
+
+use std::path::{Path, PathBuf};
+use zombiesim::trace::{ReadOptions, RemapMode, TraceFormat};
+use zombiesim::workload::TraceSpec;
+use zombiesim::{simulate_trace, Config, Error, RunOptions};
+
+fn msr_sample() -> Option<PathBuf> {
+    let p =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/msr-src1_0-excerpt.csv");
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!(
+            "skipped: the shared MSR sample is not beside the repository ({})",
+            p.display()
+        );
+        None
+    }
+}
+
+fn spec(path: PathBuf, remap: RemapMode) -> TraceSpec {
+    TraceSpec {
+        path,
+        format: TraceFormat::Msr,
+        options: ReadOptions::default(),
+        remap,
+        limit: None,
+    }
+}
+
+fn device(timing: bool) -> Config {
+    let mut cfg = Config::preset("default").unwrap();
+    cfg.set_many(&[
+        ("flash.blocks_per_plane".into(), "64".into()),
+        ("timing.enabled".into(), timing.to_string()),
+        ("precondition.random_drive_writes".into(), "0.5".into()),
+    ])
+    .unwrap();
+    cfg
+}
+
+fn opts() -> RunOptions {
+    RunOptions {
+        seed: 1,
+        verify: true,
+        reproducible: true,
+    }
+}
+
+#[test]
+fn the_msr_sample_replays_timed_in_open_loop() {
+    let Some(path) = msr_sample() else { return };
+    let r = simulate_trace(
+        &device(true),
+        &spec(path, RemapMode::Modulo),
+        &opts(),
+        &mut |_| true,
+    )
+    .unwrap();
+    let info = r.trace.as_ref().unwrap();
+    assert_eq!(info.records, 10_001);
+    assert_eq!(r.host.requests, 10_001 - info.flushes);
+    let lat = r.latency.as_ref().unwrap();
+    assert_eq!(lat.read.count + lat.write.count, r.host.requests);
+    assert!(lat.read.count > 7000 && lat.write.count > 2000);
+    assert!(lat.read.p50_us > 0.0 && lat.write.p99_us >= lat.write.p50_us);
+    // The sample spans minutes of wall-clock time; open-loop replay keeps its pace.
+    assert!(r.elapsed_s.unwrap() > 60.0, "elapsed {:?}", r.elapsed_s);
+    assert!(info.remapped.remapped_requests > 0);
+}
+
+#[test]
+fn compact_remapping_packs_the_footprint_and_counting_matches_timing() {
+    let Some(path) = msr_sample() else { return };
+    let counted = simulate_trace(
+        &device(false),
+        &spec(path.clone(), RemapMode::Compact),
+        &opts(),
+        &mut |_| true,
+    )
+    .unwrap();
+    let timed = simulate_trace(
+        &device(true),
+        &spec(path, RemapMode::Compact),
+        &opts(),
+        &mut |_| true,
+    )
+    .unwrap();
+    assert_eq!(counted.host, timed.host);
+    assert!(counted.latency.is_none());
+    let info = counted.trace.unwrap();
+    assert!(info.remapped.distinct_pages > 0);
+}
+
+#[test]
+fn a_trace_beyond_the_device_is_an_error_without_remapping() {
+    let Some(path) = msr_sample() else { return };
+    match simulate_trace(
+        &device(false),
+        &spec(path, RemapMode::None),
+        &opts(),
+        &mut |_| true,
+    ) {
+        Err(Error::Workload { reason, .. }) => assert!(reason.contains("remap"), "{reason}"),
+        other => panic!("expected a remap error, got {:?}", other.map(|r| r.waf)),
+    }
+}
+
+#[test]
+fn precondition_pattern_workload_is_refused_for_traces() {
+    let Some(path) = msr_sample() else { return };
+    let mut cfg = device(false);
+    cfg.set("precondition.pattern", "workload").unwrap();
+    let err =
+        simulate_trace(&cfg, &spec(path, RemapMode::Modulo), &opts(), &mut |_| true).unwrap_err();
+    assert!(err.to_string().contains("precondition.pattern"), "{err}");
+}
