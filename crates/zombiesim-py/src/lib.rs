@@ -7,6 +7,7 @@
 
 mod config;
 mod errors;
+mod trace;
 
 use config::PyConfig;
 use errors::IntoPy;
@@ -16,7 +17,7 @@ use zombiesim::{Phase, Progress, RunOptions, WorkloadSpec};
 /// Call `callback(phase, fraction, write_pages)` and check signals; false stops the run.
 /// A `KeyboardInterrupt` stops the run quietly (the report says interrupted); any
 /// other exception from the callback is kept and raised when the run returns.
-fn progress_bridge<'a>(
+pub(crate) fn progress_bridge<'a>(
     callback: &'a Option<Py<PyAny>>,
     failure: &'a mut Option<PyErr>,
 ) -> impl FnMut(&Progress) -> bool + Send + 'a {
@@ -212,5 +213,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(workload_common_keys, m)?)?;
     m.add_function(wrap_pyfunction!(check_workload, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
+    trace::register(m)?;
     Ok(())
 }

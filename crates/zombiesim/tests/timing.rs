@@ -131,3 +131,28 @@ fn timed_runs_are_deterministic_and_count_like_untimed_ones() {
     assert_eq!(a.flash, untimed.flash);
     assert!(untimed.latency.is_none() && a.latency.is_some());
 }
+
+#[test]
+fn every_preset_runs_timed_when_scaled_down() {
+    for name in zombiesim::config::preset_names() {
+        let mut cfg = Config::preset(name).unwrap();
+        cfg.set_many(&[
+            ("flash.blocks_per_plane".into(), "128".into()),
+            ("ftl.reserved_blocks".into(), "0".into()),
+            ("timing.enabled".into(), "true".into()),
+            ("precondition.random_drive_writes".into(), "0.25".into()),
+        ])
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let wl = WorkloadSpec::parse("uniform:requests=20000,read=0.3").unwrap();
+        let opts = RunOptions {
+            seed: 1,
+            verify: true,
+            reproducible: true,
+        };
+        let r = simulate(&cfg, &wl, &opts, &mut |_| true).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let lat = r.latency.unwrap();
+        assert!(lat.read.p50_us > 0.0 && lat.write.p50_us > 0.0, "{name}");
+        // A read takes at least the array read time of the preset's NAND.
+        assert!(lat.read.p50_us >= cfg.timing.read_us, "{name}: {}", lat.read.p50_us);
+    }
+}

@@ -2,7 +2,26 @@
 
 use crate::error::{Error, Result};
 
-const PRESETS: &[(&str, &str)] = &[("default", include_str!("../../../../presets/default.toml"))];
+const PRESETS: &[(&str, &str)] = &[
+    ("default", include_str!("../../../../presets/default.toml")),
+    (
+        "zombie-chasing",
+        include_str!("../../../../presets/zombie-chasing.toml"),
+    ),
+    (
+        "dead-value-pool",
+        include_str!("../../../../presets/dead-value-pool.toml"),
+    ),
+    (
+        "shadowgc-1tb",
+        include_str!("../../../../presets/shadowgc-1tb.toml"),
+    ),
+    (
+        "vma-journaling",
+        include_str!("../../../../presets/vma-journaling.toml"),
+    ),
+    ("ba-gc", include_str!("../../../../presets/ba-gc.toml")),
+];
 
 const SCHEMES_TOML: &str = include_str!("../../../../presets/schemes.toml");
 

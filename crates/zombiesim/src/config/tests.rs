@@ -148,3 +148,48 @@ fn geometry_and_op_convention() {
     assert_eq!(g.logical_pages, (1024.0 * 256.0 / 1.07f64).floor() as u64);
     assert!((g.over_provisioning() - 0.07).abs() < 1e-4);
 }
+
+#[test]
+fn every_preset_loads_with_the_papers_numbers() {
+    for name in preset_names() {
+        let cfg = Config::preset(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(!cfg.description.is_empty(), "{name} has no description");
+    }
+    let gib = |c: &Config| {
+        let g = crate::flash::Geometry::new(c).unwrap();
+        (g.physical_pages * g.page_size) as f64 / (1u64 << 30) as f64
+    };
+    let zc = Config::preset("zombie-chasing").unwrap();
+    let g = crate::flash::Geometry::new(&zc).unwrap();
+    assert_eq!(
+        g.blocks as u64 * g.pages_per_block as u64 * g.page_size,
+        32 << 30
+    );
+    let logical_gib = (g.logical_pages * g.page_size) as f64 / (1u64 << 30) as f64;
+    assert!((logical_gib - 29.8).abs() < 0.05, "{logical_gib}");
+    assert_eq!(zc.gc.scope, GcScope::Die);
+    let dvp = Config::preset("dead-value-pool").unwrap();
+    assert_eq!(
+        (
+            dvp.timing.read_us,
+            dvp.timing.program_us,
+            dvp.timing.erase_us
+        ),
+        (75.0, 400.0, 3800.0)
+    );
+    assert!((gib(&dvp) - 1024.0).abs() < 1e-9);
+    let sg = Config::preset("shadowgc-1tb").unwrap();
+    assert_eq!(
+        (sg.timing.program_us, sg.timing.fast_program_us),
+        (600.0, 300.0)
+    );
+    assert_eq!(sg.flash.pages_per_block, 512);
+    let vma = Config::preset("vma-journaling").unwrap();
+    assert_eq!(vma.flash.blocks_per_plane, 262_144);
+    assert_eq!((vma.timing.read_us, vma.timing.program_us), (88.0, 263.0));
+    let ba = Config::preset("ba-gc").unwrap();
+    assert_eq!(
+        (ba.timing.read_us, ba.timing.program_us, ba.timing.erase_us),
+        (25.0, 200.0, 2000.0)
+    );
+}

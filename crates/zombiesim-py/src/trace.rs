@@ -1,0 +1,161 @@
+//! Trace functions of `zombiesim._core`: replay, statistics, conversion.
+
+use crate::config::PyConfig;
+use crate::errors::IntoPy;
+use crate::progress_bridge;
+use pyo3::prelude::*;
+use std::io::Write;
+use zombiesim::trace::{
+    OnError, ReadOptions, RemapMode, TraceFormat, TraceReader, TraceStats, TraceWriter,
+};
+use zombiesim::workload::TraceSpec;
+use zombiesim::RunOptions;
+
+fn options(device: Option<u32>, on_error: &str, time_scale: f64) -> PyResult<ReadOptions> {
+    let opts = ReadOptions {
+        device,
+        on_error: on_error.parse::<OnError>().py()?,
+        time_scale,
+        ..ReadOptions::default()
+    };
+    opts.validate().py()?;
+    Ok(opts)
+}
+
+fn format(name: &str) -> PyResult<TraceFormat> {
+    name.parse::<TraceFormat>().py()
+}
+
+/// Replay a block trace; returns the report as JSON.
+#[pyfunction]
+#[pyo3(signature = (config, path, format_name, seed = 0, verify = false, reproducible = false,
+    device = None, on_error = "stop", remap = "none", limit = None, time_scale = 1.0, progress = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn simulate_trace(
+    py: Python<'_>,
+    config: &PyConfig,
+    path: &str,
+    format_name: &str,
+    seed: u64,
+    verify: bool,
+    reproducible: bool,
+    device: Option<u32>,
+    on_error: &str,
+    remap: &str,
+    limit: Option<u64>,
+    time_scale: f64,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    let spec = TraceSpec {
+        path: path.into(),
+        format: format(format_name)?,
+        options: options(device, on_error, time_scale)?,
+        remap: remap.parse::<RemapMode>().py()?,
+        limit,
+    };
+    let cfg = config.inner.clone();
+    let opts = RunOptions {
+        seed,
+        verify,
+        reproducible,
+    };
+    let mut failure = None;
+    let result = py.detach(|| {
+        let mut bridge = progress_bridge(&progress, &mut failure);
+        zombiesim::simulate_trace(&cfg, &spec, &opts, &mut bridge)
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    Ok(result.py()?.to_json())
+}
+
+/// Statistics of a trace as JSON (footprint, mix, sizes, inter-arrival, write skew),
+/// with the count of skipped malformed lines.
+#[pyfunction]
+#[pyo3(signature = (path, format_name, page_size = 4096, device = None, on_error = "stop"))]
+pub fn trace_stats(
+    py: Python<'_>,
+    path: &str,
+    format_name: &str,
+    page_size: u64,
+    device: Option<u32>,
+    on_error: &str,
+) -> PyResult<String> {
+    let fmt = format(format_name)?;
+    let opts = options(device, on_error, 1.0)?;
+    py.detach(|| -> zombiesim::Result<String> {
+        let mut reader = TraceReader::open(path, fmt, &opts)?;
+        let stats = TraceStats::compute(&mut reader, page_size)?;
+        let mut value = serde_json::to_value(&stats).expect("stats serialize");
+        value["skipped_lines"] = reader.skipped().into();
+        value["path"] = path.into();
+        value["format"] = fmt.name().into();
+        Ok(value.to_string())
+    })
+    .py()
+}
+
+/// Convert a trace between formats; `output = None` writes to standard output.
+/// Returns the number of records written.
+#[pyfunction]
+#[pyo3(signature = (input, from_format, output, to_format, device = None, on_error = "stop"))]
+pub fn trace_convert(
+    py: Python<'_>,
+    input: &str,
+    from_format: &str,
+    output: Option<&str>,
+    to_format: &str,
+    device: Option<u32>,
+    on_error: &str,
+) -> PyResult<u64> {
+    let (from, to) = (format(from_format)?, format(to_format)?);
+    let opts = options(device, on_error, 1.0)?;
+    py.detach(|| -> zombiesim::Result<u64> {
+        let reader = TraceReader::open(input, from, &opts)?;
+        match output {
+            Some(path) => {
+                let mut w = TraceWriter::create(path, to)?;
+                for rec in reader {
+                    w.write(&rec?)?;
+                }
+                let n = w.records();
+                w.close()?;
+                Ok(n)
+            }
+            None => {
+                let out = std::io::BufWriter::new(std::io::stdout().lock());
+                let mut w = TraceWriter::new(to, out).named("<stdout>");
+                for rec in reader {
+                    w.write(&rec?)?;
+                }
+                let n = w.records();
+                let mut out = w.finish()?;
+                out.flush().map_err(|e| zombiesim::Error::Io {
+                    path: "<stdout>".into(),
+                    reason: e.to_string(),
+                })?;
+                Ok(n)
+            }
+        }
+    })
+    .py()
+}
+
+/// `(name, description)` of every trace format.
+#[pyfunction]
+pub fn trace_formats() -> Vec<(&'static str, &'static str)> {
+    TraceFormat::ALL
+        .iter()
+        .map(|f| (f.name(), f.description()))
+        .collect()
+}
+
+/// Register the trace functions.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(simulate_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_convert, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_formats, m)?)?;
+    Ok(())
+}
