@@ -1,12 +1,16 @@
-//! Run one configuration file on one workload from Rust and print the headline
-//! figures (used by the benchmark to time the core without Python in the way).
+//! Run one configuration file on one workload or trace from Rust and print the
+//! report as JSON (the benchmark times the core through this, without Python).
+//!
 //! `cargo run --release --example run_config -- CONFIG.toml WORKLOAD [SEED]`
+//! `cargo run --release --example run_config -- CONFIG.toml trace:FORMAT:REMAP:PATH [SEED]`
 use std::process::ExitCode;
+use zombiesim::trace::{ReadOptions, TraceFormat};
+use zombiesim::workload::TraceSpec;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 3 {
-        eprintln!("usage: run_config CONFIG.toml WORKLOAD [SEED]");
+        eprintln!("usage: run_config CONFIG.toml (WORKLOAD | trace:FORMAT:REMAP:PATH) [SEED]");
         return ExitCode::from(2);
     }
     let run = || -> zombiesim::Result<zombiesim::Report> {
@@ -15,11 +19,26 @@ fn main() -> ExitCode {
             reason: e.to_string(),
         })?;
         let cfg = zombiesim::Config::from_toml_str(&text, &args[1])?;
-        let spec = zombiesim::WorkloadSpec::parse(&args[2])?;
         let opts = zombiesim::RunOptions {
             seed: args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1),
             ..Default::default()
         };
+        if let Some(rest) = args[2].strip_prefix("trace:") {
+            let mut parts = rest.splitn(3, ':');
+            let (format, remap, path) = (parts.next(), parts.next(), parts.next());
+            let (Some(format), Some(remap), Some(path)) = (format, remap, path) else {
+                return Err(zombiesim::Error::workload(&args[2], "expected trace:FORMAT:REMAP:PATH"));
+            };
+            let spec = TraceSpec {
+                path: path.into(),
+                format: format.parse::<TraceFormat>()?,
+                options: ReadOptions::default(),
+                remap: remap.parse()?,
+                limit: None,
+            };
+            return zombiesim::simulate_trace(&cfg, &spec, &opts, &mut |_| true);
+        }
+        let spec = zombiesim::WorkloadSpec::parse(&args[2])?;
         zombiesim::simulate(&cfg, &spec, &opts, &mut |_| true)
     };
     match run() {
