@@ -27,7 +27,10 @@ fn main() -> ExitCode {
             let mut parts = rest.splitn(3, ':');
             let (format, remap, path) = (parts.next(), parts.next(), parts.next());
             let (Some(format), Some(remap), Some(path)) = (format, remap, path) else {
-                return Err(zombiesim::Error::workload(&args[2], "expected trace:FORMAT:REMAP:PATH"));
+                return Err(zombiesim::Error::workload(
+                    &args[2],
+                    "expected trace:FORMAT:REMAP:PATH",
+                ));
             };
             let spec = TraceSpec {
                 path: path.into(),

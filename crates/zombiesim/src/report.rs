@@ -37,6 +37,8 @@ pub struct GcStats {
     pub pages_copied: u64,
     /// Mean valid pages copied per reclaimed block.
     pub copies_per_victim: f64,
+    /// Blocks reclaimed by background GC while the device was idle (among `victims`).
+    pub background_victims: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -142,6 +144,7 @@ impl Report {
                 } else {
                     c.gc_pages_copied as f64 / c.gc_victims as f64
                 },
+                background_victims: c.gc_background_victims,
             },
         )
     }

@@ -183,6 +183,7 @@ fn run(
     let timed = cfg.timing.enabled;
     ftl.set_timing(timed);
     let mut iface = HostInterface::new(cfg);
+    let background = timed && cfg.gc.background;
     if opts.verify {
         ftl.verify()?;
     }
@@ -233,6 +234,12 @@ fn run(
             }
             ftl.count_request();
             let (issue, arrival) = if timed { iface.issue(&req) } else { (0, 0) };
+            if background {
+                let idle_from = ftl.busy_until();
+                if idle_from < issue {
+                    ftl.idle(idle_from.max(iface.elapsed()), issue)?;
+                }
+            }
             ftl.begin(issue);
             if timed {
                 current = Some((req, arrival));

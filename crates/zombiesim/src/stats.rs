@@ -77,6 +77,8 @@ pub struct Counters {
     pub gc_invocations: u64,
     pub gc_victims: u64,
     pub gc_pages_copied: u64,
+    /// Victims reclaimed by background GC (included in `gc_victims`).
+    pub gc_background_victims: u64,
 }
 
 impl Counters {
@@ -94,6 +96,7 @@ impl Counters {
             gc_invocations: self.gc_invocations - earlier.gc_invocations,
             gc_victims: self.gc_victims - earlier.gc_victims,
             gc_pages_copied: self.gc_pages_copied - earlier.gc_pages_copied,
+            gc_background_victims: self.gc_background_victims - earlier.gc_background_victims,
         }
     }
 

@@ -153,6 +153,10 @@ fn every_preset_runs_timed_when_scaled_down() {
         let lat = r.latency.unwrap();
         assert!(lat.read.p50_us > 0.0 && lat.write.p50_us > 0.0, "{name}");
         // A read takes at least the array read time of the preset's NAND.
-        assert!(lat.read.p50_us >= cfg.timing.read_us, "{name}: {}", lat.read.p50_us);
+        assert!(
+            lat.read.p50_us >= cfg.timing.read_us,
+            "{name}: {}",
+            lat.read.p50_us
+        );
     }
 }

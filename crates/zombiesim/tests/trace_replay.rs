@@ -116,3 +116,36 @@ fn precondition_pattern_workload_is_refused_for_traces() {
         simulate_trace(&cfg, &spec(path, RemapMode::Modulo), &opts(), &mut |_| true).unwrap_err();
     assert!(err.to_string().contains("precondition.pattern"), "{err}");
 }
+
+#[test]
+fn background_gc_works_in_idle_gaps_and_relieves_foreground_gc() {
+    let Some(path) = msr_sample() else { return };
+    let mut cfg = device(true);
+    cfg.set_many(&[
+        ("flash.blocks_per_plane".into(), "32".into()),
+        ("ftl.over_provisioning".into(), "0.2".into()),
+    ])
+    .unwrap();
+    let plain = simulate_trace(
+        &cfg,
+        &spec(path.clone(), RemapMode::Modulo),
+        &opts(),
+        &mut |_| true,
+    )
+    .unwrap();
+    cfg.set_many(&[
+        ("gc.background".into(), "true".into()),
+        ("gc.background_watermark".into(), "8".into()),
+    ])
+    .unwrap();
+    let bg = simulate_trace(&cfg, &spec(path, RemapMode::Modulo), &opts(), &mut |_| true).unwrap();
+    assert_eq!(plain.gc.background_victims, 0);
+    assert!(bg.gc.background_victims > 0, "{:?}", bg.gc);
+    assert!(
+        bg.gc.invocations < plain.gc.invocations,
+        "foreground GC invocations: {} with background GC, {} without",
+        bg.gc.invocations,
+        plain.gc.invocations
+    );
+    assert_eq!(bg.host, plain.host);
+}

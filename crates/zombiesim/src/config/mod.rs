@@ -137,6 +137,10 @@ pub struct GcConfig {
     pub low_watermark: u32,
     /// GC stops once the unit has at least this many free blocks.
     pub high_watermark: u32,
+    /// Timing mode: reclaim blocks while the device is idle (open-loop gaps).
+    pub background: bool,
+    /// Background GC works until every unit has this many free blocks.
+    pub background_watermark: u32,
 }
 
 impl Default for GcConfig {
@@ -146,6 +150,8 @@ impl Default for GcConfig {
             scope: GcScope::Device,
             low_watermark: 2,
             high_watermark: 2,
+            background: false,
+            background_watermark: 4,
         }
     }
 }
@@ -459,6 +465,15 @@ impl Config {
                 format!(
                     "{} is below gc.low_watermark = {}",
                     g.high_watermark, g.low_watermark
+                ),
+            ));
+        }
+        if g.background && g.background_watermark <= g.high_watermark {
+            return Err(Error::config(
+                "gc.background_watermark",
+                format!(
+                    "{} must be above gc.high_watermark = {} for background GC to do anything",
+                    g.background_watermark, g.high_watermark
                 ),
             ));
         }

@@ -193,3 +193,20 @@ fn every_preset_loads_with_the_papers_numbers() {
         (25.0, 200.0, 2000.0)
     );
 }
+
+#[test]
+fn background_gc_needs_a_watermark_above_the_high_one() {
+    let mut cfg = Config::preset("default").unwrap();
+    let err = cfg
+        .set_many(&[
+            ("gc.background".into(), "true".into()),
+            ("gc.background_watermark".into(), "2".into()),
+        ])
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::Config { ref key, .. } if key == "gc.background_watermark"),
+        "{err}"
+    );
+    cfg.set("gc.background", "true").unwrap();
+    assert_eq!(cfg.gc.background_watermark, 4);
+}

@@ -102,13 +102,18 @@ impl Geometry {
         // Spare blocks each GC unit needs: its watermark, its open frontiers, one to work with.
         let spare_blocks = (blocks - reserved) as u64 - logical_pages.div_ceil(ppb);
         let per_unit_spare = spare_blocks / units.len() as u64;
-        let needed = cfg.gc.high_watermark as u64 + (per_unit * streams) as u64 + 1;
+        let watermark = if cfg.gc.background {
+            cfg.gc.high_watermark.max(cfg.gc.background_watermark)
+        } else {
+            cfg.gc.high_watermark
+        };
+        let needed = watermark as u64 + (per_unit * streams) as u64 + 1;
         if per_unit_spare < needed {
             return Err(Error::config(
                 "ftl.over_provisioning",
                 format!(
                     "{} leaves {per_unit_spare} spare blocks per GC unit, but GC needs at least {needed} \
-                     (gc.high_watermark + open blocks + 1); raise the over-provisioning, add blocks, \
+                     (the GC watermark + open blocks + 1); raise the over-provisioning, add blocks, \
                      or lower the watermarks",
                     cfg.ftl.over_provisioning
                 ),

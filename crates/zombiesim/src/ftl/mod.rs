@@ -44,6 +44,10 @@ pub trait Ftl: Send {
     fn finish(&mut self) -> u64 {
         0
     }
+    /// The device is idle from `from` until `until` (ns): background GC may work.
+    fn idle(&mut self, _from: u64, _until: u64) -> Result<()> {
+        Ok(())
+    }
     /// The latest time any flash resource is reserved until (ns).
     fn busy_until(&self) -> u64 {
         0

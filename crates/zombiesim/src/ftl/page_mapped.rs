@@ -66,6 +66,8 @@ pub struct PageMappedFtl {
     in_gc: bool,
     low: u32,
     high: u32,
+    /// Background GC target (0 = off).
+    background: u32,
     counters: Counters,
     oracle: Option<Oracle>,
     rng: Pcg64Mcg,
@@ -157,6 +159,11 @@ impl PageMappedFtl {
             in_gc: false,
             low: cfg.gc.low_watermark,
             high: cfg.gc.high_watermark,
+            background: if cfg.gc.background {
+                cfg.gc.background_watermark
+            } else {
+                0
+            },
             counters: Counters::default(),
             oracle,
             rng: Pcg64Mcg::seed_from_u64(seed),
@@ -652,6 +659,51 @@ impl Ftl for PageMappedFtl {
 
     fn busy_until(&self) -> u64 {
         self.timing.as_ref().map_or(0, |t| t.busy_until())
+    }
+
+    /// Background GC: while the device is idle, reclaim one victim at a time in the
+    /// unit with the fewest free blocks below `gc.background_watermark`. A victim is
+    /// started only before `until` and runs to completion (it may delay the next
+    /// request). Victims with no invalid page are left alone.
+    fn idle(&mut self, from: u64, until: u64) -> Result<()> {
+        if self.background == 0 || !self.timing_on {
+            return Ok(());
+        }
+        let ppb = self.geo.pages_per_block;
+        let mut start = from;
+        while start < until {
+            let target = self.background;
+            let Some(u) = (0..self.units.len())
+                .filter(|&u| self.units[u].free < target)
+                .min_by_key(|&u| (self.units[u].free, u))
+            else {
+                break;
+            };
+            let victim = {
+                let mut ctx = SelectCtx {
+                    flash: &self.flash,
+                    now: self.clock,
+                    rng: &mut self.rng,
+                };
+                self.units[u].policy.select(&mut ctx)
+            };
+            let Some(victim) = victim else { break };
+            if self.flash.valid_count[victim as usize] == ppb {
+                self.units[u].policy.insert(victim, &self.flash);
+                break;
+            }
+            self.in_gc = true;
+            let result = self.reclaim(u, victim, start);
+            self.in_gc = false;
+            result?;
+            self.counters.gc_background_victims += 1;
+            let plane = self.geo.plane_of(victim);
+            start = self
+                .timing
+                .as_ref()
+                .map_or(until, |t| t.ready_at(plane, start));
+        }
+        Ok(())
     }
 
     fn timing_summary(&self, elapsed: u64) -> Option<TimingSummary> {
