@@ -11,11 +11,23 @@ use zombiesim::trace::{
 use zombiesim::workload::TraceSpec;
 use zombiesim::RunOptions;
 
-fn options(device: Option<u32>, on_error: &str, time_scale: f64) -> PyResult<ReadOptions> {
+fn options(
+    device: Option<u32>,
+    on_error: &str,
+    time_scale: f64,
+    time_offset_s: f64,
+) -> PyResult<ReadOptions> {
+    if !time_offset_s.is_finite() {
+        return Err(crate::errors::to_py(zombiesim::Error::config(
+            "time_offset",
+            "must be a finite number of seconds",
+        )));
+    }
     let opts = ReadOptions {
         device,
         on_error: on_error.parse::<OnError>().py()?,
         time_scale,
+        time_offset_ns: (time_offset_s * 1e9).round() as i64,
         ..ReadOptions::default()
     };
     opts.validate().py()?;
@@ -29,7 +41,8 @@ fn format(name: &str) -> PyResult<TraceFormat> {
 /// Replay a block trace; returns the report as JSON.
 #[pyfunction]
 #[pyo3(signature = (config, path, format_name, seed = 0, verify = false, reproducible = false,
-    device = None, on_error = "stop", remap = "none", limit = None, time_scale = 1.0, progress = None))]
+    device = None, on_error = "stop", remap = "none", limit = None, time_scale = 1.0,
+    time_offset_s = 0.0, progress = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate_trace(
     py: Python<'_>,
@@ -44,12 +57,13 @@ pub fn simulate_trace(
     remap: &str,
     limit: Option<u64>,
     time_scale: f64,
+    time_offset_s: f64,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let spec = TraceSpec {
         path: path.into(),
         format: format(format_name)?,
-        options: options(device, on_error, time_scale)?,
+        options: options(device, on_error, time_scale, time_offset_s)?,
         remap: remap.parse::<RemapMode>().py()?,
         limit,
     };
@@ -83,7 +97,7 @@ pub fn trace_stats(
     on_error: &str,
 ) -> PyResult<String> {
     let fmt = format(format_name)?;
-    let opts = options(device, on_error, 1.0)?;
+    let opts = options(device, on_error, 1.0, 0.0)?;
     py.detach(|| -> zombiesim::Result<String> {
         let mut reader = TraceReader::open(path, fmt, &opts)?;
         let stats = TraceStats::compute(&mut reader, page_size)?;
@@ -99,7 +113,9 @@ pub fn trace_stats(
 /// Convert a trace between formats; `output = None` writes to standard output.
 /// Returns the number of records written.
 #[pyfunction]
-#[pyo3(signature = (input, from_format, output, to_format, device = None, on_error = "stop"))]
+#[pyo3(signature = (input, from_format, output, to_format, device = None, on_error = "stop",
+    time_scale = 1.0, time_offset_s = 0.0))]
+#[allow(clippy::too_many_arguments)]
 pub fn trace_convert(
     py: Python<'_>,
     input: &str,
@@ -108,9 +124,11 @@ pub fn trace_convert(
     to_format: &str,
     device: Option<u32>,
     on_error: &str,
+    time_scale: f64,
+    time_offset_s: f64,
 ) -> PyResult<u64> {
     let (from, to) = (format(from_format)?, format(to_format)?);
-    let opts = options(device, on_error, 1.0)?;
+    let opts = options(device, on_error, time_scale, time_offset_s)?;
     py.detach(|| -> zombiesim::Result<u64> {
         let reader = TraceReader::open(input, from, &opts)?;
         match output {
