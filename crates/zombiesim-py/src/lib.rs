@@ -47,6 +47,24 @@ pub(crate) fn progress_bridge<'a>(
     }
 }
 
+/// Run `f` with the GIL released, bridging progress (and Ctrl-C) to Python; an
+/// exception raised by the progress callback wins over the result.
+pub(crate) fn detached<T: Send>(
+    py: Python<'_>,
+    progress: &Option<Py<PyAny>>,
+    f: impl FnOnce(&mut dyn FnMut(&Progress) -> bool) -> zombiesim::Result<T> + Send,
+) -> PyResult<T> {
+    let mut failure = None;
+    let result = py.detach(|| {
+        let mut bridge = progress_bridge(progress, &mut failure);
+        f(&mut bridge)
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    result.py()
+}
+
 /// Run one simulation and return its report as JSON.
 #[pyfunction]
 #[pyo3(signature = (config, workload, seed = 0, verify = false, reproducible = false, progress = None))]
@@ -66,15 +84,10 @@ fn simulate(
         verify,
         reproducible,
     };
-    let mut failure = None;
-    let result = py.detach(|| {
-        let mut bridge = progress_bridge(&progress, &mut failure);
-        zombiesim::simulate(&cfg, &spec, &opts, &mut bridge)
-    });
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    Ok(result.py()?.to_json())
+    let report = detached(py, &progress, |p| {
+        zombiesim::simulate(&cfg, &spec, &opts, p)
+    })?;
+    Ok(report.to_json())
 }
 
 /// The validation cases, as JSON (`full` = the whole table).
@@ -108,15 +121,10 @@ fn validate_case(
         warmup_drive_writes: get_f("warmup_drive_writes").unwrap_or(0.0),
         measure_drive_writes: get_f("measure_drive_writes").unwrap_or(0.0),
     };
-    let mut failure = None;
-    let result = py.detach(|| {
-        let mut bridge = progress_bridge(&progress, &mut failure);
-        zombiesim::validate::run_case(&case, seed, &mut bridge)
-    });
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    Ok(serde_json::to_string(&result.py()?).expect("rows serialize"))
+    let row = detached(py, &progress, |p| {
+        zombiesim::validate::run_case(&case, seed, p)
+    })?;
+    Ok(serde_json::to_string(&row).expect("rows serialize"))
 }
 
 /// The validation tolerance (relative).

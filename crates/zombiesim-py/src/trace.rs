@@ -1,8 +1,8 @@
 //! Trace functions of `zombiesim._core`: replay, statistics, conversion.
 
 use crate::config::PyConfig;
+use crate::detached;
 use crate::errors::IntoPy;
-use crate::progress_bridge;
 use pyo3::prelude::*;
 use std::io::Write;
 use zombiesim::trace::{
@@ -73,15 +73,10 @@ pub fn simulate_trace(
         verify,
         reproducible,
     };
-    let mut failure = None;
-    let result = py.detach(|| {
-        let mut bridge = progress_bridge(&progress, &mut failure);
-        zombiesim::simulate_trace(&cfg, &spec, &opts, &mut bridge)
-    });
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    Ok(result.py()?.to_json())
+    let report = detached(py, &progress, |p| {
+        zombiesim::simulate_trace(&cfg, &spec, &opts, p)
+    })?;
+    Ok(report.to_json())
 }
 
 /// Statistics of a trace as JSON (footprint, mix, sizes, inter-arrival, write skew),

@@ -341,6 +341,16 @@ impl PageMappedFtl {
         })
     }
 
+    /// Ask unit `u`'s policy for a victim (removed from its candidates).
+    fn select_victim(&mut self, u: usize) -> Option<u32> {
+        let mut ctx = SelectCtx {
+            flash: &self.flash,
+            now: self.clock,
+            rng: &mut self.rng,
+        };
+        self.units[u].policy.select(&mut ctx)
+    }
+
     /// Garbage-collect unit `u` until it has `high` free blocks.
     fn collect(&mut self, u: usize) -> Result<()> {
         self.in_gc = true;
@@ -356,14 +366,7 @@ impl PageMappedFtl {
         // GC operations are issued when the request that triggered GC was.
         let mut start = self.now;
         while self.units[u].free < self.high {
-            let victim = {
-                let mut ctx = SelectCtx {
-                    flash: &self.flash,
-                    now: self.clock,
-                    rng: &mut self.rng,
-                };
-                self.units[u].policy.select(&mut ctx)
-            };
+            let victim = self.select_victim(u);
             let Some(victim) = victim else {
                 if self.units[u].free == 0 {
                     return Err(Error::DeviceFull {
@@ -679,14 +682,7 @@ impl Ftl for PageMappedFtl {
             else {
                 break;
             };
-            let victim = {
-                let mut ctx = SelectCtx {
-                    flash: &self.flash,
-                    now: self.clock,
-                    rng: &mut self.rng,
-                };
-                self.units[u].policy.select(&mut ctx)
-            };
+            let victim = self.select_victim(u);
             let Some(victim) = victim else { break };
             if self.flash.valid_count[victim as usize] == ppb {
                 self.units[u].policy.insert(victim, &self.flash);
