@@ -9,7 +9,7 @@ presents.
 True
 """
 
-from . import workload
+from . import trace, workload
 from ._core import __version__, analytic_wa
 from ._errors import (
     ConfigError,
@@ -27,6 +27,7 @@ from .api import (
     compare_configs,
     compare_reports,
     simulate,
+    simulate_trace,
     to_frame,
     validate,
     validation_cases,
@@ -41,6 +42,7 @@ from .catalog import (
 )
 from .config import Config
 from .report import Report
+from .trace import TraceInput
 from .workload import Workload
 
 __all__ = [
@@ -53,6 +55,7 @@ __all__ = [
     "OutOfRangeError",
     "Report",
     "SimulationInterrupted",
+    "TraceInput",
     "Workload",
     "WorkloadError",
     "ZombiesimError",
@@ -66,7 +69,9 @@ __all__ = [
     "presets",
     "schemes",
     "simulate",
+    "simulate_trace",
     "to_frame",
+    "trace",
     "validate",
     "validation_cases",
     "workload",

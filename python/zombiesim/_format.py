@@ -37,6 +37,47 @@ def seconds(s: Any) -> str:
     return f"{s * 1000:.0f} ms" if s < 1 else f"{s:.2f} s"
 
 
+def duration(s: Any) -> str:
+    """A (simulated) time span in the unit that suits it: 850 ns, 12.3 µs, 4.56 ms, 7.89 s,
+    8,056.68 s (2 h 14 min)."""
+    if s is None:
+        return "-"
+    s = float(s)
+    if s < 1e-6:
+        return f"{s * 1e9:.0f} ns"
+    if s < 1e-3:
+        return f"{s * 1e6:.1f} µs"
+    if s < 1:
+        return f"{s * 1e3:.2f} ms"
+    if s < 120:
+        return f"{s:.2f} s"
+    minutes = int(s // 60)
+    hours, minutes = divmod(minutes, 60)
+    spelled = f"{hours} h {minutes} min" if hours else f"{minutes} min"
+    return f"{s:,.2f} s ({spelled})"
+
+
+def nanos(ns: Any) -> str:
+    """Nanoseconds in the unit that suits them (see `duration`)."""
+    return "-" if ns is None else duration(float(ns) / 1e9)
+
+
+def rate(x: Any) -> str:
+    """A rate with the digits that matter: 12,345.6, 42.57, 0.0867."""
+    if x is None:
+        return "-"
+    x = float(x)
+    if abs(x) >= 100:
+        return f"{x:,.1f}"
+    if abs(x) >= 1 or x == 0:
+        return f"{x:.2f}"
+    return f"{x:.3g}"
+
+
+def percent(fraction: Any, digits: int = 1) -> str:
+    return "-" if fraction is None else f"{fraction * 100:.{digits}f}%"
+
+
 #: (heading, getter, formatter) of the comparison table, in display order.
 COMPARE_COLUMNS: list[tuple[str, Callable[[Report], Any], Callable[[Any], str]]] = [
     ("WAF", lambda r: r.raw["waf"], lambda v: num(v, 3)),
@@ -45,6 +86,31 @@ COMPARE_COLUMNS: list[tuple[str, Callable[[Report], Any], Callable[[Any], str]]]
     ("copies/victim", lambda r: r.raw["gc"]["copies_per_victim"], lambda v: num(v, 1)),
     ("erase max", lambda r: r.raw["wear"]["erase_max"], count),
 ]
+
+
+#: Extra columns when any run was in timing mode.
+TIMING_COLUMNS: list[tuple[str, Callable[[Report], Any], Callable[[Any], str]]] = [
+    ("read p99 µs", lambda r: _latency(r, "read", "p99_us"), lambda v: num(v, 1)),
+    ("write p99 µs", lambda r: _latency(r, "write", "p99_us"), lambda v: num(v, 1)),
+    ("elapsed s", lambda r: r.raw.get("elapsed_s"), lambda v: num(v, 3)),
+]
+
+
+def _latency(rep: Report, kind: str, key: str) -> Any:
+    latency = rep.raw.get("latency")
+    if latency is None or not latency[kind]["count"]:
+        return None
+    return latency[kind][key]
+
+
+def compare_columns(
+    reports: Mapping[str, Report],
+) -> list[tuple[str, Callable[[Report], Any], Callable[[Any], str]]]:
+    """The comparison table's columns for these runs: `COMPARE_COLUMNS`, plus
+    `TIMING_COLUMNS` when any run was timed."""
+    if any(r.timed for r in reports.values()):
+        return COMPARE_COLUMNS + TIMING_COLUMNS
+    return list(COMPARE_COLUMNS)
 
 
 def best_label(reports: Mapping[str, Report]) -> str | None:

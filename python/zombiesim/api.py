@@ -1,5 +1,5 @@
-"""Running simulations: one (`simulate`), several side by side (`compare`), the analytic
-checks (`validate`).
+"""Running simulations: one (`simulate`, `simulate_trace`), several side by side
+(`compare`), the analytic checks (`validate`).
 
 Every run happens in Rust with the GIL released, so the multi-run functions use a thread
 pool and really run in parallel. Ctrl-C stops the runs within ~100 ms; the partial results
@@ -16,9 +16,10 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from . import _core
-from ._errors import ConfigError, SimulationInterrupted, make_error
+from ._errors import ConfigError, SimulationInterrupted, WorkloadError, make_error
 from .config import Config
 from .report import Report
+from .trace import TraceInput
 from .workload import Workload, parse
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "compare_configs",
     "compare_reports",
     "simulate",
+    "simulate_trace",
     "to_frame",
     "validate",
 ]
@@ -38,9 +40,27 @@ DEFAULT_SEED = 1
 #: False to stop the run (the report comes back marked interrupted).
 ProgressFn = Callable[[str, float | None, int], bool | None]
 
+#: What a run replays: a synthetic workload spec (checked) or a trace.
+_Source = str | TraceInput
+
 
 def _spec(workload: Workload | str) -> str:
     return str(parse(workload))
+
+
+def _source(
+    workload: Workload | str | TraceInput | None, trace: TraceInput | tuple | None = None
+) -> _Source:
+    """Exactly one of a workload (a `Workload`, a spec, or a `TraceInput`) and a trace."""
+    if workload is not None and trace is not None:
+        raise make_error(WorkloadError, "give a workload or a trace, not both", "workload")
+    if trace is not None:
+        return TraceInput.coerce(trace)
+    if workload is None:
+        raise make_error(WorkloadError, "nothing to run: give a workload or a trace", "workload")
+    if isinstance(workload, TraceInput):
+        return workload
+    return _spec(workload)
 
 
 class _Watch:
@@ -64,21 +84,48 @@ class _Watch:
 
 def _simulate(
     config: Config,
-    spec: str,
+    source: _Source,
     seed: int,
     verify: bool,
     reproducible: bool,
     watch: _Watch,
 ) -> Report:
-    text = _core.simulate(
-        config.core, spec, seed=seed, verify=verify, reproducible=reproducible, progress=watch
-    )
+    if isinstance(source, TraceInput):
+        text = _core.simulate_trace(
+            config.core,
+            source.path,
+            source.format,
+            seed=seed,
+            verify=verify,
+            reproducible=reproducible,
+            progress=watch,
+            **source.options(),
+        )
+    else:
+        text = _core.simulate(
+            config.core, source, seed=seed, verify=verify, reproducible=reproducible, progress=watch
+        )
     return Report(text)
+
+
+def _run_one(
+    config: Config | None,
+    source: _Source,
+    seed: int,
+    verify: bool,
+    reproducible: bool,
+    progress: ProgressFn | None,
+) -> Report:
+    watch = _Watch(progress)
+    report = _simulate(Config.coerce(config), source, seed, verify, reproducible, watch)
+    if report.interrupted and not watch.stopped_by_user:
+        raise SimulationInterrupted(report=report)
+    return report
 
 
 def simulate(
     config: Config | None = None,
-    workload: Workload | str = "uniform",
+    workload: Workload | str | TraceInput = "uniform",
     *,
     seed: int = DEFAULT_SEED,
     verify: bool = False,
@@ -87,18 +134,55 @@ def simulate(
 ) -> Report:
     """Run one simulation and return its `Report`.
 
-    `config` is a `Config` (None = the default preset); `workload` a `Workload` or a spec
-    string such as `"hotcold:r=0.9,f=0.1,drive_writes=3"`. `verify` runs the integrity
+    `config` is a `Config` (None = the default preset); `workload` a `Workload`, a spec
+    string such as `"hotcold:r=0.9,f=0.1,drive_writes=3"`, or a `TraceInput` (the same as
+    `simulate_trace`). `verify` runs the integrity
     oracle and invariant checks (slower); `reproducible` leaves wall times out of the report
     so identical runs give byte-identical JSON. When `progress` returns False the partial
     report is returned (`report.run.interrupted` is true); Ctrl-C raises
     `SimulationInterrupted` carrying the partial report."""
-    cfg = Config.coerce(config)
-    watch = _Watch(progress)
-    report = _simulate(cfg, _spec(workload), seed, verify, reproducible, watch)
-    if report.interrupted and not watch.stopped_by_user:
-        raise SimulationInterrupted(report=report)
-    return report
+    return _run_one(config, _source(workload), seed, verify, reproducible, progress)
+
+
+def simulate_trace(
+    config: Config | None,
+    path: str | os.PathLike[str],
+    format: str,
+    *,
+    seed: int = DEFAULT_SEED,
+    verify: bool = False,
+    reproducible: bool = False,
+    device: int | None = None,
+    on_error: str = "stop",
+    remap: str = "none",
+    limit: int | None = None,
+    time_scale: float = 1.0,
+    time_offset: float = 0.0,
+    progress: ProgressFn | None = None,
+) -> Report:
+    """Replay a block trace (`format`: `zs.trace.formats()`) and return its `Report`.
+
+    The device is preconditioned as for a synthetic run (`precondition.pattern` must be
+    `uniform`), then the trace is the measured phase; `report.trace` says how many records
+    were read, skipped and remapped. `device` keeps one device of the trace; `on_error`
+    `"skip"` counts malformed lines instead of failing on the first (`InputError` naming
+    `file:line`); `remap` fits the trace's addresses onto the device (`"none"`: a request
+    beyond it is a `WorkloadError`; `"modulo"`; `"compact"`); `limit` replays only the
+    first records; `time_scale` multiplies the trace's times and `time_offset` (seconds)
+    is added after scaling (timing mode, open replay).
+    `progress`'s fraction is `None` in the measured phase unless `limit` is given.
+    Interruption works as in `simulate`."""
+    source = TraceInput(
+        os.fspath(path),
+        format,
+        device=device,
+        on_error=on_error,
+        remap=remap,
+        limit=limit,
+        time_scale=time_scale,
+        time_offset=time_offset,
+    )
+    return _run_one(config, source, seed, verify, reproducible, progress)
 
 
 def compare_configs(
@@ -196,7 +280,8 @@ def _jobs(jobs: int | None, n: int) -> int:
 def compare_reports(
     config: Config | None = None,
     *,
-    workload: Workload | str,
+    workload: Workload | str | TraceInput | None = None,
+    trace: TraceInput | tuple | None = None,
     policies: Iterable[str] | None = None,
     schemes: Iterable[str] | None = None,
     configs: Mapping[str, Config] | None = None,
@@ -207,8 +292,8 @@ def compare_reports(
     progress: MultiProgressFn | None = None,
 ) -> dict[str, Report]:
     """Like `compare`, but returns the full `Report` of each run, by label, in order."""
+    source = _source(workload, trace)
     variants = compare_configs(config, policies=policies, schemes=schemes, configs=configs)
-    spec = _spec(workload)
     stop = threading.Event()
 
     def one(label: str, cfg: Config) -> Report:
@@ -218,7 +303,7 @@ def compare_reports(
             def user(phase: str, fraction: float | None, pages: int) -> bool | None:
                 return progress(label, phase, fraction, pages)
 
-        return _simulate(cfg, spec, seed, verify, reproducible, _Watch(user, stop))
+        return _simulate(cfg, source, seed, verify, reproducible, _Watch(user, stop))
 
     tasks = {label: (lambda lbl=label, c=cfg: one(lbl, c)) for label, cfg in variants.items()}
     results, failure, interrupted = _run_pool(tasks, jobs, stop)
@@ -244,7 +329,8 @@ def to_frame(reports: Mapping[str, Report]):
 def compare(
     config: Config | None = None,
     *,
-    workload: Workload | str,
+    workload: Workload | str | TraceInput | None = None,
+    trace: TraceInput | tuple | None = None,
     policies: Iterable[str] | None = None,
     schemes: Iterable[str] | None = None,
     configs: Mapping[str, Config] | None = None,
@@ -257,11 +343,16 @@ def compare(
     """Run several policies / schemes / configs on the same workload and seed (so every run
     sees the same request stream) and return a DataFrame, one row per run in the order
     given, columns from `Report.to_row()` with `label` first. Runs go on a pool of `jobs`
-    threads (default: one per CPU)."""
+    threads (default: one per CPU).
+
+    Give either `workload` (a `Workload` or spec) or `trace`: a `zs.TraceInput` (with its
+    remap, device, ... options) or a `(path, format)` pair; every run then replays the
+    same trace."""
     return to_frame(
         compare_reports(
             config,
             workload=workload,
+            trace=trace,
             policies=policies,
             schemes=schemes,
             configs=configs,

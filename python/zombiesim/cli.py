@@ -15,18 +15,33 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
 from . import _core
-from ._errors import InputError, SimulationInterrupted, ZombiesimError, make_error
-from ._format import COMPARE_COLUMNS, best_label, count, num, seconds, size
+from . import trace as traces
+from ._errors import ConfigError, InputError, SimulationInterrupted, ZombiesimError, make_error
+from ._format import (
+    best_label,
+    compare_columns,
+    count,
+    duration,
+    nanos,
+    num,
+    percent,
+    rate,
+    seconds,
+    size,
+)
 from ._io import atomic_write
 from ._progress import LazyProgress
 from .api import DEFAULT_SEED, compare_configs, compare_reports, simulate, to_frame, validate
 from .catalog import policies, preset_toml, presets, schemes, workload_common_keys, workloads
 from .config import Config
 from .report import Report
+from .trace import TraceInput
+from .workload import Workload
 from .workload import parse as parse_workload
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -61,6 +76,45 @@ def _name_list(text: str) -> list[str]:
     if not names:
         raise argparse.ArgumentTypeError("expected a comma-separated list of names")
     return names
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, got {text!r}")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a finite number, 0 or more, got {text!r}")
+    return value
+
+
+def _finite_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def _page_size(text: str) -> int:
+    try:
+        return traces.parse_size(text, "--page-size")
+    except ConfigError:
+        raise argparse.ArgumentTypeError(
+            f"expected a size above 0 (e.g. 4096, 4KiB, 16KiB), got {text!r}"
+        ) from None
 
 
 def _check_writable(*paths: str | None) -> None:
@@ -126,6 +180,98 @@ def _config_options(parser: argparse.ArgumentParser, scheme: bool = True) -> Non
     )
 
 
+#: (option, attribute) of the options that only apply to a trace replay.
+_TRACE_OPTIONS = [
+    ("--format", "format"),
+    ("--trace-device", "trace_device"),
+    ("--remap", "remap"),
+    ("--on-error", "on_error"),
+    ("--limit", "limit"),
+    ("--time-scale", "time_scale"),
+    ("--time-offset", "time_offset"),
+]
+
+
+def _source_options(parser: argparse.ArgumentParser, required: bool) -> None:
+    """`--workload SPEC` or `--trace FILE --format FMT` with the trace's options."""
+    group = parser.add_argument_group("what to run (one of)")
+    which = group.add_mutually_exclusive_group(required=required)
+    which.add_argument(
+        "--workload", "-w", metavar="SPEC", help="a synthetic workload, NAME:key=value,..."
+    )
+    which.add_argument("--trace", metavar="FILE", help="replay a block trace (needs --format)")
+    tr = parser.add_argument_group("trace options (with --trace; see docs/traces.md)")
+    tr.add_argument(
+        "--format",
+        metavar="FMT",
+        choices=traces.format_names(),
+        help=f"the trace's format: {', '.join(traces.format_names())}",
+    )
+    tr.add_argument(
+        "--trace-device", metavar="N", type=_non_negative_int, help="keep only this device"
+    )
+    tr.add_argument(
+        "--remap",
+        choices=traces.REMAP_MODES,
+        help="fit addresses onto the device: none (default; beyond it is an error), "
+        "modulo, compact",
+    )
+    tr.add_argument(
+        "--on-error",
+        choices=traces.ON_ERROR,
+        help="a malformed line: stop (default, exit 2 naming file:line) or skip and count it",
+    )
+    tr.add_argument(
+        "--limit", metavar="N", type=_non_negative_int, help="replay only the first N records"
+    )
+    _time_options(tr)
+
+
+def _source(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Workload | TraceInput:
+    """The checked workload or trace the arguments ask for (usage errors exit 2)."""
+    if args.trace is None:
+        given = [opt for opt, attr in _TRACE_OPTIONS if getattr(args, attr) is not None]
+        if given:
+            parser.error(f"{', '.join(given)} only apply with --trace")
+        if args.workload is None:
+            parser.error("one of the arguments --workload --trace is required")
+        return parse_workload(args.workload)
+    if args.format is None:
+        parser.error(
+            f"--trace needs --format FMT (one of {', '.join(traces.format_names())}; "
+            "`zombiesim trace formats`)"
+        )
+    return TraceInput(
+        args.trace,
+        args.format,
+        device=args.trace_device,
+        on_error=args.on_error or "stop",
+        remap=args.remap or "none",
+        limit=args.limit,
+        time_scale=1.0 if args.time_scale is None else args.time_scale,
+        time_offset=args.time_offset or 0.0,
+    )
+
+
+def _time_options(group: Any) -> None:
+    group.add_argument(
+        "--time-scale",
+        metavar="X",
+        type=_non_negative_float,
+        help="multiply the trace's times (0.5 = twice as fast; timing mode, open replay)",
+    )
+    group.add_argument(
+        "--time-offset",
+        metavar="S",
+        type=_finite_float,
+        help="add S seconds to every time after scaling (times below 0 become 0)",
+    )
+
+
+def _describe(source: Workload | TraceInput) -> str:
+    return source.describe() if isinstance(source, TraceInput) else str(source)
+
+
 def _seed_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})"
@@ -147,8 +293,12 @@ examples:
       --workload uniform --seed 7 --verify
   zombiesim run --set flash.page_size=16KiB --print-config
   zombiesim run --workload zipf:theta=0.99 --json - --reproducible | jq .waf
+  zombiesim run --set timing.enabled=true --workload uniform:drive_writes=1,read=0.3
+  zombiesim run --set timing.enabled=true --trace src1_0.csv --format msr --remap modulo
+  zombiesim run --trace log.fio.gz --format fio --remap compact --on-error skip --limit 100000
 
-exit codes: 0 ok, 1 integrity check failed (--verify), 2 bad input, 130 interrupted
+exit codes: 0 ok, 1 integrity check failed (--verify), 2 bad input (also a malformed trace
+line: `zombiesim: error: FILE:LINE: ...`), 130 interrupted
 """
 
 COMPARE_EPILOG = """\
@@ -158,8 +308,11 @@ examples:
       --csv results.csv --report results.html
   zombiesim compare --set flash.blocks_per_plane=64 --policies greedy,d-choices:8,random \\
       --workload zipf --jobs 2 --json results.json
+  zombiesim compare --set timing.enabled=true --policies greedy,cost-benefit \
+      --trace src1_0.csv --format msr --remap modulo --report trace.html
 
-Every run uses the same workload and seed, so each sees the same request stream.
+Every run uses the same workload (or trace) and seed, so each sees the same request stream.
+With timing.enabled=true the table adds read/write p99 latency and simulated elapsed time.
 exit codes: 0 ok, 2 bad input, 130 interrupted
 """
 
@@ -184,6 +337,19 @@ examples:
   zombiesim demo --out /tmp/demo --quick
 """
 
+TRACE_EPILOG = """\
+examples:
+  zombiesim trace formats
+  zombiesim trace stats src1_0.csv --format msr
+  zombiesim trace stats log.fio.gz --format fio --page-size 16KiB --json stats.json
+  zombiesim trace convert src1_0.csv --from msr --to disksim -o src1_0.trace
+  zombiesim trace convert src1_0.csv --from msr --to disksim > src1_0.trace
+  zombiesim trace convert big.csv --from msr --to native -o big.zst --on-error skip
+
+Files ending in .gz or .zst are decompressed on reading and compressed on writing.
+exit codes: 0 ok, 2 bad input (a malformed line: `zombiesim: error: FILE:LINE: ...`)
+"""
+
 LIST_EPILOG = """\
 examples:
   zombiesim presets
@@ -192,6 +358,31 @@ examples:
   zombiesim workloads
   zombiesim policies
 """
+
+
+def _trace_format_option(
+    parser: argparse.ArgumentParser, flag: str, dest: str, help_text: str
+) -> None:
+    parser.add_argument(
+        flag,
+        dest=dest,
+        metavar="FMT",
+        required=True,
+        choices=traces.format_names(),
+        help=f"{help_text}: {', '.join(traces.format_names())}",
+    )
+
+
+def _trace_read_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--device", metavar="N", type=_non_negative_int, help="keep only this device"
+    )
+    parser.add_argument(
+        "--on-error",
+        choices=traces.ON_ERROR,
+        default="stop",
+        help="a malformed line: stop (default, exit 2 naming file:line) or skip and count it",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -213,7 +404,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_Formatter,
     )
     _config_options(p)
-    p.add_argument("--workload", "-w", metavar="SPEC", help="NAME:key=value,... (`workloads`)")
+    _source_options(p, required=False)
     _seed_option(p)
     p.add_argument("--json", metavar="OUT", help="write the report as JSON (`-` = stdout)")
     p.add_argument("--verify", action="store_true", help="run the integrity oracle (slower)")
@@ -228,9 +419,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "compare",
-        help="run several policies or schemes on one workload",
-        description="Run several policies or schemes on one workload and seed; print a "
-        "table, optionally write CSV, JSON and an HTML report with plots.",
+        help="run several policies or schemes on one workload or trace",
+        description="Run several policies or schemes on one workload (or trace) and seed; "
+        "print a table, optionally write CSV, JSON and an HTML report with plots.",
         epilog=COMPARE_EPILOG,
         formatter_class=_Formatter,
     )
@@ -238,14 +429,14 @@ def build_parser() -> argparse.ArgumentParser:
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--policies", metavar="A,B,...", type=_name_list, help="victim policies")
     which.add_argument("--schemes", metavar="A,B,...", type=_name_list, help="schemes")
-    p.add_argument("--workload", "-w", metavar="SPEC", required=True, help="NAME:key=value,...")
+    _source_options(p, required=True)
     _seed_option(p)
     _jobs_option(p)
     p.add_argument("--csv", metavar="OUT", help="write one row per run (every report field)")
     p.add_argument("--json", metavar="OUT", help="write {label: report} as JSON (`-` = stdout)")
     p.add_argument("--report", metavar="OUT.html", help="write an HTML report with plots")
     p.add_argument("--quiet", "-q", action="store_true", help="no table, no progress bar")
-    p.set_defaults(func=cmd_compare)
+    p.set_defaults(func=cmd_compare, subparser=p)
 
     p = sub.add_parser(
         "validate",
@@ -289,6 +480,60 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
 
     p = sub.add_parser(
+        "trace",
+        help="block traces: statistics, conversion, formats",
+        description="Summarize, convert and list block traces (docs/traces.md).",
+        epilog=TRACE_EPILOG,
+        formatter_class=_Formatter,
+    )
+    trace_sub = p.add_subparsers(dest="trace_command", metavar="COMMAND")
+    t = trace_sub.add_parser(
+        "stats",
+        help="summarize a trace: mix, footprint, sizes, inter-arrival, write skew",
+        description="Read a trace once and summarize it.",
+        epilog=TRACE_EPILOG,
+        formatter_class=_Formatter,
+    )
+    t.add_argument("file", metavar="FILE")
+    _trace_format_option(t, "--format", "format", "the trace's format")
+    t.add_argument(
+        "--page-size",
+        metavar="SIZE",
+        type=_page_size,
+        default=4096,
+        help="page size for footprint and skew (default 4KiB)",
+    )
+    _trace_read_options(t)
+    t.add_argument("--json", metavar="OUT", help="write the statistics as JSON (`-` = stdout)")
+    t = trace_sub.add_parser(
+        "convert",
+        help="convert a trace to another format",
+        description="Convert a trace between formats (to a file, or to stdout without -o).",
+        epilog=TRACE_EPILOG,
+        formatter_class=_Formatter,
+    )
+    t.add_argument("input", metavar="IN")
+    _trace_format_option(t, "--from", "from_format", "the input's format")
+    _trace_format_option(t, "--to", "to_format", "the output's format")
+    t.add_argument(
+        "--output",
+        "-o",
+        metavar="OUT",
+        help="write here (atomically; .gz/.zst compress); default or `-`: stdout",
+    )
+    _trace_read_options(t)
+    _time_options(t)
+    t.add_argument("--quiet", "-q", action="store_true", help="no `converted N records` line")
+    trace_sub.add_parser(
+        "formats",
+        help="list trace formats",
+        description="List the trace formats.",
+        epilog=TRACE_EPILOG,
+        formatter_class=_Formatter,
+    )
+    p.set_defaults(func=cmd_trace, trace_parser=p)
+
+    p = sub.add_parser(
         "demo",
         help="compare policies on the default preset; table + HTML report",
         description="The main job on the embedded default preset.",
@@ -315,7 +560,7 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
     dev, pre, run = r["device"], r["precondition"], r["run"]
     status = "interrupted" if run["interrupted"] else "complete"
     by_cause = flash["programs_by_cause"]
-    return [
+    lines = [
         ("WAF", num(r["waf"], 3)),
         (
             "host",
@@ -340,6 +585,9 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
             f"erases per block: min {count(wear['erase_min'])}, "
             f"mean {num(wear['erase_mean'], 1)}, max {count(wear['erase_max'])}",
         ),
+    ]
+    lines += _timing_summary(rep) + _trace_summary(rep)
+    lines += [
         (
             "device",
             f"{count(dev['blocks'])} blocks x {dev['pages_per_block']} pages x "
@@ -359,6 +607,87 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
             f" {run['progress'] * 100:.0f}% {status}" + (", verified" if run["verified"] else ""),
         ),
     ]
+    return lines
+
+
+def _utilisation(values: Sequence[float]) -> str:
+    if not values:
+        return "-"
+    return f"mean {percent(sum(values) / len(values))}, max {percent(max(values))}"
+
+
+def _timing_summary(rep: Report) -> list[tuple[str, str]]:
+    """Timing mode: simulated elapsed time, throughput, GC busy time, utilisation."""
+    r = rep.raw
+    if not rep.timed:
+        return []
+    lines = [("elapsed", f"{duration(r['elapsed_s'])} simulated (measured phase)")]
+    tp = r.get("throughput")
+    if tp is not None:
+        lines.append(
+            (
+                "throughput",
+                f"{rate(tp['iops'])} IOPS ({rate(tp['read_iops'])} read, "
+                f"{rate(tp['write_iops'])} write), {rate(tp['mb_s'])} MB/s",
+            )
+        )
+    timing = r.get("timing")
+    if timing is not None:
+        lines.append(
+            ("GC busy", f"{duration(timing['gc_busy_s'])} of flash time (summed over dies)")
+        )
+        lines.append(
+            (
+                "utilisation",
+                f"channels {_utilisation(timing['channel_utilisation'])}; "
+                f"dies {_utilisation(timing['die_utilisation'])}",
+            )
+        )
+    return lines
+
+
+def _trace_summary(rep: Report) -> list[tuple[str, str]]:
+    """Trace replays: records, flushes, skipped lines (and examples), remapping."""
+    t = rep.raw.get("trace")
+    if t is None:
+        return []
+    lines = [
+        (
+            "trace",
+            f"{count(t['records'])} records, {count(t['flushes'])} flushes, "
+            f"{count(t['skipped_lines'])} skipped lines",
+        )
+    ]
+    for example in t.get("skipped_examples") or []:
+        lines.append(("", f"skipped line {example}"))
+    rm = t["remapped"]
+    text = (
+        f"{t['remap']}: {count(rm['remapped_requests'])} of {count(rm['requests'])} requests "
+        f"and {count(rm['remapped_pages'])} of {count(rm['pages'])} pages moved"
+    )
+    if t["remap"] == "compact":
+        text += f", {count(rm['distinct_pages'])} distinct pages"
+    lines.append(("remap", text))
+    return lines
+
+
+def _latency_table(rep: Report) -> Table | None:
+    """Read and write latency in µs: count, mean, p50, p99, p99.9, max."""
+    latency = rep.raw.get("latency")
+    if latency is None:
+        return None
+    table = Table(box=None, pad_edge=False, padding=(0, 1, 0, 0), header_style="bold")
+    table.add_column("latency µs", min_width=13)
+    for heading in ("count", "mean", "p50", "p99", "p99.9", "max"):
+        table.add_column(heading, justify="right")
+    for kind in ("read", "write"):
+        lat = latency[kind]
+        if lat["count"]:
+            cells = [num(lat[k], 1) for k in ("mean_us", "p50_us", "p99_us", "p999_us", "max_us")]
+        else:
+            cells = ["-"] * 5
+        table.add_row(kind, count(lat["count"]), *cells)
+    return table
 
 
 def _print_summary(rep: Report, origin: str) -> None:
@@ -377,6 +706,9 @@ def _print_summary(rep: Report, origin: str) -> None:
         line.append(f"  {heading:<14}", style="bold")
         line.append(text, style="bold" if heading == "WAF" else None)
         out.print(line, soft_wrap=True)
+    table = _latency_table(rep)
+    if table is not None:
+        out.print(Padding(table, (0, 0, 0, 2), expand=False))
 
 
 def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -384,9 +716,7 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.print_config:
         sys.stdout.write(cfg.to_toml())
         return EXIT_OK
-    if not args.workload:
-        args.subparser.error("the following arguments are required: --workload")
-    workload = parse_workload(args.workload)
+    source = _source(args, args.subparser)
     _check_writable(args.json)
     to_stdout = args.json == "-"
     show = not args.quiet and not to_stdout
@@ -394,7 +724,7 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         try:
             rep = simulate(
                 cfg,
-                workload,
+                source,
                 seed=args.seed,
                 verify=args.verify,
                 reproducible=args.reproducible,
@@ -427,11 +757,12 @@ def _interrupted(detail: str = "") -> None:
 def _compare_table(reports: Mapping[str, Report], title: str | None = None) -> Table:
     table = Table(title=title, title_justify="left")
     table.add_column("label", no_wrap=True)
-    for heading, _, _ in COMPARE_COLUMNS:
+    columns = compare_columns(reports)
+    for heading, _, _ in columns:
         table.add_column(heading, justify="right")
     best = best_label(reports)
     for label, rep in reports.items():
-        cells = [fmt(get(rep)) for _, get, fmt in COMPARE_COLUMNS]
+        cells = [fmt(get(rep)) for _, get, fmt in columns]
         name = label + (" (interrupted)" if rep.interrupted else "")
         style = "bold green" if label == best and len(reports) > 1 else None
         table.add_row(Text(name), *cells, style=style)
@@ -477,14 +808,16 @@ def _write_compare_outputs(
 
 def cmd_compare(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     cfg = _load_config(args)
-    spec = str(parse_workload(args.workload))
+    source = _source(args, args.subparser)
+    spec = _describe(source)
     _check_writable(args.json, args.csv, args.report)
     variants = compare_configs(cfg, policies=args.policies, schemes=args.schemes)
     show = not args.quiet and "-" not in (args.json, args.csv, args.report)
     with LazyProgress(enabled=False if args.quiet else None) as bar:
         try:
             reports = compare_reports(
-                workload=spec,
+                workload=source if isinstance(source, Workload) else None,
+                trace=source if isinstance(source, TraceInput) else None,
                 configs=variants,
                 seed=args.seed,
                 jobs=args.jobs,
@@ -602,6 +935,152 @@ def cmd_workloads(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
 def cmd_policies(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     for p in policies():
         out.print(Text(p))
+    return EXIT_OK
+
+
+# -- trace -----------------------------------------------------------------------------------
+
+
+def cmd_trace(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    command = {"stats": _trace_stats, "convert": _trace_convert, "formats": _trace_formats}
+    if args.trace_command is None:
+        args.trace_parser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+    return command[args.trace_command](args)
+
+
+def _trace_formats(args: argparse.Namespace) -> int:
+    table = Table("format", "description")
+    for name, description in traces.formats():
+        table.add_row(Text(name, style="bold"), Text(description))
+    out.print(table)
+    out.print(Text("Files ending in .gz or .zst are (de)compressed on the fly."))
+    return EXIT_OK
+
+
+def _stats_lines(st: Mapping[str, Any]) -> list[tuple[str, str]]:
+    page = st["page_size"]
+    reads, writes, trims = st["reads"], st["writes"], st["trims"]
+    ia, skew = st["interarrival"], st["write_skew"]
+    lines = [
+        (
+            "records",
+            f"{count(st['records'])} ({count(st['flushes'])} flushes), "
+            f"{count(st['skipped_lines'])} skipped lines",
+        ),
+        ("duration", duration(st["duration_s"])),
+        ("reads", f"{count(reads['count'])} ({size(reads['bytes'])})"),
+        ("writes", f"{count(writes['count'])} ({size(writes['bytes'])})"),
+        ("trims", f"{count(trims['count'])} ({size(trims['bytes'])})"),
+        (
+            "footprint",
+            f"{count(st['unique_pages'])} unique pages ({size(st['footprint_bytes'])}); "
+            f"written {count(st['written_pages'])} pages ({size(st['written_footprint_bytes'])})",
+        ),
+        (
+            "inter-arrival",
+            f"mean {nanos(ia['mean_ns'])}, p50 {nanos(ia['p50_ns'])}, "
+            f"p99 {nanos(ia['p99_ns'])}, max {nanos(ia['max_ns'])}"
+            if ia["count"]
+            else "-",
+        ),
+    ]
+    if skew["page_writes"]:
+        shares = ", ".join(
+            f"{pct}% {percent(skew[f'hottest_{pct}pct'])}" for pct in (1, 10, 20, 50)
+        )
+        lines.append(
+            (
+                "write skew",
+                f"hottest {shares} of {count(skew['page_writes'])} page writes; "
+                f"Gini {num(skew['gini'], 3)}",
+            )
+        )
+    else:
+        lines.append(("write skew", "- (no writes)"))
+    lines.append(("page size", size(page)))
+    return lines
+
+
+def _histogram_lines(st: Mapping[str, Any]) -> list[str]:
+    """The request-size histogram as aligned lines: bucket, requests, share, a bar."""
+    buckets = [b for b in st["size_histogram"] if b["count"]]
+    if not buckets:
+        return []
+    total = sum(b["count"] for b in buckets)
+    rows = [
+        (f"≤ {size(b['le_bytes'])}", count(b["count"]), percent(b["count"] / total))
+        for b in buckets
+    ]
+    w0 = max(13, *(len(r[0]) for r in rows))
+    w1 = max(len("requests"), *(len(r[1]) for r in rows))
+    w2 = max(len("share"), *(len(r[2]) for r in rows))
+    lines = [f"{'request size':<{w0}} {'requests':>{w1}} {'share':>{w2}}"]
+    for (bucket, n, share), b in zip(rows, buckets, strict=True):
+        bar = "█" * max(1, round(b["count"] / total * 30))
+        lines.append(f"{bucket:<{w0}} {n:>{w1}} {share:>{w2}} {bar}")
+    return lines
+
+
+def _trace_stats(args: argparse.Namespace) -> int:
+    _check_writable(args.json)
+    st = traces.stats(
+        args.file,
+        args.format,
+        page_size=args.page_size,
+        device=args.device,
+        on_error=args.on_error,
+    )
+    if args.json:
+        _write_json(args.json, json.dumps(st, indent=2))
+    if args.json == "-":
+        return EXIT_OK
+    out.print(
+        Text(f"zombiesim {_core.__version__} · trace {st['format']}:{st['path']}", style="dim"),
+        soft_wrap=True,
+    )
+    for heading, text in _stats_lines(st):
+        line = Text()
+        line.append(f"  {heading:<14}", style="bold")
+        line.append(text)
+        out.print(line, soft_wrap=True)
+    for i, text in enumerate(_histogram_lines(st)):
+        out.print(Text(f"  {text}", style="bold" if i == 0 else None), soft_wrap=True)
+    if args.json:
+        out.print(Text(f"statistics written to {args.json}", style="dim"))
+    return EXIT_OK
+
+
+def _trace_convert(args: argparse.Namespace) -> int:
+    options = {
+        "device": args.device,
+        "on_error": args.on_error,
+        "time_scale": 1.0 if args.time_scale is None else args.time_scale,
+        "time_offset": args.time_offset or 0.0,
+    }
+    if args.output is not None and args.output != "-":
+        _check_writable(args.output)
+        n = traces.convert(args.input, args.from_format, args.output, args.to_format, **options)
+        where = args.output
+    else:
+        if args.to_format == "native" and sys.stdout.isatty():
+            raise make_error(
+                InputError,
+                "not writing the binary native format to a terminal: give -o OUT or redirect",
+                "io",
+            )
+        sys.stdout.flush()
+        try:
+            n = traces.convert(args.input, args.from_format, None, args.to_format, **options)
+        except InputError as e:
+            if "<stdout>" in str(e) and "roken pipe" in str(e):
+                return EXIT_OK  # the reader went away (`... | head`)
+            raise
+        where = "stdout"
+    if not args.quiet:
+        sys.stderr.write(
+            f"converted {n} records ({args.from_format} -> {args.to_format}, {where})\n"
+        )
     return EXIT_OK
 
 

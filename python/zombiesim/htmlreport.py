@@ -1,5 +1,6 @@
-"""A self-contained HTML page comparing runs: a WAF bar chart and WAF-over-time lines
-(a PNG embedded as base64), the comparison table, and the config, workload and seed.
+"""A self-contained HTML page comparing runs: a WAF bar chart, for timed runs a p99
+latency bar chart, and WAF-over-time lines (a PNG embedded as base64), the comparison
+table, and the config, workload and seed.
 
 Plots use matplotlib's Agg canvas directly, so nothing here touches pyplot's global state
 or needs a display.
@@ -14,7 +15,7 @@ import os
 from collections.abc import Mapping
 
 from ._core import __version__
-from ._format import COMPARE_COLUMNS, best_label
+from ._format import best_label, compare_columns
 from ._io import atomic_write
 from .report import Report
 
@@ -22,15 +23,20 @@ __all__ = ["comparison_figure", "comparison_html", "write_comparison_html"]
 
 
 def comparison_figure(reports: Mapping[str, Report]):
-    """A matplotlib `Figure`: WAF per label (bars, best in a darker colour) and each run's
+    """A matplotlib `Figure`: WAF per label (bars, best in a darker colour); when any run
+    was timed, the p99 read and write latency per label (grouped bars, µs); and each run's
     cumulative WAF against drive writes into the measured phase (lines)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     labels = list(reports)
-    fig = Figure(figsize=(11, 4.2), layout="constrained")
+    timed = any(r.timed for r in reports.values())
+    fig = Figure(figsize=(15, 4.4) if timed else (11, 4.2), layout="constrained")
     FigureCanvasAgg(fig)
-    bars_ax, lines_ax = fig.subplots(1, 2, width_ratios=[1, 1.5])
+    if timed:
+        bars_ax, latency_ax, lines_ax = fig.subplots(1, 3, width_ratios=[1, 1.1, 1.4])
+    else:
+        bars_ax, lines_ax = fig.subplots(1, 2, width_ratios=[1, 1.5])
 
     best = best_label(reports)
     wafs = [reports[k].raw["waf"] for k in labels]
@@ -41,6 +47,9 @@ def comparison_figure(reports: Mapping[str, Report]):
     bars_ax.set_ylabel("write amplification (measured phase)")
     bars_ax.set_title("WAF per run")
     bars_ax.margins(y=0.12)
+
+    if timed:
+        _latency_bars(latency_ax, reports)
 
     for label in labels:
         series = reports[label].series_frame()
@@ -54,7 +63,50 @@ def comparison_figure(reports: Mapping[str, Report]):
     lines_ax.grid(alpha=0.3)
     if lines_ax.lines:
         lines_ax.legend(fontsize=8)
+    else:
+        lines_ax.text(
+            0.5,
+            0.5,
+            "no time series\n(the measured phase was shorter than one point)",
+            ha="center",
+            va="center",
+            transform=lines_ax.transAxes,
+            fontsize=9,
+            color="#666",
+        )
     return fig
+
+
+def _latency_bars(ax, reports: Mapping[str, Report]) -> None:
+    """p99 read and write latency per label, side by side (in ms; a run without reads or
+    writes, or untimed, has no bar)."""
+    labels = list(reports)
+    width = 0.4
+    for i, (kind, colour) in enumerate((("read", "#7fa8c9"), ("write", "#c98f7f"))):
+        values = []
+        for k in labels:
+            latency = reports[k].raw.get("latency")
+            summary = latency[kind] if latency is not None else None
+            values.append(summary["p99_us"] if summary and summary["count"] else 0.0)
+        xs = [x + (i - 0.5) * width for x in range(len(labels))]
+        heights = [v / 1000 for v in values]
+        bars = ax.bar(xs, heights, width=width, color=colour, label=f"{kind} p99")
+        ax.bar_label(bars, labels=[_short_us(v) for v in values], fontsize=7, padding=2)
+    ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=9)
+    ax.set_ylabel("p99 latency (ms)")
+    ax.set_title("p99 request latency")
+    ax.margins(y=0.15)
+    ax.legend(fontsize=8)
+
+
+def _short_us(us: float) -> str:
+    if not us:
+        return ""
+    if us >= 1e6:
+        return f"{us / 1e6:.2f} s"
+    if us >= 1e3:
+        return f"{us / 1e3:.1f} ms"
+    return f"{us:.0f} µs"
 
 
 def _png_base64(fig) -> str:
@@ -91,11 +143,12 @@ def comparison_html(
         workload = workload if workload is not None else first.raw["run"]["workload"]
         seed = seed if seed is not None else first.raw["run"]["seed"]
     best = best_label(reports)
+    columns = compare_columns(reports)
 
-    head = "".join(f"<th>{esc(h)}</th>" for h, _, _ in COMPARE_COLUMNS)
+    head = "".join(f"<th>{esc(h)}</th>" for h, _, _ in columns)
     body = []
     for label, rep in reports.items():
-        cells = "".join(f"<td>{esc(fmt(get(rep)))}</td>" for _, get, fmt in COMPARE_COLUMNS)
+        cells = "".join(f"<td>{esc(fmt(get(rep)))}</td>" for _, get, fmt in columns)
         mark = " (interrupted)" if rep.interrupted else ""
         cls = ' class="best"' if label == best else ""
         body.append(f"<tr{cls}><td>{esc(label)}{mark}</td>{cells}</tr>")
@@ -116,7 +169,12 @@ def comparison_html(
         parts.append(f"<p>{esc(notes)}</p>")
     if reports:
         img = _png_base64(comparison_figure(reports))
-        parts.append(f'<img alt="WAF per run and over time" src="data:image/png;base64,{img}">')
+        alt = (
+            "WAF per run, p99 latency and WAF over time"
+            if any(r.timed for r in reports.values())
+            else "WAF per run and over time"
+        )
+        parts.append(f'<img alt="{alt}" src="data:image/png;base64,{img}">')
     parts += [
         "<h2>Results (measured phase)</h2>",
         f"<table><thead><tr><th>label</th>{head}</tr></thead>",

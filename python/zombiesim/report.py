@@ -105,6 +105,16 @@ class Report(Section):
         return bool(self._data.get("run", {}).get("interrupted", False))
 
     @property
+    def timed(self) -> bool:
+        """Whether the run was in timing mode (`latency`, `throughput`, `timing` are set)."""
+        return self._data.get("latency") is not None
+
+    @property
+    def is_trace(self) -> bool:
+        """Whether the run replayed a block trace (`trace` is set)."""
+        return self._data.get("trace") is not None
+
+    @property
     def policy(self) -> str | None:
         return self._data.get("run", {}).get("config", {}).get("gc", {}).get("policy")
 
@@ -119,13 +129,27 @@ class Report(Section):
 
         Covers every counter, the device and precondition sections, `run.*` (wall time,
         seed, workload, ...) and the resolved config as `config.<key>`; the time series is
-        left out (see `series_frame()`)."""
+        left out (see `series_frame()`). Timed runs add `elapsed_s`, `latency.read.*`,
+        `latency.write.*`, `throughput.*`, `timing.gc_busy_s` and, instead of the
+        per-resource lists, `timing.channel_utilisation_mean`/`_max` and
+        `timing.die_utilisation_mean`/`_max`; trace replays add `trace.*` (`records`,
+        `flushes`, `skipped_lines`, `remap`, `remapped.*`, ...). Sections that are null
+        (timing off, a synthetic workload) add no columns."""
         data = dict(self._data)
         run = dict(data.pop("run", {}) or {})
         config = run.pop("config", {}) or {}
         data.pop("series", None)
-        if data.get("latency") is None:
-            data.pop("latency", None)
+        for section in ("latency", "throughput", "timing", "trace"):
+            if data.get(section) is None:
+                data.pop(section, None)
+        timing = data.get("timing")
+        if timing is not None:
+            timing = dict(timing)
+            for name in ("channel_utilisation", "die_utilisation"):
+                values = list(timing.pop(name, None) or [])
+                timing[f"{name}_mean"] = sum(values) / len(values) if values else None
+                timing[f"{name}_max"] = max(values) if values else None
+            data["timing"] = timing
         row: dict[str, Any] = {"label": label if label is not None else self.policy}
         row.update(flatten(data))
         row.update(flatten(run, "run."))

@@ -1,0 +1,242 @@
+"""Block traces: what to replay (`TraceInput`), statistics, conversion, the formats.
+
+>>> import zombiesim as zs
+>>> zs.trace.formats()[0][0]
+'msr'
+>>> src = zs.TraceInput("src1_0.csv", "msr", remap="modulo")
+>>> str(src)
+'msr:src1_0.csv'
+
+Formats, options and remap modes are described in `docs/traces.md`. Files ending in `.gz`
+or `.zst` are decompressed on reading and compressed on writing. A malformed line raises
+`InputError` naming `file:line` (or, with `on_error="skip"`, is counted and skipped).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from . import _core
+from ._errors import ConfigError, make_error
+from ._io import atomic_output
+
+__all__ = [
+    "ON_ERROR",
+    "REMAP_MODES",
+    "TraceInput",
+    "convert",
+    "format_names",
+    "formats",
+    "parse_size",
+    "stats",
+]
+
+#: What a malformed line does: `stop` (an error) or `skip` (counted, reading goes on).
+ON_ERROR = ("stop", "skip")
+#: How trace addresses are fitted onto the simulated device (see docs/traces.md).
+REMAP_MODES = ("none", "modulo", "compact")
+
+
+def formats() -> list[tuple[str, str]]:
+    """`(name, description)` of every trace format this build reads and writes."""
+    return [(str(n), str(d)) for n, d in _core.trace_formats()]
+
+
+def format_names() -> list[str]:
+    """The format names alone: `msr`, `spc`, `disksim`, `fio`, `blkparse`, `native`."""
+    return [n for n, _ in formats()]
+
+
+_SIZE_UNITS = {
+    "": 1,
+    "B": 1,
+    "K": 1024,
+    "k": 1024,
+    "KiB": 1024,
+    "kiB": 1024,
+    "M": 1024**2,
+    "m": 1024**2,
+    "MiB": 1024**2,
+    "G": 1024**3,
+    "g": 1024**3,
+    "GiB": 1024**3,
+    "T": 1024**4,
+    "t": 1024**4,
+    "TiB": 1024**4,
+    "KB": 1000,
+    "kB": 1000,
+    "MB": 1000**2,
+    "GB": 1000**3,
+    "TB": 1000**4,
+}
+_SIZE = re.compile(r"\s*([0-9_]+(?:\.[0-9_]*)?|\.[0-9_]+)\s*([A-Za-z]*)\s*")
+
+
+def parse_size(value: int | str, key: str = "page_size") -> int:
+    """Bytes from an int or a string such as `4096`, `"4KiB"`, `"16K"`, `"1GB"` (the
+    suffixes config values take); anything else raises `ConfigError` naming `key`."""
+    if isinstance(value, bool):
+        raise make_error(
+            ConfigError, f"config key `{key}`: expected a size, found {value}", "config"
+        )
+    if isinstance(value, int):
+        nbytes = value
+    else:
+        m = _SIZE.fullmatch(str(value))
+        if m is None or m.group(2) not in _SIZE_UNITS:
+            raise make_error(
+                ConfigError,
+                f"config key `{key}`: `{value}` is not a size (expected e.g. 4096, 4KiB, 16KiB)",
+                "config",
+            )
+        nbytes = int(float(m.group(1).replace("_", "")) * _SIZE_UNITS[m.group(2)])
+    if nbytes <= 0:
+        raise make_error(
+            ConfigError, f"config key `{key}`: expected a size above 0, found `{value}`", "config"
+        )
+    return nbytes
+
+
+def _check_choice(key: str, value: str, allowed: tuple[str, ...]) -> str:
+    """The same messages the simulator gives for these keys."""
+    if value in allowed:
+        return value
+    if key == "format":
+        reason = f"unknown trace format `{value}` (expected one of {', '.join(allowed)})"
+    else:
+        *head, last = [f"`{a}`" if key == "on_error" else a for a in allowed]
+        reason = f"expected {', '.join(head)} or {last}, found `{value}`"
+    raise make_error(ConfigError, f"config key `{key}`: {reason}", "config")
+
+
+@dataclass(frozen=True)
+class TraceInput:
+    """A trace to replay: a file, its format and how to read it.
+
+    `device` keeps one device of a multi-device trace; `on_error` is `"stop"` or `"skip"`;
+    `remap` is `"none"`, `"modulo"` or `"compact"`; `limit` replays only the first records;
+    `time_scale` multiplies the trace's times (0.5 replays twice as fast) and `time_offset`
+    (seconds) is added after scaling (times below 0 become 0). `str(t)` is
+    `FORMAT:PATH`, what a report's `run.workload` says. The format, `on_error` and `remap`
+    are checked at once (`ConfigError`); the file is opened when the run starts."""
+
+    path: str
+    format: str
+    device: int | None = None
+    on_error: str = "stop"
+    remap: str = "none"
+    limit: int | None = None
+    time_scale: float = 1.0
+    time_offset: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", os.fspath(self.path))
+        names = format_names()
+        _check_choice("format", self.format, tuple(names))
+        _check_choice("on_error", self.on_error, ON_ERROR)
+        _check_choice("remap", self.remap, REMAP_MODES)
+        if self.limit is not None and int(self.limit) < 0:
+            raise make_error(
+                ConfigError, f"config key `limit`: expected 0 or more, found {self.limit}", "config"
+            )
+
+    @classmethod
+    def coerce(cls, value: TraceInput | tuple | list | Any) -> TraceInput:
+        """A `TraceInput` from itself or a `(path, format)` pair."""
+        if isinstance(value, TraceInput):
+            return value
+        if isinstance(value, tuple | list) and len(value) == 2:
+            return cls(os.fspath(value[0]), str(value[1]))
+        raise TypeError(f"expected a zombiesim.TraceInput or a (path, format) pair, got {value!r}")
+
+    def options(self) -> dict[str, Any]:
+        """The keyword arguments `_core.simulate_trace` takes, besides config and seed."""
+        opts = {
+            "device": self.device,
+            "on_error": self.on_error,
+            "remap": self.remap,
+            "limit": self.limit,
+            "time_scale": float(self.time_scale),
+        }
+        opts.update(_offset(self.time_offset))
+        return opts
+
+    def describe(self) -> str:
+        """`FORMAT:PATH` plus the options that differ from their defaults."""
+        extra = []
+        if self.device is not None:
+            extra.append(f"device={self.device}")
+        if self.remap != "none":
+            extra.append(f"remap={self.remap}")
+        if self.on_error != "stop":
+            extra.append(f"on_error={self.on_error}")
+        if self.limit is not None:
+            extra.append(f"limit={self.limit}")
+        if self.time_scale != 1.0:
+            extra.append(f"time_scale={self.time_scale:g}")
+        if self.time_offset:
+            extra.append(f"time_offset={self.time_offset:g}")
+        return str(self) + (f" ({', '.join(extra)})" if extra else "")
+
+    def __str__(self) -> str:
+        return f"{self.format}:{self.path}"
+
+
+def _offset(seconds: float) -> dict[str, float]:
+    """The binding's `time_offset_s` keyword, left out at its default (0)."""
+    return {"time_offset_s": float(seconds)} if seconds else {}
+
+
+def stats(
+    path: str | os.PathLike[str],
+    format: str,
+    page_size: int | str = 4096,
+    device: int | None = None,
+    on_error: str = "stop",
+) -> dict[str, Any]:
+    """Read a trace once and summarize it (see docs/traces.md, "Statistics"): `records`,
+    `reads`/`writes`/`trims` (`{count, bytes}`), `flushes`, `duration_s`, `unique_pages`,
+    `footprint_bytes`, `written_pages`, `written_footprint_bytes`, `size_histogram`
+    (`[{le_bytes, count}]`), `interarrival` (`{count, mean_ns, p50_ns, p99_ns, max_ns}`),
+    `write_skew` (`{page_writes, hottest_1pct, ..., gini}`), `skipped_lines`, `page_size`,
+    `path`, `format`. `page_size` takes bytes or a size string (`"16KiB"`)."""
+    text = _core.trace_stats(
+        os.fspath(path),
+        format,
+        page_size=parse_size(page_size),
+        device=device,
+        on_error=on_error,
+    )
+    return json.loads(text)
+
+
+def convert(
+    input: str | os.PathLike[str],
+    from_format: str,
+    output: str | os.PathLike[str] | None,
+    to_format: str,
+    device: int | None = None,
+    on_error: str = "stop",
+    time_scale: float = 1.0,
+    time_offset: float = 0.0,
+) -> int:
+    """Read `input` in `from_format` and write it to `output` in `to_format` (`None`
+    writes to standard output, straight from the simulator's I/O); returns the number of
+    records written. `time_scale` and `time_offset` (seconds) change the times written, as
+    in `TraceInput`. Compression follows the file names (`.gz`, `.zst`). A record the
+    target format cannot hold (a trim into msr, ...) raises `InputError` naming it.
+    A file is written atomically (a temp file with the same compression suffix in the same
+    directory, then renamed): a failure leaves no partial output."""
+    src = os.fspath(input)
+    opts = {"device": device, "on_error": on_error, **_offset(time_offset)}
+    if time_scale != 1.0:
+        opts["time_scale"] = float(time_scale)
+    if output is None:
+        return int(_core.trace_convert(src, from_format, None, to_format, **opts))
+    with atomic_output(output) as tmp:
+        n = _core.trace_convert(src, from_format, tmp, to_format, **opts)
+    return int(n)

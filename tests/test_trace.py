@@ -1,0 +1,391 @@
+"""Timing mode and block traces: the API (`simulate_trace`, `zs.trace`, `compare(trace=)`),
+the report's new columns, and the CLI (`run --trace`, `compare --trace`, `trace ...`)."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import zombiesim as zs
+
+#: The shared sample: the first 10 001 records of MSR Cambridge volume src1_0.
+MSR = Path(__file__).resolve().parents[2] / "shared/traces/msr-src1_0-excerpt.csv"
+MSR_RECORDS = 10001
+
+TIMED = {"timing.enabled": True}
+SMALL_ARGS = ["--set", "flash.blocks_per_plane=64"]
+
+
+def no_traceback(proc):
+    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
+
+
+@pytest.fixture(scope="module")
+def msr() -> Path:
+    if not MSR.is_file():
+        pytest.skip(f"the shared MSR sample is not here ({MSR}): shared/traces/ is absent")
+    return MSR
+
+
+@pytest.fixture(scope="module")
+def timed_msr_report(msr) -> zs.Report:
+    """The default preset, timing on, the MSR sample folded onto the device (modulo)."""
+    cfg = zs.Config.preset("default").override(TIMED)
+    return zs.simulate_trace(cfg, msr, "msr", remap="modulo", seed=1)
+
+
+@pytest.fixture
+def malformed(tmp_path, msr) -> Path:
+    """Three good MSR lines, a line with 5 fields (line 4), then two good lines."""
+    good = msr.read_text().splitlines()[:5]
+    path = tmp_path / "broken.csv"
+    path.write_text(
+        "\n".join([*good[:3], "128166373321653856,src1,0,Write,31541", *good[3:]]) + "\n"
+    )
+    return path
+
+
+# -- API -------------------------------------------------------------------------------------
+
+
+def test_simulate_trace_timed_counts(timed_msr_report):
+    rep = timed_msr_report
+    t = rep.trace
+    assert rep.is_trace and rep.timed
+    assert t.records == MSR_RECORDS and t.format == "msr" and t.remap == "modulo"
+    assert t.skipped_lines == 0 and t.skipped_examples == ()
+    assert rep.host.requests == t.records - t.flushes
+    assert rep.latency.read.count + rep.latency.write.count == rep.host.requests
+    assert t.remapped.requests == t.records and t.remapped.remapped_requests > 0
+    assert rep.run.workload == f"msr:{MSR}"
+    assert rep.elapsed_s > 0 and rep.throughput.iops > 0
+    lat = rep.latency.write
+    assert 0 < lat.p50_us <= lat.p99_us <= lat.p999_us <= lat.max_us
+    assert rep.timing.gc_busy_s >= 0
+    assert all(0 <= u <= 1 for u in rep.timing.die_utilisation)
+
+
+def test_simulate_accepts_a_trace_input_and_limit(msr, small):
+    src = zs.TraceInput(msr, "msr", remap="modulo", limit=500)
+    assert str(src) == f"msr:{msr}" and "limit=500" in src.describe()
+    rep = zs.simulate(small, src, reproducible=True)
+    again = zs.simulate_trace(small, str(msr), "msr", remap="modulo", limit=500, reproducible=True)
+    assert rep.trace.records == 500 and rep.host.requests == 500
+    assert rep.to_json() == again.to_json()
+    assert not rep.timed and rep.latency is None and rep.elapsed_s is None
+
+
+def test_simulate_trace_progress_false_returns_interrupted(msr, small):
+    rep = zs.simulate_trace(small, msr, "msr", remap="modulo", progress=lambda *a: False)
+    assert rep.interrupted and rep.run.progress < 1
+
+
+def test_trace_errors(msr, small, malformed):
+    with pytest.raises(zs.ConfigError, match="config key `format`: unknown trace format `bogus`"):
+        zs.TraceInput(msr, "bogus")
+    with pytest.raises(zs.ConfigError, match="remap"):
+        zs.simulate_trace(small, msr, "msr", remap="wrap")
+    with pytest.raises(zs.ConfigError, match="on_error"):
+        zs.trace.stats(msr, "msr", on_error="sometimes")
+    # Addresses beyond the device without remapping: the message says what to do.
+    with pytest.raises(zs.WorkloadError, match="remap=modulo"):
+        zs.simulate_trace(small, msr, "msr")
+    with pytest.raises(zs.InputError, match="nope.csv") as info:
+        zs.trace.stats(msr.parent / "nope.csv", "msr")
+    assert info.value.exit_code == 2
+    with pytest.raises(zs.InputError, match=rf"{re.escape(str(malformed))}:4: expected 7") as info:
+        zs.simulate_trace(small, malformed, "msr", remap="modulo")
+    assert info.value.exit_code == 2
+
+
+def test_on_error_skip_counts_the_line(small, malformed):
+    rep = zs.simulate_trace(small, malformed, "msr", remap="modulo", on_error="skip")
+    assert rep.trace.records == 5 and rep.trace.skipped_lines == 1
+    assert rep.trace.skipped_examples[0].startswith("4: expected 7")
+    st = zs.trace.stats(malformed, "msr", on_error="skip")
+    assert st["records"] == 5 and st["skipped_lines"] == 1
+
+
+def test_trace_stats_api(msr):
+    st = zs.trace.stats(msr, "msr")
+    assert st["records"] == MSR_RECORDS and st["format"] == "msr" and st["page_size"] == 4096
+    assert st["reads"]["count"] + st["writes"]["count"] + st["trims"]["count"] == MSR_RECORDS
+    assert st["unique_pages"] == 12665 and st["written_pages"] == 9341
+    assert sum(b["count"] for b in st["size_histogram"]) == MSR_RECORDS
+    assert 0 <= st["write_skew"]["gini"] < 1
+    assert st["interarrival"]["count"] == MSR_RECORDS - 1
+    big = zs.trace.stats(msr, "msr", page_size="16KiB")
+    assert big["page_size"] == 16384 and big["unique_pages"] < st["unique_pages"]
+
+
+def test_formats_and_sizes():
+    names = [n for n, _ in zs.trace.formats()]
+    assert names == ["msr", "spc", "disksim", "fio", "blkparse", "native"]
+    assert zs.trace.parse_size("4KiB") == 4096 == zs.trace.parse_size(4096)
+    assert zs.trace.parse_size("1MB") == 1_000_000
+    for bad in ("4 parsecs", "0", -1, "", True):
+        with pytest.raises(zs.ConfigError):
+            zs.trace.parse_size(bad)
+
+
+def test_convert_round_trip_through_files(msr, tmp_path):
+    first, back, again = tmp_path / "a.trace", tmp_path / "back.csv.gz", tmp_path / "b.trace"
+    assert zs.trace.convert(msr, "msr", first, "disksim") == MSR_RECORDS
+    assert zs.trace.convert(first, "disksim", back, "msr") == MSR_RECORDS
+    assert back.read_bytes()[:2] == b"\x1f\x8b"  # gzip, chosen by the name
+    # The same records: the same statistics, and the same text when written again.
+    drop = ("path", "format")
+    stats = [{k: v for k, v in zs.trace.stats(p, f).items() if k not in drop}
+             for p, f in ((msr, "msr"), (first, "disksim"), (back, "msr"))]  # fmt: skip
+    assert stats[0] == stats[1] == stats[2]
+    zs.trace.convert(back, "msr", again, "disksim")
+    assert again.read_bytes() == first.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.trace", "b.trace", "back.csv.gz"]
+
+
+def test_convert_time_scale_and_offset(msr, tmp_path):
+    out = tmp_path / "fast.trace"
+    zs.trace.convert(msr, "msr", out, "disksim", time_scale=0.5, time_offset=2.0)
+    first = out.read_text().split("\n", 1)[0].split()
+    assert float(first[0]) == pytest.approx(2000.0)  # ms: the offset, after scaling
+    st, fast = zs.trace.stats(msr, "msr"), zs.trace.stats(out, "disksim")
+    assert fast["duration_s"] == pytest.approx(st["duration_s"] / 2, rel=1e-6)
+    src = zs.TraceInput(msr, "msr", time_scale=0.5, time_offset=2.0)
+    assert "time_scale=0.5" in src.describe() and "time_offset=2" in src.describe()
+
+
+def test_convert_failure_names_the_output_and_leaves_nothing(tmp_path):
+    src = tmp_path / "t.fio"
+    src.write_text(
+        "fio version 3 iolog\n1 /x add\n2 /x open\n3 /x write 0 4096\n4 /x trim 0 4096\n"
+    )
+    out = tmp_path / "o.csv"
+    with pytest.raises(
+        zs.InputError, match=rf"{re.escape(str(out))}:2: cannot write record 2 .*no trim"
+    ):
+        zs.trace.convert(src, "fio", out, "msr")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.fio"]
+
+
+def test_compare_on_a_trace(msr, small):
+    src = zs.TraceInput(msr, "msr", remap="modulo")
+    df = zs.compare(small.override(TIMED), trace=src, policies=["greedy", "cost-benefit"])
+    assert list(df["label"]) == ["greedy", "cost-benefit"]
+    assert df["host.write_pages"].nunique() == 1 and df["host.requests"].iloc[0] > 0
+    assert (df["trace.records"] == MSR_RECORDS).all()
+    assert df["latency.write.p99_us"].notna().all()
+    # A (path, format) pair works too; without remap this trace does not fit the device.
+    with pytest.raises(zs.WorkloadError, match="beyond the device"):
+        zs.compare(small, trace=(msr, "msr"), policies=["greedy"])
+    with pytest.raises(zs.WorkloadError, match="not both"):
+        zs.compare(small, workload="uniform", trace=src, policies=["greedy"])
+
+
+def test_to_row_has_the_new_columns(timed_msr_report, small):
+    row = timed_msr_report.to_row()
+    for key in (
+        "elapsed_s",
+        "latency.read.count",
+        "latency.read.p99_us",
+        "latency.write.p999_us",
+        "latency.write.max_us",
+        "throughput.iops",
+        "throughput.mb_s",
+        "timing.gc_busy_s",
+        "timing.channel_utilisation_mean",
+        "timing.channel_utilisation_max",
+        "timing.die_utilisation_mean",
+        "timing.die_utilisation_max",
+        "trace.records",
+        "trace.flushes",
+        "trace.skipped_lines",
+        "trace.remap",
+        "trace.remapped.remapped_pages",
+    ):
+        assert key in row, key
+    assert row["trace.records"] == MSR_RECORDS
+    dies = timed_msr_report.timing.die_utilisation
+    assert row["timing.die_utilisation_max"] == max(dies)
+    assert row["timing.die_utilisation_mean"] == pytest.approx(sum(dies) / len(dies))
+    assert "timing.die_utilisation" not in row and "trace.skipped_examples" not in row
+    assert all(not isinstance(v, dict | list | tuple) for v in row.values())
+    # The first columns are as before; an untimed synthetic run adds none of the new ones.
+    assert list(row)[:3] == ["label", "waf", "host.requests"]
+    plain = zs.simulate(small, "uniform:requests=1000").to_row()
+    assert not any(k.startswith(("latency", "throughput", "timing.", "trace")) for k in plain)
+    assert plain["elapsed_s"] is None
+
+
+# -- CLI -------------------------------------------------------------------------------------
+
+
+def test_cli_run_timed_synthetic(cli, tmp_path):
+    out = tmp_path / "rep.json"
+    proc = cli(
+        "run", *SMALL_ARGS, "--set", "timing.enabled=true",
+        "--workload", "uniform:drive_writes=1,read=0.3", "--json", str(out),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rep = json.loads(out.read_text())
+    for kind in ("read", "write"):
+        assert set(rep["latency"][kind]) == {
+            "count",
+            "mean_us",
+            "p50_us",
+            "p99_us",
+            "p999_us",
+            "max_us",
+        }
+    assert set(rep["throughput"]) == {"iops", "read_iops", "write_iops", "mb_s"}
+    assert rep["elapsed_s"] > 0 and rep["timing"]["gc_busy_s"] > 0
+    text = proc.stdout
+    for needle in ("elapsed", "simulated", "IOPS", "MB/s", "GC busy", "latency µs", "p99.9"):
+        assert needle in text, needle
+    assert f"{rep['latency']['read']['count']:,}" in text
+    assert f"{rep['latency']['write']['p99_us']:,.1f}" in text
+
+
+def test_cli_run_untimed_has_no_timing_lines(cli):
+    proc = cli("run", *SMALL_ARGS, "--workload", "uniform:drive_writes=0.2")
+    assert proc.returncode == 0, proc.stderr
+    assert "IOPS" not in proc.stdout and "latency" not in proc.stdout
+    assert "trace" not in proc.stdout
+
+
+def test_cli_run_trace(cli, msr, tmp_path):
+    out = tmp_path / "rep.json"
+    proc = cli(
+        "run", "--set", "timing.enabled=true", "--trace", str(msr), "--format", "msr",
+        "--remap", "modulo", "--json", str(out),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rep = json.loads(out.read_text())
+    assert rep["trace"]["records"] == MSR_RECORDS
+    assert f"msr:{msr}" in proc.stdout
+    assert "10,001 records, 0 flushes, 0 skipped lines" in proc.stdout
+    moved = rep["trace"]["remapped"]["remapped_requests"]
+    assert f"modulo: {moved:,} of 10,001 requests" in proc.stdout
+    assert "IOPS" in proc.stdout and "latency µs" in proc.stdout
+
+
+def test_cli_malformed_trace_line_exits_2(cli, malformed):
+    for args in (
+        ["run", *SMALL_ARGS, "--trace", str(malformed), "--format", "msr", "--remap", "modulo"],
+        ["trace", "stats", str(malformed), "--format", "msr"],
+        ["trace", "convert", str(malformed), "--from", "msr", "--to", "disksim"],
+    ):
+        proc = cli(*args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert proc.stderr.startswith(f"zombiesim: error: {malformed}:4: expected 7")
+        assert proc.stderr.count("\n") == 1
+        no_traceback(proc)
+    proc = cli(
+        "run", *SMALL_ARGS, "--trace", str(malformed), "--format", "msr",
+        "--remap", "modulo", "--on-error", "skip",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "1 skipped lines" in proc.stdout and "skipped line 4: expected 7" in proc.stdout
+    proc = cli("trace", "stats", str(malformed), "--format", "msr", "--on-error", "skip")
+    assert proc.returncode == 0 and "1 skipped lines" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "--workload", "uniform", "--trace", "x.csv", "--format", "msr"],
+        ["run", "--trace", "x.csv"],  # no --format
+        ["run", "--trace", "x.csv", "--format", "bogus"],
+        ["run", "--workload", "uniform", "--remap", "modulo"],  # a trace option, no trace
+        ["run", "--workload", "uniform", "--format", "msr"],
+        ["run", "--trace", "x.csv", "--format", "msr", "--limit", "-1"],
+        ["compare", "--policies", "greedy"],  # neither --workload nor --trace
+        ["trace"],
+        ["trace", "stats", "x.csv"],  # no --format
+        ["trace", "stats", "x.csv", "--format", "msr", "--page-size", "4 parsecs"],
+        ["trace", "convert", "x.csv", "--from", "msr"],  # no --to
+    ],
+)
+def test_trace_usage_errors_exit_2(cli, args):
+    proc = cli(*args)
+    assert proc.returncode == 2, (args, proc.stderr)
+    no_traceback(proc)
+
+
+def test_cli_missing_trace_file(cli, tmp_path):
+    proc = cli("run", "--trace", str(tmp_path / "nope.csv"), "--format", "msr")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("zombiesim: error: ") and "nope.csv" in proc.stderr
+    no_traceback(proc)
+
+
+def test_cli_trace_stats(cli, msr, tmp_path):
+    out = tmp_path / "stats.json"
+    proc = cli("trace", "stats", str(msr), "--format", "msr", "--json", str(out))
+    assert proc.returncode == 0, proc.stderr
+    st = json.loads(out.read_text())
+    assert st == zs.trace.stats(msr, "msr")
+    text = proc.stdout
+    assert "10,001 (0 flushes)" in text
+    assert "7,362" in text and "2,639" in text  # reads, writes
+    assert "12,665 unique pages" in text
+    for needle in ("inter-arrival", "p50", "p99", "hottest 1%", "50%", "Gini", "≤ 4 KiB", "87.7%"):
+        assert needle in text, needle
+    proc = cli("trace", "stats", str(msr), "--format", "msr", "--json", "-")
+    assert json.loads(proc.stdout)["records"] == MSR_RECORDS
+
+
+def test_cli_trace_convert_files_and_stdout(msr, tmp_path, cli):
+    via_file = tmp_path / "file.trace"
+    proc = cli(
+        "trace", "convert", str(msr), "--from", "msr", "--to", "disksim", "-o", str(via_file)
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "converted 10001 records" in proc.stderr and proc.stdout == ""
+    # As a shell redirect would: the trace on stdout, the count on stderr.
+    proc = subprocess.run(
+        [sys.executable, "-m", "zombiesim", "trace", "convert", str(msr),
+         "--from", "msr", "--to", "disksim"],
+        capture_output=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == via_file.read_bytes()
+    assert b"converted 10001 records" in proc.stderr
+    redirected = tmp_path / "stdout.trace"
+    redirected.write_bytes(proc.stdout)
+    back = tmp_path / "back.csv"
+    proc = cli(
+        "trace", "convert", str(redirected), "--from", "disksim", "--to", "msr", "-o", str(back)
+    )
+    assert proc.returncode == 0, proc.stderr
+    drop = ("path", "format")
+    a = {k: v for k, v in zs.trace.stats(msr, "msr").items() if k not in drop}
+    b = {k: v for k, v in zs.trace.stats(back, "msr").items() if k not in drop}
+    assert a == b
+
+
+def test_cli_trace_formats(cli):
+    proc = cli("trace", "formats")
+    assert proc.returncode == 0
+    for name in ("msr", "spc", "disksim", "fio", "blkparse", "native"):
+        assert name in proc.stdout
+    proc = cli("trace", "--help")
+    assert proc.returncode == 0 and "examples:" in proc.stdout
+
+
+def test_cli_compare_trace_timed(cli, msr, tmp_path):
+    html, csv = tmp_path / "c.html", tmp_path / "c.csv"
+    proc = cli(
+        "compare", *SMALL_ARGS, "--set", "timing.enabled=true", "--policies", "greedy,fifo",
+        "--trace", str(msr), "--format", "msr", "--remap", "modulo",
+        "--report", str(html), "--csv", str(csv),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    for needle in ("read p99 µs", "write p99 µs", "elapsed s", "remap=modulo", "greedy", "fifo"):
+        assert needle in proc.stdout, needle
+    page = html.read_text()
+    assert "p99 latency" in page and "read p99" in page and "base64," in page
+    header = csv.read_text().splitlines()[0].split(",")
+    assert "latency.read.p99_us" in header and "trace.records" in header
