@@ -85,8 +85,10 @@ def counting(n: int) -> bool:
     print(f"  WAF (measured phase)       {report['waf']:.4f}")
     print(f"  flash programs / wall s    {med(rates) / 1e6:.2f} M   (runs: {fmt_runs(rates)})")
     print(f"  host page writes / wall s  {med(hosts) / 1e6:.3f} M")
-    print(f"  peak RSS                   {per_page * pages / 2**20:.1f} MiB = {per_page:.2f} "
-          f"bytes per physical page ({pages} pages)")
+    print(
+        f"  peak RSS                   {per_page * pages / 2**20:.1f} MiB = {per_page:.2f} "
+        f"bytes per physical page ({pages} pages)"
+    )
     ok_rate, ok_mem = med(rates) >= 12e6, per_page <= 12.0
     print(f"  target >= 12 M programs/s: {verdict(ok_rate)};  <= 12 bytes/page: {verdict(ok_mem)}")
     return ok_rate and ok_mem
@@ -99,10 +101,12 @@ def timing(n: int) -> bool:
     lat = report["latency"]
     print("\ntiming-8x8: timing on, 8 x 8, OP 7%, uniform 4 KiB 30/70 reads/writes, QD 32")
     print(f"  host requests / wall s     {med(rates) / 1e6:.2f} M   (runs: {fmt_runs(rates)})")
-    print(f"  WAF {report['waf']:.3f}; simulated {report['elapsed_s']:.1f} s, "
-          f"{report['throughput']['iops']:.0f} IOPS; read p50/p99 {lat['read']['p50_us']:.0f}/"
-          f"{lat['read']['p99_us']:.0f} us, write p50/p99 {lat['write']['p50_us']:.0f}/"
-          f"{lat['write']['p99_us']:.0f} us")
+    print(
+        f"  WAF {report['waf']:.3f}; simulated {report['elapsed_s']:.1f} s, "
+        f"{report['throughput']['iops']:.0f} IOPS; read p50/p99 {lat['read']['p50_us']:.0f}/"
+        f"{lat['read']['p99_us']:.0f} us, write p50/p99 {lat['write']['p50_us']:.0f}/"
+        f"{lat['write']['p99_us']:.0f} us"
+    )
     ok = med(rates) >= 1e6
     print(f"  target >= 1 M requests/s: {verdict(ok)}")
     return ok
@@ -140,12 +144,16 @@ def replay(n: int) -> bool:
         results = runs("benches/configs/replay-1g.toml", f"trace:msr:modulo:{path}", n)
         rates = [r["trace"]["records"] / r["run"]["measured_wall_s"] for r, _ in results]
         peaks[records] = med([rss for _, rss in results])
-        print(f"  {records / 1e6:>4.0f} M records: {med(rates) / 1e6:.2f} M records / wall s, "
-              f"peak RSS {peaks[records] / 2**20:.1f} MiB")
+        print(
+            f"  {records / 1e6:>4.0f} M records: {med(rates) / 1e6:.2f} M records / wall s, "
+            f"peak RSS {peaks[records] / 2**20:.1f} MiB"
+        )
     growth = peaks[10_000_000] / peaks[1_000_000] - 1
     ok = growth < 0.10
-    print(f"  memory growth 1 M -> 10 M records: {growth * 100:+.1f}% "
-          f"(independent of trace length: {verdict(ok)})")
+    print(
+        f"  memory growth 1 M -> 10 M records: {growth * 100:+.1f}% "
+        f"(independent of trace length: {verdict(ok)})"
+    )
     return ok
 
 
