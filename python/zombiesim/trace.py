@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,31 +50,6 @@ def format_names() -> list[str]:
     return [n for n, _ in formats()]
 
 
-_SIZE_UNITS = {
-    "": 1,
-    "B": 1,
-    "K": 1024,
-    "k": 1024,
-    "KiB": 1024,
-    "kiB": 1024,
-    "M": 1024**2,
-    "m": 1024**2,
-    "MiB": 1024**2,
-    "G": 1024**3,
-    "g": 1024**3,
-    "GiB": 1024**3,
-    "T": 1024**4,
-    "t": 1024**4,
-    "TiB": 1024**4,
-    "KB": 1000,
-    "kB": 1000,
-    "MB": 1000**2,
-    "GB": 1000**3,
-    "TB": 1000**4,
-}
-_SIZE = re.compile(r"\s*([0-9_]+(?:\.[0-9_]*)?|\.[0-9_]+)\s*([A-Za-z]*)\s*")
-
-
 def parse_size(value: int | str, key: str = "page_size") -> int:
     """Bytes from an int or a string such as `4096`, `"4KiB"`, `"16K"`, `"1GB"` (the
     suffixes config values take); anything else raises `ConfigError` naming `key`."""
@@ -83,17 +57,7 @@ def parse_size(value: int | str, key: str = "page_size") -> int:
         raise make_error(
             ConfigError, f"config key `{key}`: expected a size, found {value}", "config"
         )
-    if isinstance(value, int):
-        nbytes = value
-    else:
-        m = _SIZE.fullmatch(str(value))
-        if m is None or m.group(2) not in _SIZE_UNITS:
-            raise make_error(
-                ConfigError,
-                f"config key `{key}`: `{value}` is not a size (expected e.g. 4096, 4KiB, 16KiB)",
-                "config",
-            )
-        nbytes = int(float(m.group(1).replace("_", "")) * _SIZE_UNITS[m.group(2)])
+    nbytes = value if isinstance(value, int) else _core.parse_bytes(str(value), key)
     if nbytes <= 0:
         raise make_error(
             ConfigError, f"config key `{key}`: expected a size above 0, found `{value}`", "config"

@@ -198,6 +198,16 @@ fn check_workload(spec: &str) -> PyResult<String> {
     Ok(WorkloadSpec::parse(spec).py()?.as_str().to_string())
 }
 
+/// Bytes from a size such as `4096`, `16KiB`, `5.12GB` (the suffixes configs take);
+/// a malformed size raises `ConfigError` naming `key`.
+#[pyfunction]
+#[pyo3(signature = (text, key = "size"))]
+fn parse_bytes(text: &str, key: &str) -> PyResult<u64> {
+    zombiesim::units::parse_bytes(text)
+        .map_err(|reason| zombiesim::Error::config(key, reason))
+        .py()
+}
+
 /// Every victim policy's syntax.
 #[pyfunction]
 fn policies() -> Vec<&'static str> {
@@ -221,6 +231,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(workload_common_keys, m)?)?;
     m.add_function(wrap_pyfunction!(check_workload, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
     trace::register(m)?;
     Ok(())
 }

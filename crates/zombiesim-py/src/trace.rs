@@ -98,6 +98,12 @@ pub fn trace_stats(
         let stats = TraceStats::compute(&mut reader, page_size)?;
         let mut value = serde_json::to_value(&stats).expect("stats serialize");
         value["skipped_lines"] = reader.skipped().into();
+        value["skipped_examples"] = reader
+            .skipped_examples()
+            .iter()
+            .map(|s| format!("{}: {}", s.line, s.reason))
+            .collect::<Vec<_>>()
+            .into();
         value["path"] = path.into();
         value["format"] = fmt.name().into();
         Ok(value.to_string())
