@@ -26,7 +26,7 @@ use crate::config::{Allocation, Config, GcFrontier};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
 use crate::ftl::{Ftl, Wear};
-use crate::gc::{self, SelectCtx, VictimPolicy};
+use crate::gc::{self, VictimPolicy};
 use crate::stats::{Cause, Counters};
 use crate::timing::{FlashTiming, TimingSummary};
 use crate::verify::Oracle;
@@ -253,16 +253,6 @@ impl PageMappedFtl {
         plane
     }
 
-    /// Valid pages per GC unit, as the invariant check recounts them.
-    fn unit_valid_counts(&self) -> Vec<u64> {
-        let mut counts = vec![0u64; self.units.len()];
-        for block in 0..self.geo.blocks {
-            counts[self.block_unit[block as usize] as usize] +=
-                self.flash.valid_count[block as usize] as u64;
-        }
-        counts
-    }
-
     /// The timing model, when it is running.
     #[inline]
     fn clock_model(&mut self) -> Option<&mut FlashTiming> {
@@ -339,227 +329,6 @@ impl PageMappedFtl {
                 "GC unit {u} has no free block left (raise ftl.over_provisioning or gc.low_watermark)"
             ),
         })
-    }
-
-    /// Ask unit `u`'s policy for a victim (removed from its candidates).
-    fn select_victim(&mut self, u: usize) -> Option<u32> {
-        let mut ctx = SelectCtx {
-            flash: &self.flash,
-            now: self.clock,
-            rng: &mut self.rng,
-        };
-        self.units[u].policy.select(&mut ctx)
-    }
-
-    /// Garbage-collect unit `u` until it has `high` free blocks.
-    fn collect(&mut self, u: usize) -> Result<()> {
-        self.in_gc = true;
-        self.counters.gc_invocations += 1;
-        let result = self.collect_inner(u);
-        self.in_gc = false;
-        result
-    }
-
-    fn collect_inner(&mut self, u: usize) -> Result<()> {
-        let ppb = self.geo.pages_per_block;
-        let mut fruitless = 0usize;
-        // GC operations are issued when the request that triggered GC was.
-        let mut start = self.now;
-        while self.units[u].free < self.high {
-            let victim = self.select_victim(u);
-            let Some(victim) = victim else {
-                if self.units[u].free == 0 {
-                    return Err(Error::DeviceFull {
-                        reason: format!("GC unit {u} has no free block and nothing to reclaim"),
-                    });
-                }
-                return Ok(());
-            };
-            if self.flash.valid_count[victim as usize] == ppb {
-                fruitless += 1;
-                if fruitless > self.units[u].policy.len() + 1 {
-                    return Err(Error::DeviceFull {
-                        reason: format!(
-                            "GC unit {u}: every candidate block is fully valid; nothing can be reclaimed"
-                        ),
-                    });
-                }
-            } else {
-                fruitless = 0;
-            }
-            let scored = self.units[u].policy.last_scored();
-            if let Some(t) = self.clock_model() {
-                start += t.search(scored);
-            }
-            self.reclaim(u, victim, start)?;
-        }
-        Ok(())
-    }
-
-    /// Copy a victim's valid pages out, then erase it.
-    ///
-    /// The mapping-table entries of the pages to copy are scattered over the whole
-    /// table, so each update is a cache miss; the valid pages are gathered first and
-    /// their entries prefetched a few copies ahead, which overlaps the misses.
-    fn reclaim(&mut self, u: usize, victim: u32, start: u64) -> Result<()> {
-        const AHEAD: usize = 12;
-        self.flash.take_victim(victim);
-        self.counters.gc_victims += 1;
-        // Copies stay on the victim's plane (copy-back), so at most one GC frontier
-        // needs a fresh block per victim.
-        let plane = self.geo.plane_of(victim);
-        let mut pages = std::mem::take(&mut self.scratch);
-        pages.clear();
-        pages.extend(self.flash.valid_pages(victim));
-        for &ppn in pages.iter().take(AHEAD) {
-            prefetch(&self.l2p, self.flash.owner[ppn as usize] as usize);
-        }
-        for i in 0..pages.len() {
-            if let Some(&ahead) = pages.get(i + AHEAD) {
-                prefetch(&self.l2p, self.flash.owner[ahead as usize] as usize);
-            }
-            let ppn = pages[i];
-            let lpn = self.flash.owner[ppn as usize];
-            self.counters.reads.add(Cause::Gc, 1);
-            if let Some(t) = self.clock_model() {
-                t.copy(plane, start);
-            }
-            self.flash.invalidate(ppn, self.clock);
-            self.units[u].valid -= 1;
-            let new = match self.program(plane, self.gc_stream, lpn, Cause::Gc, start) {
-                Ok(new) => new,
-                Err(e) => {
-                    self.scratch = pages;
-                    return Err(e);
-                }
-            };
-            self.l2p[lpn as usize] = new;
-            self.counters.gc_pages_copied += 1;
-            if let Some(o) = &mut self.oracle {
-                o.copy(ppn, new);
-            }
-        }
-        self.scratch = pages;
-        debug_assert_eq!(self.flash.valid_count[victim as usize], 0);
-        self.flash.erase(victim);
-        self.counters.erases.add(Cause::Gc, 1);
-        if let Some(t) = self.clock_model() {
-            t.erase(plane, start, Cause::Gc);
-        }
-        self.free[plane as usize].push_back(victim);
-        self.units[u].free += 1;
-        Ok(())
-    }
-
-    fn check_invariants(&self) -> Result<()> {
-        let ppb = self.geo.pages_per_block;
-        let mut closed_per_unit = vec![0usize; self.units.len()];
-        let mut free_blocks = 0usize;
-        let mut valid_total = 0u64;
-        for block in 0..self.geo.blocks {
-            let b = block as usize;
-            let bits = self.flash.count_valid_bits(block);
-            if bits != self.flash.valid_count[b] {
-                return Err(Error::integrity(format!(
-                    "block {block}: valid count {} but {bits} valid bits",
-                    self.flash.valid_count[b]
-                )));
-            }
-            valid_total += bits as u64;
-            match self.flash.status[b] {
-                BlockStatus::Free => {
-                    free_blocks += 1;
-                    if self.flash.write_ptr[b] != 0 || bits != 0 {
-                        return Err(Error::integrity(format!(
-                            "free block {block} is not erased"
-                        )));
-                    }
-                }
-                BlockStatus::Closed => {
-                    closed_per_unit[self.block_unit[b] as usize] += 1;
-                    if self.flash.write_ptr[b] != ppb {
-                        return Err(Error::integrity(format!(
-                            "closed block {block} is not full"
-                        )));
-                    }
-                }
-                BlockStatus::Open => {
-                    if !self.open.contains(&block) {
-                        return Err(Error::integrity(format!(
-                            "block {block} is open but no frontier holds it"
-                        )));
-                    }
-                }
-                BlockStatus::Victim => {
-                    return Err(Error::integrity(format!(
-                        "block {block} is a victim outside GC"
-                    )));
-                }
-                BlockStatus::Reserved => {
-                    if self.flash.write_ptr[b] != 0 {
-                        return Err(Error::integrity(format!(
-                            "reserved block {block} was written"
-                        )));
-                    }
-                }
-            }
-        }
-        let listed: usize = self.free.iter().map(|f| f.len()).sum();
-        let counted: u32 = self.units.iter().map(|u| u.free).sum();
-        if listed != free_blocks || counted as usize != free_blocks {
-            return Err(Error::integrity(format!(
-                "free blocks: {free_blocks} by status, {listed} in free lists, {counted} counted"
-            )));
-        }
-        for f in &self.free {
-            if let Some(&b) = f
-                .iter()
-                .find(|&&b| self.flash.status[b as usize] != BlockStatus::Free)
-            {
-                return Err(Error::integrity(format!(
-                    "block {b} is in a free list but not free"
-                )));
-            }
-        }
-        for (u, (unit, valid)) in self.units.iter().zip(self.unit_valid_counts()).enumerate() {
-            if unit.valid != valid {
-                return Err(Error::integrity(format!(
-                    "GC unit {u}: {} valid pages counted, {valid} in its blocks",
-                    unit.valid
-                )));
-            }
-            if unit.policy.len() != closed_per_unit[u] {
-                return Err(Error::integrity(format!(
-                    "GC unit {u}: policy holds {} candidates, {} blocks are closed",
-                    unit.policy.len(),
-                    closed_per_unit[u]
-                )));
-            }
-        }
-        let mut mapped = 0u64;
-        for (lpn, &ppn) in self.l2p.iter().enumerate() {
-            if ppn == NONE {
-                continue;
-            }
-            mapped += 1;
-            if !self.flash.is_valid(ppn) || self.flash.owner[ppn as usize] != lpn as u32 {
-                return Err(Error::integrity(format!(
-                    "logical page {lpn} maps to physical page {ppn}, which is {} and owned by {}",
-                    if self.flash.is_valid(ppn) {
-                        "valid"
-                    } else {
-                        "invalid"
-                    },
-                    self.flash.owner[ppn as usize]
-                )));
-            }
-        }
-        if mapped != valid_total {
-            return Err(Error::integrity(format!(
-                "{mapped} mapped logical pages but {valid_total} valid physical pages"
-            )));
-        }
-        Ok(())
     }
 }
 
@@ -664,42 +433,8 @@ impl Ftl for PageMappedFtl {
         self.timing.as_ref().map_or(0, |t| t.busy_until())
     }
 
-    /// Background GC: while the device is idle, reclaim one victim at a time in the
-    /// unit with the fewest free blocks below `gc.background_watermark`. A victim is
-    /// started only before `until` and runs to completion (it may delay the next
-    /// request). Victims with no invalid page are left alone.
     fn idle(&mut self, from: u64, until: u64) -> Result<()> {
-        if self.background == 0 || !self.timing_on {
-            return Ok(());
-        }
-        let ppb = self.geo.pages_per_block;
-        let mut start = from;
-        while start < until {
-            let target = self.background;
-            let Some(u) = (0..self.units.len())
-                .filter(|&u| self.units[u].free < target)
-                .min_by_key(|&u| (self.units[u].free, u))
-            else {
-                break;
-            };
-            let victim = self.select_victim(u);
-            let Some(victim) = victim else { break };
-            if self.flash.valid_count[victim as usize] == ppb {
-                self.units[u].policy.insert(victim, &self.flash);
-                break;
-            }
-            self.in_gc = true;
-            let result = self.reclaim(u, victim, start);
-            self.in_gc = false;
-            result?;
-            self.counters.gc_background_victims += 1;
-            let plane = self.geo.plane_of(victim);
-            start = self
-                .timing
-                .as_ref()
-                .map_or(until, |t| t.ready_at(plane, start));
-        }
-        Ok(())
+        self.background_collect(from, until)
     }
 
     fn timing_summary(&self, elapsed: u64) -> Option<TimingSummary> {
@@ -752,56 +487,7 @@ impl Ftl for PageMappedFtl {
     }
 }
 
+mod collect;
+mod invariants;
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ftl() -> PageMappedFtl {
-        let mut cfg = Config::preset("default").unwrap();
-        cfg.set_many(&[
-            ("flash.blocks_per_plane".into(), "16".into()),
-            ("flash.pages_per_block".into(), "8".into()),
-            ("ftl.over_provisioning".into(), "0.5".into()),
-        ])
-        .unwrap();
-        let mut f = PageMappedFtl::new(&cfg, 1, true).unwrap();
-        for round in 0..6 {
-            for lpn in 0..f.logical_pages() {
-                if (lpn + round) % 3 != 0 {
-                    f.write(lpn).unwrap();
-                }
-            }
-        }
-        f.verify().unwrap();
-        f
-    }
-
-    #[test]
-    fn the_oracle_catches_a_stale_mapping() {
-        let mut f = ftl();
-        // Point page 0 at the physical page page 1 holds, and page 1 at page 0's.
-        let (a, b) = (f.l2p[0], f.l2p[1]);
-        f.l2p.swap(0, 1);
-        f.flash.owner.swap(a as usize, b as usize);
-        let err = f.verify().unwrap_err().to_string();
-        assert!(err.contains("newest version"), "{err}");
-        assert!(f.read(0).is_err());
-    }
-
-    #[test]
-    fn the_invariants_catch_a_wrong_valid_count() {
-        let mut f = ftl();
-        let b = f.flash.block_of(f.l2p[0]) as usize;
-        f.flash.valid_count[b] += 1;
-        let err = f.verify().unwrap_err().to_string();
-        assert!(err.contains("valid count"), "{err}");
-    }
-
-    #[test]
-    fn the_invariants_catch_a_lost_free_block() {
-        let mut f = ftl();
-        let plane = f.free.iter().position(|l| !l.is_empty()).unwrap();
-        f.free[plane].pop_front();
-        assert!(f.verify().unwrap_err().to_string().contains("free blocks"));
-    }
-}
+mod tests;

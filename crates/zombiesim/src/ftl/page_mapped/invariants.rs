@@ -1,0 +1,128 @@
+//! Invariant checks of the page-mapped FTL (run by `Ftl::verify`).
+
+use super::PageMappedFtl;
+use crate::error::{Error, Result};
+use crate::flash::{BlockStatus, NONE};
+
+impl PageMappedFtl {
+    /// Valid pages per GC unit, as the invariant check recounts them.
+    fn unit_valid_counts(&self) -> Vec<u64> {
+        let mut counts = vec![0u64; self.units.len()];
+        for block in 0..self.geo.blocks {
+            counts[self.block_unit[block as usize] as usize] +=
+                self.flash.valid_count[block as usize] as u64;
+        }
+        counts
+    }
+
+    pub(super) fn check_invariants(&self) -> Result<()> {
+        let ppb = self.geo.pages_per_block;
+        let mut closed_per_unit = vec![0usize; self.units.len()];
+        let mut free_blocks = 0usize;
+        let mut valid_total = 0u64;
+        for block in 0..self.geo.blocks {
+            let b = block as usize;
+            let bits = self.flash.count_valid_bits(block);
+            if bits != self.flash.valid_count[b] {
+                return Err(Error::integrity(format!(
+                    "block {block}: valid count {} but {bits} valid bits",
+                    self.flash.valid_count[b]
+                )));
+            }
+            valid_total += bits as u64;
+            match self.flash.status[b] {
+                BlockStatus::Free => {
+                    free_blocks += 1;
+                    if self.flash.write_ptr[b] != 0 || bits != 0 {
+                        return Err(Error::integrity(format!(
+                            "free block {block} is not erased"
+                        )));
+                    }
+                }
+                BlockStatus::Closed => {
+                    closed_per_unit[self.block_unit[b] as usize] += 1;
+                    if self.flash.write_ptr[b] != ppb {
+                        return Err(Error::integrity(format!(
+                            "closed block {block} is not full"
+                        )));
+                    }
+                }
+                BlockStatus::Open => {
+                    if !self.open.contains(&block) {
+                        return Err(Error::integrity(format!(
+                            "block {block} is open but no frontier holds it"
+                        )));
+                    }
+                }
+                BlockStatus::Victim => {
+                    return Err(Error::integrity(format!(
+                        "block {block} is a victim outside GC"
+                    )));
+                }
+                BlockStatus::Reserved => {
+                    if self.flash.write_ptr[b] != 0 {
+                        return Err(Error::integrity(format!(
+                            "reserved block {block} was written"
+                        )));
+                    }
+                }
+            }
+        }
+        let listed: usize = self.free.iter().map(|f| f.len()).sum();
+        let counted: u32 = self.units.iter().map(|u| u.free).sum();
+        if listed != free_blocks || counted as usize != free_blocks {
+            return Err(Error::integrity(format!(
+                "free blocks: {free_blocks} by status, {listed} in free lists, {counted} counted"
+            )));
+        }
+        for f in &self.free {
+            if let Some(&b) = f
+                .iter()
+                .find(|&&b| self.flash.status[b as usize] != BlockStatus::Free)
+            {
+                return Err(Error::integrity(format!(
+                    "block {b} is in a free list but not free"
+                )));
+            }
+        }
+        for (u, (unit, valid)) in self.units.iter().zip(self.unit_valid_counts()).enumerate() {
+            if unit.valid != valid {
+                return Err(Error::integrity(format!(
+                    "GC unit {u}: {} valid pages counted, {valid} in its blocks",
+                    unit.valid
+                )));
+            }
+            if unit.policy.len() != closed_per_unit[u] {
+                return Err(Error::integrity(format!(
+                    "GC unit {u}: policy holds {} candidates, {} blocks are closed",
+                    unit.policy.len(),
+                    closed_per_unit[u]
+                )));
+            }
+        }
+        let mut mapped = 0u64;
+        for (lpn, &ppn) in self.l2p.iter().enumerate() {
+            if ppn == NONE {
+                continue;
+            }
+            mapped += 1;
+            if !self.flash.is_valid(ppn) || self.flash.owner[ppn as usize] != lpn as u32 {
+                return Err(Error::integrity(format!(
+                    "logical page {lpn} maps to physical page {ppn}, which is {} and owned by {}",
+                    if self.flash.is_valid(ppn) {
+                        "valid"
+                    } else {
+                        "invalid"
+                    },
+                    self.flash.owner[ppn as usize]
+                )));
+            }
+        }
+        if mapped != valid_total {
+            return Err(Error::integrity(format!(
+                "{mapped} mapped logical pages but {valid_total} valid physical pages"
+            )));
+        }
+        Ok(())
+    }
+}
