@@ -1,0 +1,60 @@
+"""The `zombiesim` command line (also `python -m zombiesim`); see docs/cli.md.
+
+One module per command (`run`, `compare`, `validate`, `trace`, `demo`, and `listings` for
+presets, schemes, workloads and policies), each with a `register(sub)` that adds its
+subparser; `parser` holds the shared flags and argument types, `common` what the commands
+share at run time.
+
+Exit codes: 0 success, 1 a check failed (`validate` out of tolerance, an integrity check),
+2 bad input (config, arguments, workload, files), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from .. import _core
+from .._errors import ZombiesimError
+from . import compare, demo, listings, run, trace, validate
+from .common import EXIT_BAD_INPUT, EXIT_OK, error, interrupted
+from .parser import Formatter
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="zombiesim",
+        description="An SSD simulator whose garbage collector knows what the buffers "
+        "above the flash hold.",
+        epilog="Run `zombiesim COMMAND --help` for examples. Start with `zombiesim demo`.",
+        formatter_class=Formatter,
+    )
+    parser.add_argument("--version", action="version", version=f"zombiesim {_core.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command in (run, compare, validate, listings, trace, demo):
+        command.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        return args.func(args, parser)
+    except ZombiesimError as e:
+        error(e)
+        return int(getattr(e, "exit_code", EXIT_BAD_INPUT))
+    except KeyboardInterrupt:
+        return interrupted()
+    except BrokenPipeError:
+        # The reader went away (`zombiesim ... | head`): stop quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK

@@ -1,0 +1,137 @@
+"""What the commands share: exit codes, the stdout console, error and interrupt messages,
+output files, and turning the configuration and source flags into a config and a workload
+or trace."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from .._errors import InputError, make_error
+from .._io import atomic_write
+from .._progress import LazyProgress
+from ..config import Config
+from ..trace import TraceInput, format_names
+from ..workload import Workload
+from ..workload import parse as parse_workload
+from .parser import TRACE_OPTIONS
+
+EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+out = Console(highlight=False)
+if not out.is_terminal and "COLUMNS" not in os.environ:
+    out.width = 120  # pipes and files: do not squeeze tables into 80 columns
+
+
+# -- messages --------------------------------------------------------------------------------
+
+
+def error(message: object) -> None:
+    """`zombiesim: error: MESSAGE` on stderr, on one line."""
+    one_line = " ".join(line.strip() for line in str(message).splitlines() if line.strip())
+    sys.stderr.write(f"zombiesim: error: {one_line}\n")
+    sys.stderr.flush()
+
+
+def interrupted(detail: str = "") -> int:
+    """Say the run was interrupted (and what was kept); the exit code to return."""
+    sys.stderr.write("zombiesim: interrupted" + (f" ({detail})" if detail else "") + "\n")
+    return EXIT_INTERRUPTED
+
+
+def progress_bar(args: argparse.Namespace) -> LazyProgress:
+    """The progress bar on stderr, off with `--quiet`."""
+    return LazyProgress(enabled=False if getattr(args, "quiet", False) else None)
+
+
+def print_fields(title: str, fields: Iterable[tuple[str, str]], bold: str | None = None) -> None:
+    """A dim title line, then `  heading       text` lines (the text of `bold` in bold)."""
+    out.print(Text(title, style="dim"), soft_wrap=True)
+    for heading, text in fields:
+        line = Text()
+        line.append(f"  {heading:<14}", style="bold")
+        line.append(text, style="bold" if heading == bold else None)
+        out.print(line, soft_wrap=True)
+
+
+# -- output files ----------------------------------------------------------------------------
+
+
+def check_writable(*paths: str | None) -> None:
+    """Fail before a long run, not after it, when an output file cannot be written."""
+    for path in paths:
+        if path is None or path == "-":
+            continue
+        directory = Path(path).parent
+        if Path(path).is_dir():
+            raise make_error(InputError, f"cannot write `{path}`: is a directory", "io")
+        if not directory.is_dir():
+            raise make_error(InputError, f"cannot write `{path}`: no directory `{directory}`", "io")
+        if not os.access(directory, os.W_OK):
+            raise make_error(InputError, f"cannot write `{path}`: permission denied", "io")
+
+
+def write_json(path: str, text: str) -> None:
+    atomic_write(path, text if text.endswith("\n") else text + "\n")
+
+
+# -- configuration and source ----------------------------------------------------------------
+
+
+def load_config(args: argparse.Namespace) -> Config:
+    """--preset / --config, then --scheme, then every --set in order."""
+    if args.config is not None:
+        cfg = Config.load(args.config)
+    else:
+        cfg = Config.preset(args.preset or "default")
+    if getattr(args, "scheme", None):
+        cfg = cfg.scheme(args.scheme)
+    return cfg.override(args.set or [])
+
+
+def origin(args: argparse.Namespace) -> str:
+    return f"config {args.config}" if args.config else f"preset {args.preset or 'default'}"
+
+
+def trace_times(args: argparse.Namespace) -> dict[str, Any]:
+    """`time_scale` and `time_offset` from --time-scale / --time-offset (or their defaults)."""
+    return {
+        "time_scale": 1.0 if args.time_scale is None else args.time_scale,
+        "time_offset": args.time_offset or 0.0,
+    }
+
+
+def source(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Workload | TraceInput:
+    """The checked workload or trace the arguments ask for (usage errors exit 2)."""
+    if args.trace is None:
+        given = [opt for opt, attr in TRACE_OPTIONS if getattr(args, attr) is not None]
+        if given:
+            parser.error(f"{', '.join(given)} only apply with --trace")
+        if args.workload is None:
+            parser.error("one of the arguments --workload --trace is required")
+        return parse_workload(args.workload)
+    if args.format is None:
+        parser.error(
+            f"--trace needs --format FMT (one of {', '.join(format_names())}; "
+            "`zombiesim trace formats`)"
+        )
+    return TraceInput(
+        args.trace,
+        args.format,
+        device=args.trace_device,
+        on_error=args.on_error or "stop",
+        remap=args.remap or "none",
+        limit=args.limit,
+        **trace_times(args),
+    )
+
+
+def describe(source: Workload | TraceInput) -> str:
+    return source.describe() if isinstance(source, TraceInput) else str(source)

@@ -1,0 +1,260 @@
+"""`zombiesim run`: one simulation, its summary on stdout and optionally a JSON report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+
+from .._errors import SimulationInterrupted
+from .._format import count, duration, num, percent, rate, seconds, size
+from ..api import simulate
+from ..report import Report
+from .common import (
+    EXIT_OK,
+    check_writable,
+    interrupted,
+    load_config,
+    origin,
+    out,
+    print_fields,
+    progress_bar,
+    source,
+    write_json,
+)
+from .parser import add_command, config_options, seed_option, source_options
+
+EPILOG = """\
+examples:
+  zombiesim run --workload uniform:drive_writes=2
+  zombiesim run --preset default --set gc.policy=cost-benefit \\
+      --workload hotcold:r=0.9,f=0.1,drive_writes=3 --json out.json
+  zombiesim run --config my.toml --scheme fifo --set ftl.over_provisioning=0.28 \\
+      --workload uniform --seed 7 --verify
+  zombiesim run --set flash.page_size=16KiB --print-config
+  zombiesim run --workload zipf:theta=0.99 --json - --reproducible | jq .waf
+  zombiesim run --set timing.enabled=true --workload uniform:drive_writes=1,read=0.3
+  zombiesim run --set timing.enabled=true --trace src1_0.csv --format msr --remap modulo
+  zombiesim run --trace log.fio.gz --format fio --remap compact --on-error skip --limit 100000
+
+exit codes: 0 ok, 1 integrity check failed (--verify), 2 bad input (also a malformed trace
+line: `zombiesim: error: FILE:LINE: ...`), 130 interrupted
+"""
+
+
+def register(sub: Any) -> None:
+    p = add_command(
+        sub,
+        "run",
+        cmd_run,
+        help="run one simulation",
+        description="Run one simulation and print a summary.",
+        epilog=EPILOG,
+    )
+    config_options(p)
+    source_options(p, required=False)
+    seed_option(p)
+    p.add_argument("--json", metavar="OUT", help="write the report as JSON (`-` = stdout)")
+    p.add_argument("--verify", action="store_true", help="run the integrity oracle (slower)")
+    p.add_argument(
+        "--reproducible", action="store_true", help="leave wall times out (byte-identical JSON)"
+    )
+    p.add_argument(
+        "--print-config", action="store_true", help="print the resolved config as TOML and exit"
+    )
+    p.add_argument("--quiet", "-q", action="store_true", help="no summary, no progress bar")
+
+
+def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    cfg = load_config(args)
+    if args.print_config:
+        sys.stdout.write(cfg.to_toml())
+        return EXIT_OK
+    src = source(args, args.subparser)
+    check_writable(args.json)
+    to_stdout = args.json == "-"
+    show = not args.quiet and not to_stdout
+    with progress_bar(args) as bar:
+        try:
+            rep = simulate(
+                cfg,
+                src,
+                seed=args.seed,
+                verify=args.verify,
+                reproducible=args.reproducible,
+                progress=bar.simulation_callback("run"),
+            )
+        except SimulationInterrupted as e:
+            bar.close()
+            if args.json and e.report is not None:
+                write_json(args.json, e.report.to_json())
+                return interrupted(
+                    f"partial report written to {args.json}" if not to_stdout else ""
+                )
+            return interrupted()
+    if args.json:
+        write_json(args.json, rep.to_json())
+    if show:
+        _print_summary(rep, origin(args))
+        if args.json:
+            out.print(Text(f"report written to {args.json}", style="dim"))
+    return EXIT_OK
+
+
+# -- the summary -----------------------------------------------------------------------------
+
+
+def _print_summary(rep: Report, config_origin: str) -> None:
+    run = rep.raw["run"]
+    policy = run["config"]["gc"]["policy"]
+    print_fields(
+        f"zombiesim {run['version']} · {config_origin} · {policy} · {run['workload']} · "
+        f"seed {run['seed']}",
+        _summary(rep),
+        bold="WAF",
+    )
+    table = _latency_table(rep)
+    if table is not None:
+        out.print(Padding(table, (0, 0, 0, 2), expand=False))
+
+
+def _summary(rep: Report) -> list[tuple[str, str]]:
+    """The `run` summary as (heading, text) lines."""
+    r = rep.raw
+    host, flash, gc, wear = r["host"], r["flash"], r["gc"], r["wear"]
+    dev, pre, run = r["device"], r["precondition"], r["run"]
+    status = "interrupted" if run["interrupted"] else "complete"
+    by_cause = flash["programs_by_cause"]
+    lines = [
+        ("WAF", num(r["waf"], 3)),
+        (
+            "host",
+            f"{count(host['write_pages'])} page writes "
+            f"({size(host['write_pages'] * dev['page_size'])}), {count(host['read_pages'])} "
+            f"reads, {count(host['trim_pages'])} trims, {count(host['requests'])} requests",
+        ),
+        (
+            "flash",
+            f"{count(flash['programs'])} programs (host {count(by_cause['host'])} + GC "
+            f"{count(by_cause['gc'])}), {count(flash['reads'])} reads, "
+            f"{count(flash['erases'])} erases",
+        ),
+        (
+            "GC",
+            f"{count(gc['pages_copied'])} pages copied from {count(gc['victims'])} victims "
+            f"({num(gc['copies_per_victim'], 1)} copies/victim), "
+            f"{count(gc['invocations'])} invocations",
+        ),
+        (
+            "wear",
+            f"erases per block: min {count(wear['erase_min'])}, "
+            f"mean {num(wear['erase_mean'], 1)}, max {count(wear['erase_max'])}",
+        ),
+    ]
+    lines += _timing_summary(rep) + _trace_summary(rep)
+    lines += [
+        (
+            "device",
+            f"{count(dev['blocks'])} blocks x {dev['pages_per_block']} pages x "
+            f"{size(dev['page_size'])} = {size(dev['physical_pages'] * dev['page_size'])}, "
+            f"OP {dev['over_provisioning'] * 100:.1f}% "
+            f"(effective {dev['effective_over_provisioning'] * 100:.1f}%)",
+        ),
+        (
+            "precondition",
+            f"{count(pre['host_write_pages'])} page writes ({num(pre['drive_writes'], 2)} "
+            f"drive writes), WAF {num(pre['waf'], 3)}, "
+            f"{'steady' if pre['steady'] else 'not steady'}",
+        ),
+        (
+            "run",
+            f"wall {seconds(run['wall_s'])} (measured phase {seconds(run['measured_wall_s'])}),"
+            f" {run['progress'] * 100:.0f}% {status}" + (", verified" if run["verified"] else ""),
+        ),
+    ]
+    return lines
+
+
+def _utilisation(values: Sequence[float]) -> str:
+    if not values:
+        return "-"
+    return f"mean {percent(sum(values) / len(values))}, max {percent(max(values))}"
+
+
+def _timing_summary(rep: Report) -> list[tuple[str, str]]:
+    """Timing mode: simulated elapsed time, throughput, GC busy time, utilisation."""
+    r = rep.raw
+    if not rep.timed:
+        return []
+    lines = [("elapsed", f"{duration(r['elapsed_s'])} simulated (measured phase)")]
+    tp = r.get("throughput")
+    if tp is not None:
+        lines.append(
+            (
+                "throughput",
+                f"{rate(tp['iops'])} IOPS ({rate(tp['read_iops'])} read, "
+                f"{rate(tp['write_iops'])} write), {rate(tp['mb_s'])} MB/s",
+            )
+        )
+    timing = r.get("timing")
+    if timing is not None:
+        lines.append(
+            ("GC busy", f"{duration(timing['gc_busy_s'])} of flash time (summed over dies)")
+        )
+        lines.append(
+            (
+                "utilisation",
+                f"channels {_utilisation(timing['channel_utilisation'])}; "
+                f"dies {_utilisation(timing['die_utilisation'])}",
+            )
+        )
+    return lines
+
+
+def _trace_summary(rep: Report) -> list[tuple[str, str]]:
+    """Trace replays: records, flushes, skipped lines (and examples), remapping."""
+    t = rep.raw.get("trace")
+    if t is None:
+        return []
+    lines = [
+        (
+            "trace",
+            f"{count(t['records'])} records, {count(t['flushes'])} flushes, "
+            f"{count(t['skipped_lines'])} skipped lines",
+        )
+    ]
+    for example in t.get("skipped_examples") or []:
+        lines.append(("", f"skipped line {example}"))
+    rm = t["remapped"]
+    text = (
+        f"{t['remap']}: {count(rm['remapped_requests'])} of {count(rm['requests'])} requests "
+        f"and {count(rm['remapped_pages'])} of {count(rm['pages'])} pages moved"
+    )
+    if t["remap"] == "compact":
+        text += f", {count(rm['distinct_pages'])} distinct pages"
+    lines.append(("remap", text))
+    return lines
+
+
+def _latency_table(rep: Report) -> Table | None:
+    """Read and write latency in µs: count, mean, p50, p99, p99.9, max."""
+    latency = rep.raw.get("latency")
+    if latency is None:
+        return None
+    table = Table(box=None, pad_edge=False, padding=(0, 1, 0, 0), header_style="bold")
+    table.add_column("latency µs", min_width=13)
+    for heading in ("count", "mean", "p50", "p99", "p99.9", "max"):
+        table.add_column(heading, justify="right")
+    for kind in ("read", "write"):
+        lat = latency[kind]
+        if lat["count"]:
+            cells = [num(lat[k], 1) for k in ("mean_us", "p50_us", "p99_us", "p999_us", "max_us")]
+        else:
+            cells = ["-"] * 5
+        table.add_row(kind, count(lat["count"]), *cells)
+    return table

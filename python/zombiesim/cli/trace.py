@@ -1,0 +1,250 @@
+"""`zombiesim trace formats|stats|convert`: list trace formats, summarize a trace, convert
+one."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from .. import _core
+from .. import trace as traces
+from .._errors import InputError, make_error
+from .._format import count, duration, nanos, num, percent, size
+from .common import (
+    EXIT_BAD_INPUT,
+    EXIT_OK,
+    check_writable,
+    out,
+    print_fields,
+    trace_times,
+    write_json,
+)
+from .parser import (
+    add_command,
+    device_option,
+    format_option,
+    on_error_option,
+    page_size,
+    time_options,
+)
+
+EPILOG = """\
+examples:
+  zombiesim trace formats
+  zombiesim trace stats src1_0.csv --format msr
+  zombiesim trace stats log.fio.gz --format fio --page-size 16KiB --json stats.json
+  zombiesim trace convert src1_0.csv --from msr --to disksim -o src1_0.trace
+  zombiesim trace convert src1_0.csv --from msr --to disksim > src1_0.trace
+  zombiesim trace convert big.csv --from msr --to native -o big.zst --on-error skip
+
+Files ending in .gz or .zst are decompressed on reading and compressed on writing.
+exit codes: 0 ok, 2 bad input (a malformed line: `zombiesim: error: FILE:LINE: ...`)
+"""
+
+
+def register(sub: Any) -> None:
+    p = add_command(
+        sub,
+        "trace",
+        cmd_trace,
+        help="block traces: statistics, conversion, formats",
+        description="Summarize, convert and list block traces (docs/traces.md).",
+        epilog=EPILOG,
+    )
+    trace_sub = p.add_subparsers(dest="trace_command", metavar="COMMAND")
+    t = add_command(
+        trace_sub,
+        "stats",
+        help="summarize a trace: mix, footprint, sizes, inter-arrival, write skew",
+        description="Read a trace once and summarize it.",
+        epilog=EPILOG,
+    )
+    t.add_argument("file", metavar="FILE")
+    format_option(t, required=True)
+    t.add_argument(
+        "--page-size",
+        metavar="SIZE",
+        type=page_size,
+        default=4096,
+        help="page size for footprint and skew (default 4KiB)",
+    )
+    _read_options(t)
+    t.add_argument("--json", metavar="OUT", help="write the statistics as JSON (`-` = stdout)")
+    t = add_command(
+        trace_sub,
+        "convert",
+        help="convert a trace to another format",
+        description="Convert a trace between formats (to a file, or to stdout without -o).",
+        epilog=EPILOG,
+    )
+    t.add_argument("input", metavar="IN")
+    format_option(t, "--from", "from_format", "the input's format", required=True)
+    format_option(t, "--to", "to_format", "the output's format", required=True)
+    t.add_argument(
+        "--output",
+        "-o",
+        metavar="OUT",
+        help="write here (atomically; .gz/.zst compress); default or `-`: stdout",
+    )
+    _read_options(t)
+    time_options(t)
+    t.add_argument("--quiet", "-q", action="store_true", help="no `converted N records` line")
+    add_command(
+        trace_sub,
+        "formats",
+        help="list trace formats",
+        description="List the trace formats.",
+        epilog=EPILOG,
+    )
+
+
+def _read_options(parser: argparse.ArgumentParser) -> None:
+    device_option(parser)
+    on_error_option(parser, default="stop")
+
+
+def cmd_trace(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    command = {"stats": _trace_stats, "convert": _trace_convert, "formats": _trace_formats}
+    if args.trace_command is None:
+        args.subparser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+    return command[args.trace_command](args)
+
+
+# -- formats ---------------------------------------------------------------------------------
+
+
+def _trace_formats(args: argparse.Namespace) -> int:
+    table = Table("format", "description")
+    for name, description in traces.formats():
+        table.add_row(Text(name, style="bold"), Text(description))
+    out.print(table)
+    out.print(Text("Files ending in .gz or .zst are (de)compressed on the fly."))
+    return EXIT_OK
+
+
+# -- stats -----------------------------------------------------------------------------------
+
+
+def _trace_stats(args: argparse.Namespace) -> int:
+    check_writable(args.json)
+    st = traces.stats(
+        args.file,
+        args.format,
+        page_size=args.page_size,
+        device=args.device,
+        on_error=args.on_error,
+    )
+    if args.json:
+        write_json(args.json, json.dumps(st, indent=2))
+    if args.json == "-":
+        return EXIT_OK
+    print_fields(
+        f"zombiesim {_core.__version__} · trace {st['format']}:{st['path']}", _stats_lines(st)
+    )
+    for i, text in enumerate(_histogram_lines(st)):
+        out.print(Text(f"  {text}", style="bold" if i == 0 else None), soft_wrap=True)
+    if args.json:
+        out.print(Text(f"statistics written to {args.json}", style="dim"))
+    return EXIT_OK
+
+
+def _stats_lines(st: Mapping[str, Any]) -> list[tuple[str, str]]:
+    page = st["page_size"]
+    reads, writes, trims = st["reads"], st["writes"], st["trims"]
+    ia, skew = st["interarrival"], st["write_skew"]
+    lines = [
+        (
+            "records",
+            f"{count(st['records'])} ({count(st['flushes'])} flushes), "
+            f"{count(st['skipped_lines'])} skipped lines",
+        ),
+        ("duration", duration(st["duration_s"])),
+        ("reads", f"{count(reads['count'])} ({size(reads['bytes'])})"),
+        ("writes", f"{count(writes['count'])} ({size(writes['bytes'])})"),
+        ("trims", f"{count(trims['count'])} ({size(trims['bytes'])})"),
+        (
+            "footprint",
+            f"{count(st['unique_pages'])} unique pages ({size(st['footprint_bytes'])}); "
+            f"written {count(st['written_pages'])} pages ({size(st['written_footprint_bytes'])})",
+        ),
+        (
+            "inter-arrival",
+            f"mean {nanos(ia['mean_ns'])}, p50 {nanos(ia['p50_ns'])}, "
+            f"p99 {nanos(ia['p99_ns'])}, max {nanos(ia['max_ns'])}"
+            if ia["count"]
+            else "-",
+        ),
+    ]
+    if skew["page_writes"]:
+        shares = ", ".join(
+            f"{pct}% {percent(skew[f'hottest_{pct}pct'])}" for pct in (1, 10, 20, 50)
+        )
+        lines.append(
+            (
+                "write skew",
+                f"hottest {shares} of {count(skew['page_writes'])} page writes; "
+                f"Gini {num(skew['gini'], 3)}",
+            )
+        )
+    else:
+        lines.append(("write skew", "- (no writes)"))
+    lines.append(("page size", size(page)))
+    return lines
+
+
+def _histogram_lines(st: Mapping[str, Any]) -> list[str]:
+    """The request-size histogram as aligned lines: bucket, requests, share, a bar."""
+    buckets = [b for b in st["size_histogram"] if b["count"]]
+    if not buckets:
+        return []
+    total = sum(b["count"] for b in buckets)
+    rows = [
+        (f"≤ {size(b['le_bytes'])}", count(b["count"]), percent(b["count"] / total))
+        for b in buckets
+    ]
+    w0 = max(13, *(len(r[0]) for r in rows))
+    w1 = max(len("requests"), *(len(r[1]) for r in rows))
+    w2 = max(len("share"), *(len(r[2]) for r in rows))
+    lines = [f"{'request size':<{w0}} {'requests':>{w1}} {'share':>{w2}}"]
+    for (bucket, n, share), b in zip(rows, buckets, strict=True):
+        bar = "█" * max(1, round(b["count"] / total * 30))
+        lines.append(f"{bucket:<{w0}} {n:>{w1}} {share:>{w2}} {bar}")
+    return lines
+
+
+# -- convert ---------------------------------------------------------------------------------
+
+
+def _trace_convert(args: argparse.Namespace) -> int:
+    options = {"device": args.device, "on_error": args.on_error, **trace_times(args)}
+    if args.output is not None and args.output != "-":
+        check_writable(args.output)
+        n = traces.convert(args.input, args.from_format, args.output, args.to_format, **options)
+        where = args.output
+    else:
+        if args.to_format == "native" and sys.stdout.isatty():
+            raise make_error(
+                InputError,
+                "not writing the binary native format to a terminal: give -o OUT or redirect",
+                "io",
+            )
+        sys.stdout.flush()
+        try:
+            n = traces.convert(args.input, args.from_format, None, args.to_format, **options)
+        except InputError as e:
+            if "<stdout>" in str(e) and "roken pipe" in str(e):
+                return EXIT_OK  # the reader went away (`... | head`)
+            raise
+        where = "stdout"
+    if not args.quiet:
+        sys.stderr.write(
+            f"converted {n} records ({args.from_format} -> {args.to_format}, {where})\n"
+        )
+    return EXIT_OK
