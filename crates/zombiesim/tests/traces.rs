@@ -128,11 +128,11 @@ fn fio_v3_excerpt_reads_exactly() {
         return;
     };
     let recs = read_all(&path, TraceFormat::Fio, &defaults());
-    // 294 /tmp/capture/fio/data.bin write 210542592 4096
+    // 294 <capture>/data.bin write 210542592 4096
     assert_eq!(recs[0], rec(0, TraceOp::Write, 210542592, 4096, 0));
-    // 433 /tmp/capture/fio/data.bin write 87875584 4096
+    // 433 <capture>/data.bin write 87875584 4096
     assert_eq!(recs[1], rec(139_000, TraceOp::Write, 87875584, 4096, 0));
-    // Line 69: 1183 /tmp/capture/fio/data.bin sync 19795968 0
+    // Line 69: 1183 <capture>/data.bin sync 19795968 0
     let first_sync = recs.iter().find(|r| r.op == TraceOp::Flush).unwrap();
     assert_eq!(*first_sync, rec(889_000, TraceOp::Flush, 0, 0, 0));
     let flushes = recs.iter().filter(|r| r.op == TraceOp::Flush).count();

@@ -4,11 +4,11 @@
 //!
 //! ```text
 //! fio version 2 iolog                      fio version 3 iolog
-//! /dev/sdb add                             34 /tmp/fio/data.bin add
-//! /dev/sdb open                            287 /tmp/fio/data.bin open
-//! /dev/sdb write 210542592 4096            294 /tmp/fio/data.bin write 210542592 4096
-//! /dev/sdb sync 0 0                        14999818 /tmp/fio/data.bin sync 87048192 0
-//! /dev/sdb close                           15184306 /tmp/fio/data.bin close
+//! /dev/sdb add                             34 /data/fio.bin add
+//! /dev/sdb open                            287 /data/fio.bin open
+//! /dev/sdb write 210542592 4096            294 /data/fio.bin write 210542592 4096
+//! /dev/sdb sync 0 0                        14999818 /data/fio.bin sync 87048192 0
+//! /dev/sdb close                           15184306 /data/fio.bin close
 //! ```
 //!
 //! - Version 3 starts each line with a timestamp in microseconds. Version 2 has none;
