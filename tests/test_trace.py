@@ -389,3 +389,19 @@ def test_cli_compare_trace_timed(cli, msr, tmp_path):
     assert "p99 latency" in page and "read p99" in page and "base64," in page
     header = csv.read_text().splitlines()[0].split(",")
     assert "latency.read.p99_us" in header and "trace.records" in header
+
+
+def test_stats_can_be_stopped_by_the_progress_callback():
+    path = MSR.parent / "captures/fio-pareto/fio_pareto_iolog_full_15s.txt.gz"
+    if not path.exists():
+        pytest.skip(f"shared fio capture absent: {path}")
+    seen = []
+
+    def stop(_phase, _fraction, records):
+        seen.append(records)
+        return False
+
+    with pytest.raises(KeyboardInterrupt):
+        zs.trace.stats(path, "fio", progress=stop)
+    assert seen and seen[0] > 0
+    assert zs.trace.stats(path, "fio")["records"] > seen[0]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -161,19 +162,24 @@ def stats(
     page_size: int | str = 4096,
     device: int | None = None,
     on_error: str = "stop",
+    progress: Callable[[str, float | None, int], bool | None] | None = None,
 ) -> dict[str, Any]:
     """Read a trace once and summarize it (see docs/traces.md, "Statistics"): `records`,
     `reads`/`writes`/`trims` (`{count, bytes}`), `flushes`, `duration_s`, `unique_pages`,
     `footprint_bytes`, `written_pages`, `written_footprint_bytes`, `size_histogram`
     (`[{le_bytes, count}]`), `interarrival` (`{count, mean_ns, p50_ns, p99_ns, max_ns}`),
     `write_skew` (`{page_writes, hottest_1pct, ..., gini}`), `skipped_lines`, `page_size`,
-    `path`, `format`. `page_size` takes bytes or a size string (`"16KiB"`)."""
+    `path`, `format`. `page_size` takes bytes or a size string (`"16KiB"`).
+
+    `progress(phase, None, records_read)` is called about every 100 ms; returning False
+    stops the reading and raises `KeyboardInterrupt`, as Ctrl-C does."""
     text = _core.trace_stats(
         os.fspath(path),
         format,
         page_size=parse_size(page_size),
         device=device,
         on_error=on_error,
+        progress=progress,
     )
     return json.loads(text)
 

@@ -5,11 +5,71 @@ use crate::detached;
 use crate::errors::IntoPy;
 use pyo3::prelude::*;
 use std::io::Write;
+use zombiesim::trace::TraceRecord;
 use zombiesim::trace::{
     OnError, ReadOptions, RemapMode, TraceFormat, TraceReader, TraceStats, TraceWriter,
 };
 use zombiesim::workload::TraceSpec;
-use zombiesim::RunOptions;
+use zombiesim::{Phase, Progress, RunOptions};
+
+/// Records from a reader, reporting progress (records read) every ~100 ms through
+/// `tick`; stops early when `tick` says so (Ctrl-C or the callback).
+struct Ticking<'a, I> {
+    inner: I,
+    tick: &'a mut dyn FnMut(&Progress) -> bool,
+    records: u64,
+    /// When progress was last reported (`None`: not yet; the first report comes at
+    /// record 4096 whatever the time, so a callback always hears at least once).
+    last: Option<std::time::Instant>,
+    stopped: bool,
+}
+
+impl<'a, I> Ticking<'a, I> {
+    fn new(inner: I, tick: &'a mut dyn FnMut(&Progress) -> bool) -> Self {
+        Ticking {
+            inner,
+            tick,
+            records: 0,
+            last: None,
+            stopped: false,
+        }
+    }
+}
+
+impl<I: Iterator<Item = zombiesim::Result<TraceRecord>>> Iterator for Ticking<'_, I> {
+    type Item = zombiesim::Result<TraceRecord>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.stopped {
+            return None;
+        }
+        self.records += 1;
+        let due = self.last.is_none_or(|t| t.elapsed().as_millis() >= 100);
+        if self.records.is_multiple_of(4096) && due {
+            self.last = Some(std::time::Instant::now());
+            let p = Progress {
+                phase: Phase::Measure,
+                fraction: None,
+                write_pages: self.records,
+            };
+            if !(self.tick)(&p) {
+                self.stopped = true;
+                return None;
+            }
+        }
+        self.inner.next()
+    }
+}
+
+/// The run stopped before the end of the trace: raise `KeyboardInterrupt`.
+fn interrupted<T>(value: (T, bool)) -> PyResult<T> {
+    match value {
+        (_, true) => Err(pyo3::exceptions::PyKeyboardInterrupt::new_err(
+            "interrupted",
+        )),
+        (v, false) => Ok(v),
+    }
+}
 
 fn options(
     device: Option<u32>,
@@ -82,7 +142,8 @@ pub fn simulate_trace(
 /// Statistics of a trace as JSON (footprint, mix, sizes, inter-arrival, write skew),
 /// with the count of skipped malformed lines.
 #[pyfunction]
-#[pyo3(signature = (path, format_name, page_size = 4096, device = None, on_error = "stop"))]
+#[pyo3(signature = (path, format_name, page_size = 4096, device = None, on_error = "stop",
+    progress = None))]
 pub fn trace_stats(
     py: Python<'_>,
     path: &str,
@@ -90,12 +151,15 @@ pub fn trace_stats(
     page_size: u64,
     device: Option<u32>,
     on_error: &str,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let fmt = format(format_name)?;
     let opts = options(device, on_error, 1.0, 0.0)?;
-    py.detach(|| -> zombiesim::Result<String> {
+    interrupted(detached(py, &progress, |tick| {
         let mut reader = TraceReader::open(path, fmt, &opts)?;
-        let stats = TraceStats::compute(&mut reader, page_size)?;
+        let mut records = Ticking::new(&mut reader, tick);
+        let stats = TraceStats::compute(&mut records, page_size)?;
+        let stopped = records.stopped;
         let mut value = serde_json::to_value(&stats).expect("stats serialize");
         value["skipped_lines"] = reader.skipped().into();
         value["skipped_examples"] = reader
@@ -106,16 +170,15 @@ pub fn trace_stats(
             .into();
         value["path"] = path.into();
         value["format"] = fmt.name().into();
-        Ok(value.to_string())
-    })
-    .py()
+        Ok((value.to_string(), stopped))
+    })?)
 }
 
 /// Convert a trace between formats; `output = None` writes to standard output.
 /// Returns the number of records written.
 #[pyfunction]
 #[pyo3(signature = (input, from_format, output, to_format, device = None, on_error = "stop",
-    time_scale = 1.0, time_offset_s = 0.0))]
+    time_scale = 1.0, time_offset_s = 0.0, progress = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn trace_convert(
     py: Python<'_>,
@@ -127,25 +190,27 @@ pub fn trace_convert(
     on_error: &str,
     time_scale: f64,
     time_offset_s: f64,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<u64> {
     let (from, to) = (format(from_format)?, format(to_format)?);
     let opts = options(device, on_error, time_scale, time_offset_s)?;
-    py.detach(|| -> zombiesim::Result<u64> {
+    interrupted(detached(py, &progress, |tick| {
         let reader = TraceReader::open(input, from, &opts)?;
+        let mut records = Ticking::new(reader, tick);
         match output {
             Some(path) => {
                 let mut w = TraceWriter::create(path, to)?;
-                for rec in reader {
+                for rec in &mut records {
                     w.write(&rec?)?;
                 }
                 let n = w.records();
                 w.close()?;
-                Ok(n)
+                Ok((n, records.stopped))
             }
             None => {
                 let out = std::io::BufWriter::new(std::io::stdout().lock());
                 let mut w = TraceWriter::new(to, out).named("<stdout>");
-                for rec in reader {
+                for rec in &mut records {
                     w.write(&rec?)?;
                 }
                 let n = w.records();
@@ -154,11 +219,10 @@ pub fn trace_convert(
                     path: "<stdout>".into(),
                     reason: e.to_string(),
                 })?;
-                Ok(n)
+                Ok((n, records.stopped))
             }
         }
-    })
-    .py()
+    })?)
 }
 
 /// `(name, description)` of every trace format.
