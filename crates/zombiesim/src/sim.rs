@@ -122,6 +122,7 @@ pub fn simulate(
     let source = workload.clone();
     run(
         cfg,
+        &geo,
         Box::new(workload),
         Some(&source),
         spec.as_str(),
@@ -150,6 +151,7 @@ pub fn simulate_trace(
     let workload = TraceWorkload::open(trace, geo.logical_pages, geo.page_size)?;
     run(
         cfg,
+        &geo,
         Box::new(workload),
         None,
         &trace.label(),
@@ -158,8 +160,10 @@ pub fn simulate_trace(
     )
 }
 
+/// Precondition, then run `workload` on a device already validated as `geo`.
 fn run(
     cfg: &Config,
+    geo: &Geometry,
     mut workload: Box<dyn Workload>,
     synthetic: Option<&Synthetic>,
     label: &str,
@@ -167,7 +171,6 @@ fn run(
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Report> {
     let started = Instant::now();
-    let geo = Geometry::new(cfg)?;
     let mut ftl = ftl::build(cfg, stream_seed(opts.seed, STREAM_GC), opts.verify)?;
     let logical = ftl.logical_pages();
     let mut ticker = Ticker {

@@ -117,16 +117,6 @@ impl ChannelTimeline {
         self.last_end = self.last_end.max(start + len);
         start
     }
-
-    /// Whether the bus is free for `len` ns from `at`.
-    #[cfg(test)]
-    fn free_at(&self, at: u64, len: u64) -> bool {
-        at >= self.last_end
-            || self.dies.iter().all(|list| {
-                let i = list.partition_point(|&(_, e)| e <= at);
-                list.get(i).is_none_or(|&(s, _)| at + len <= s)
-            })
-    }
 }
 
 /// Nanoseconds from a configuration value in microseconds.
@@ -422,7 +412,10 @@ mod tests {
         assert_eq!(c.reserve(1, 95, 10, 0), 110);
         // Die 1 asks for 120: free until die 0's [200, 210).
         assert_eq!(c.reserve(1, 120, 10, 0), 120);
-        assert!(c.free_at(130, 70) && !c.free_at(130, 71));
+        // Die 1 may take [130, 200) but not 71 ns from 130: that would overlap die 0's
+        // [200, 210), so it goes after it.
+        assert_eq!(c.clone().earliest(1, 130, 70, 0), 130);
+        assert_eq!(c.clone().earliest(1, 130, 71, 0), 210);
         // Die 1 asks for 195 with 10 ns: must pass die 0's [200, 210).
         assert_eq!(c.reserve(1, 195, 10, 0), 210);
         assert_eq!(c.total, 50);

@@ -401,14 +401,9 @@ impl Config {
     /// The value at a dotted key, rendered as TOML.
     pub fn get(&self, key: &str) -> Result<String> {
         let table = self.to_table();
-        let mut cur: &toml::Value = &toml::Value::Table(table.clone());
-        for part in key.split('.') {
-            cur = cur
-                .as_table()
-                .and_then(|t| t.get(part))
-                .ok_or_else(|| unknown_key(&table, key))?;
-        }
-        Ok(cur.to_string())
+        lookup(&table, key)
+            .map(|v| v.to_string())
+            .ok_or_else(|| unknown_key(&table, key))
     }
 
     /// Check that the configuration describes a device that can run; every error
@@ -600,25 +595,34 @@ fn collect_keys(t: &toml::Table, prefix: &str, out: &mut Vec<String>) {
     }
 }
 
-fn set_dotted(root: &mut toml::Table, key: &str, value: toml::Value) -> Result<()> {
-    let snapshot = root.clone();
-    let parts: Vec<&str> = key.split('.').collect();
-    let mut cur = &mut *root;
-    for (i, part) in parts.iter().enumerate() {
-        let last = i + 1 == parts.len();
-        match cur.get_mut(*part) {
-            Some(toml::Value::Table(_)) if last => {
-                return Err(Error::config(key, "is a section; name one of its keys"))
-            }
-            Some(toml::Value::Table(inner)) => cur = inner,
-            Some(slot) if last => {
-                *slot = value;
-                return Ok(());
-            }
-            _ => return Err(unknown_key(&snapshot, key)),
-        }
+/// The value at a dotted key.
+fn lookup<'a>(root: &'a toml::Table, key: &str) -> Option<&'a toml::Value> {
+    let mut parts = key.split('.');
+    let mut cur = root.get(parts.next()?)?;
+    for part in parts {
+        cur = cur.as_table()?.get(part)?;
     }
-    Err(unknown_key(&snapshot, key))
+    Some(cur)
+}
+
+fn set_dotted(root: &mut toml::Table, key: &str, value: toml::Value) -> Result<()> {
+    match lookup(root, key) {
+        None => return Err(unknown_key(root, key)),
+        Some(toml::Value::Table(_)) => {
+            return Err(Error::config(key, "is a section; name one of its keys"))
+        }
+        Some(_) => {}
+    }
+    let (sections, field) = key.rsplit_once('.').unwrap_or(("", key));
+    let mut table = root;
+    for part in sections.split('.').filter(|p| !p.is_empty()) {
+        table = table
+            .get_mut(part)
+            .and_then(toml::Value::as_table_mut)
+            .expect("lookup found the key");
+    }
+    table.insert(field.to_string(), value);
+    Ok(())
 }
 
 /// Levenshtein distance, for "did you mean" hints.

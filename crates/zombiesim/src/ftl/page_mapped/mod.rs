@@ -223,8 +223,7 @@ impl PageMappedFtl {
         if self.allocation == Allocation::Dynamic && self.timing_on {
             if let Some(t) = self.timing.as_ref() {
                 let full = |p: u32| {
-                    let unit = &self.units
-                        [self.block_unit[(p * self.geo.blocks_per_plane) as usize] as usize];
+                    let unit = &self.units[self.unit_of_plane(p)];
                     unit.valid >= unit.valid_limit
                 };
                 let mut best = if full(plane) {
@@ -293,7 +292,6 @@ impl PageMappedFtl {
                 }
                 if full {
                     self.open[slot] = NONE;
-                    let u = self.block_unit[block as usize] as usize;
                     self.units[u].policy.insert(block, &self.flash);
                 }
                 return Ok(ppn);
@@ -304,8 +302,25 @@ impl PageMappedFtl {
         }
     }
 
+    /// The GC unit a plane belongs to.
+    #[inline]
+    fn unit_of_plane(&self, plane: u32) -> usize {
+        self.block_unit[(plane * self.geo.blocks_per_plane) as usize] as usize
+    }
+
+    /// With timing on, the current request also waits for one DRAM access (a read of an
+    /// unwritten page, a trim).
+    #[inline]
+    fn dram_access(&mut self) {
+        if self.timing_on {
+            if let Some(t) = self.timing.as_ref() {
+                self.done = self.done.max(self.now + t.dram());
+            }
+        }
+    }
+
     fn open_block(&mut self, plane: u32, stream: u32) -> Result<()> {
-        let u = self.block_unit[(plane * self.geo.blocks_per_plane) as usize] as usize;
+        let u = self.unit_of_plane(plane);
         let block = self.take_free(plane, u)?;
         self.flash.open(block, stream as u8);
         self.open[(plane * self.streams + stream) as usize] = block;
@@ -364,17 +379,13 @@ impl Ftl for PageMappedFtl {
         } else {
             self.counters.reads.add(Cause::Host, 1);
         }
-        if self.timing_on {
-            let now = self.now;
-            let end = if ppn == NONE {
-                self.timing.as_ref().map_or(now, |t| now + t.dram())
-            } else {
-                let plane = self.geo.plane_of(self.flash.block_of(ppn));
-                self.timing
-                    .as_mut()
-                    .map_or(now, |t| t.read(plane, now, Cause::Host))
-            };
-            self.done = self.done.max(end);
+        if ppn == NONE {
+            self.dram_access();
+        } else if self.timing_on {
+            let (now, plane) = (self.now, self.geo.plane_of(self.flash.block_of(ppn)));
+            if let Some(t) = self.timing.as_mut() {
+                self.done = self.done.max(t.read(plane, now, Cause::Host));
+            }
         }
         if let Some(o) = &self.oracle {
             o.check_read(l, (ppn != NONE).then_some(ppn))?;
@@ -393,11 +404,7 @@ impl Ftl for PageMappedFtl {
         if let Some(o) = &mut self.oracle {
             o.trim(l);
         }
-        if self.timing_on {
-            let now = self.now;
-            let end = self.timing.as_ref().map_or(now, |t| now + t.dram());
-            self.done = self.done.max(end);
-        }
+        self.dram_access();
         Ok(())
     }
 
