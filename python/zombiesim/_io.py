@@ -18,6 +18,10 @@ def _umask() -> int:
     return mask
 
 
+def _cannot_write(path: str | os.PathLike[str], e: OSError) -> ZombiesimError:
+    return make_error(InputError, f"cannot write `{path}`: {e.strerror or e}", "io")
+
+
 def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Write `data` to `path` so readers see either the old file or the whole new one.
 
@@ -32,27 +36,15 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> None:
                 sys.stdout.write("\n")
         sys.stdout.flush()
         return
-    target = Path(path)
     raw = data.encode() if isinstance(data, str) else data
-    directory = target.parent if str(target.parent) else Path(".")
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-        with os.fdopen(fd, "wb") as f:
-            f.write(raw)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, target)
-        tmp = None
-    except OSError as e:
-        raise make_error(InputError, f"cannot write `{path}`: {e.strerror or e}", "io") from e
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+    with atomic_output(path) as tmp:
+        try:
+            with open(tmp, "wb") as f:
+                f.write(raw)
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as e:
+            raise _cannot_write(path, e) from e
 
 
 #: Suffixes the simulator's writers look at (compression is chosen by the file name).
@@ -73,7 +65,7 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{suffix}", dir=directory)
         os.close(fd)
     except OSError as e:
-        raise make_error(InputError, f"cannot write `{path}`: {e.strerror or e}", "io") from e
+        raise _cannot_write(path, e) from e
     try:
         try:
             yield tmp
@@ -87,7 +79,7 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
             os.chmod(tmp, 0o666 & ~_umask())
             os.replace(tmp, target)
         except OSError as e:
-            raise make_error(InputError, f"cannot write `{path}`: {e.strerror or e}", "io") from e
+            raise _cannot_write(path, e) from e
         tmp = None
     finally:
         if tmp is not None:
