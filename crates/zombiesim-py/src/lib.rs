@@ -106,21 +106,9 @@ fn validate_case(
     seed: u64,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
-    let case: serde_json::Value = serde_json::from_str(case_json)
-        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
-    let get_f = |k: &str| case.get(k).and_then(|v| v.as_f64());
-    let case = zombiesim::validate::Case {
-        policy: case
-            .get("policy")
-            .and_then(|v| v.as_str())
-            .unwrap_or("")
-            .to_string(),
-        over_provisioning: get_f("over_provisioning").unwrap_or(f64::NAN),
-        pages_per_block: get_f("pages_per_block").unwrap_or(0.0) as u32,
-        blocks: get_f("blocks").unwrap_or(0.0) as u32,
-        warmup_drive_writes: get_f("warmup_drive_writes").unwrap_or(0.0),
-        measure_drive_writes: get_f("measure_drive_writes").unwrap_or(0.0),
-    };
+    // Case objects from `validation_cases`; a missing or mistyped field is an error.
+    let case: zombiesim::validate::Case = serde_json::from_str(case_json)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("validation case: {e}")))?;
     let row = detached(py, &progress, |p| {
         zombiesim::validate::run_case(&case, seed, p)
     })?;

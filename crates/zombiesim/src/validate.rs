@@ -12,13 +12,13 @@ use crate::config::{Config, GcFrontier, GcScope, PolicySpec};
 use crate::error::Result;
 use crate::sim::{simulate, Progress, RunOptions};
 use crate::workload::WorkloadSpec;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Relative tolerance between simulated and analytic write amplification.
 pub const TOLERANCE: f64 = 0.02;
 
 /// One validation case.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Case {
     pub policy: String,
     pub over_provisioning: f64,
