@@ -9,7 +9,7 @@ presents.
 True
 """
 
-from . import trace, workload
+from . import reproduce, trace, workload
 from ._core import __version__, analytic_wa
 from ._errors import (
     ConfigError,
@@ -27,6 +27,7 @@ from .api import (
     compare_configs,
     compare_reports,
     simulate,
+    simulate_many,
     simulate_trace,
     to_frame,
     validate,
@@ -67,8 +68,10 @@ __all__ = [
     "policies",
     "preset_toml",
     "presets",
+    "reproduce",
     "schemes",
     "simulate",
+    "simulate_many",
     "simulate_trace",
     "to_frame",
     "trace",

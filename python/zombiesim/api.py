@@ -28,6 +28,7 @@ __all__ = [
     "compare_configs",
     "compare_reports",
     "simulate",
+    "simulate_many",
     "simulate_trace",
     "to_frame",
     "validate",
@@ -308,6 +309,46 @@ def compare_reports(
     tasks = {label: (lambda lbl=label, c=cfg: one(lbl, c)) for label, cfg in variants.items()}
     results, failure, interrupted = _run_pool(tasks, jobs, stop)
     ordered = {label: results[label] for label in variants if label in results}
+    if interrupted:
+        raise SimulationInterrupted(reports=ordered)
+    if failure is not None:
+        raise failure
+    return ordered
+
+
+def simulate_many(
+    runs: Mapping[str, tuple[Config, Workload | str | TraceInput]],
+    *,
+    seed: int = DEFAULT_SEED,
+    jobs: int | None = None,
+    verify: bool = False,
+    reproducible: bool = False,
+    progress: MultiProgressFn | None = None,
+) -> dict[str, Report]:
+    """Run each labelled `(config, workload or trace)` pair, in parallel (`jobs` threads,
+    default: one per core), and return the reports by label in the order given. Unlike
+    `compare_reports`, each run may have its own workload. Ctrl-C raises
+    `SimulationInterrupted` carrying the reports that finished."""
+    prepared = {
+        str(label): (Config.coerce(cfg), _source(source)) for label, (cfg, source) in runs.items()
+    }
+    stop = threading.Event()
+
+    def one(label: str, cfg: Config, src: _Source) -> Report:
+        user = None
+        if progress is not None:
+
+            def user(phase: str, fraction: float | None, pages: int) -> bool | None:
+                return progress(label, phase, fraction, pages)
+
+        return _simulate(cfg, src, seed, verify, reproducible, _Watch(user, stop))
+
+    tasks = {
+        label: (lambda lbl=label, c=cfg, s=src: one(lbl, c, s))
+        for label, (cfg, src) in prepared.items()
+    }
+    results, failure, interrupted = _run_pool(tasks, jobs, stop)
+    ordered = {label: results[label] for label in prepared if label in results}
     if interrupted:
         raise SimulationInterrupted(reports=ordered)
     if failure is not None:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from .. import _core
 from .._errors import ZombiesimError
-from . import compare, demo, listings, run, trace, validate
+from . import compare, demo, listings, reproduce, run, trace, validate
 from .common import EXIT_BAD_INPUT, EXIT_OK, error, interrupted
 from .parser import Formatter
 
@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"zombiesim {_core.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in (run, compare, validate, listings, trace, demo):
+    for command in (run, compare, validate, reproduce, listings, trace, demo):
         command.register(sub)
     return parser
 
