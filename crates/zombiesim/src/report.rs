@@ -39,6 +39,8 @@ pub struct GcStats {
     pub copies_per_victim: f64,
     /// Blocks reclaimed by background GC while the device was idle (among `victims`).
     pub background_victims: u64,
+    /// Copies of pages the device knew as zombies (among `pages_copied`; the rest were live).
+    pub zombie_pages_copied: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -145,6 +147,7 @@ impl Report {
                     c.gc_pages_copied as f64 / c.gc_victims as f64
                 },
                 background_victims: c.gc_background_victims,
+                zombie_pages_copied: c.gc_zombie_pages_copied,
             },
         )
     }

@@ -79,6 +79,8 @@ pub struct Counters {
     pub gc_pages_copied: u64,
     /// Victims reclaimed by background GC (included in `gc_victims`).
     pub gc_background_victims: u64,
+    /// Copies of pages the device knew as zombies (included in `gc_pages_copied`).
+    pub gc_zombie_pages_copied: u64,
 }
 
 impl Counters {
@@ -97,6 +99,7 @@ impl Counters {
             gc_victims: self.gc_victims - earlier.gc_victims,
             gc_pages_copied: self.gc_pages_copied - earlier.gc_pages_copied,
             gc_background_victims: self.gc_background_victims - earlier.gc_background_victims,
+            gc_zombie_pages_copied: self.gc_zombie_pages_copied - earlier.gc_zombie_pages_copied,
         }
     }
 

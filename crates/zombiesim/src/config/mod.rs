@@ -13,9 +13,11 @@
 //! (`ftl.over_provisioning = 0.07` ⇒ 7% more physical than logical pages). Physical
 //! here means the blocks the FTL may use: all blocks minus `ftl.reserved_blocks`.
 
+mod host;
 mod policy;
 mod presets;
 
+pub use host::{HostConfig, NotifyConfig, NotifyMode, TracePlacement};
 pub use policy::PolicySpec;
 pub use presets::{preset_names, preset_toml, scheme_names, scheme_settings, SchemeInfo};
 
@@ -36,6 +38,8 @@ pub struct Config {
     pub interface: InterfaceConfig,
     pub precondition: PreconditionConfig,
     pub stats: StatsConfig,
+    pub host: HostConfig,
+    pub notify: NotifyConfig,
 }
 
 /// NAND geometry. The parallel units are planes: `channels × chips × dies × planes`.
@@ -105,6 +109,10 @@ pub struct FtlConfig {
     pub reserved_blocks: u32,
     pub gc_frontier: GcFrontier,
     pub allocation: Allocation,
+    /// Hot/cold clustering (DAC): logical pages move between this many regions, up one
+    /// when the host overwrites them, down one when GC copies them; each region writes
+    /// to its own open block. 1 = no clustering.
+    pub regions: u32,
 }
 
 impl Default for FtlConfig {
@@ -115,6 +123,7 @@ impl Default for FtlConfig {
             reserved_blocks: 0,
             gc_frontier: GcFrontier::Separate,
             allocation: Allocation::Dynamic,
+            regions: 1,
         }
     }
 }
@@ -124,6 +133,8 @@ impl Default for FtlConfig {
 #[serde(rename_all = "kebab-case")]
 pub enum GcScope {
     Device,
+    /// A flash chip (all its dies and planes): 000's per-bank GC.
+    Bank,
     Die,
     Plane,
 }
@@ -141,6 +152,8 @@ pub struct GcConfig {
     pub background: bool,
     /// Background GC works until every unit has this many free blocks.
     pub background_watermark: u32,
+    /// GC copies pages the device knows as zombies to a dedicated open block (000).
+    pub zombie_block: bool,
 }
 
 impl Default for GcConfig {
@@ -152,6 +165,7 @@ impl Default for GcConfig {
             high_watermark: 2,
             background: false,
             background_watermark: 4,
+            zombie_block: false,
         }
     }
 }
@@ -445,6 +459,17 @@ impl Config {
                 "the parameter must be at least 1",
             ));
         }
+        if let PolicySpec::GreedyDelay(p) = g.policy {
+            if p > 100 {
+                return Err(Error::config(
+                    "gc.policy",
+                    format!("greedy-delay:{p}: the zombie share threshold is a percentage (0-100)"),
+                ));
+            }
+        }
+        if self.ftl.regions == 0 || self.ftl.regions > 8 {
+            return Err(Error::config("ftl.regions", "must be between 1 and 8"));
+        }
         if g.low_watermark == 0 {
             return Err(Error::config("gc.low_watermark", "must be at least 1"));
         }
@@ -517,6 +542,7 @@ impl Config {
                 "must be in [0, 1)",
             ));
         }
+        host::validate(&self.host, &self.notify, self.timing.enabled)?;
         // Geometry-derived checks (sizes, spare blocks per GC unit).
         crate::flash::Geometry::new(self).map(|_| ())
     }

@@ -20,6 +20,13 @@ pub enum PolicySpec {
     DChoices(u32),
     /// Greedy among the `w` oldest closed blocks (`windowed-greedy:w`).
     WindowedGreedy(u32),
+    /// 000 eq. 2: most `i − min(z, i/2)` (invalid pages, zombies discounted) (`z-greedy`).
+    ZGreedy,
+    /// 000 eq. 3: `(i − min(z, i/2))·a/(2v)` (`z-cost-benefit`).
+    ZCostBenefit,
+    /// Greedy, skipping blocks whose zombie share of valid pages exceeds `p`% while any
+    /// other candidate exists (003 §2.2, `greedy-delay:p`).
+    GreedyDelay(u32),
 }
 
 impl PolicySpec {
@@ -31,7 +38,18 @@ impl PolicySpec {
         "random",
         "d-choices:D",
         "windowed-greedy:W",
+        "z-greedy",
+        "z-cost-benefit",
+        "greedy-delay:P",
     ];
+
+    /// Whether the policy looks at the device's zombie counts.
+    pub fn zombie_aware(self) -> bool {
+        matches!(
+            self,
+            PolicySpec::ZGreedy | PolicySpec::ZCostBenefit | PolicySpec::GreedyDelay(_)
+        )
+    }
 }
 
 impl fmt::Display for PolicySpec {
@@ -43,6 +61,9 @@ impl fmt::Display for PolicySpec {
             PolicySpec::Random => f.write_str("random"),
             PolicySpec::DChoices(d) => write!(f, "d-choices:{d}"),
             PolicySpec::WindowedGreedy(w) => write!(f, "windowed-greedy:{w}"),
+            PolicySpec::ZGreedy => f.write_str("z-greedy"),
+            PolicySpec::ZCostBenefit => f.write_str("z-cost-benefit"),
+            PolicySpec::GreedyDelay(p) => write!(f, "greedy-delay:{p}"),
         }
     }
 }
@@ -78,6 +99,9 @@ impl FromStr for PolicySpec {
             "random" => none(PolicySpec::Random),
             "d-choices" => Ok(PolicySpec::DChoices(need("D")?)),
             "windowed-greedy" => Ok(PolicySpec::WindowedGreedy(need("W")?)),
+            "z-greedy" => none(PolicySpec::ZGreedy),
+            "z-cost-benefit" | "z-cb" => none(PolicySpec::ZCostBenefit),
+            "greedy-delay" => Ok(PolicySpec::GreedyDelay(need("P")?)),
             _ => Err(format!(
                 "unknown policy `{s}` (known: {})",
                 PolicySpec::SYNTAX.join(", ")
@@ -112,6 +136,9 @@ mod tests {
             "random",
             "d-choices:10",
             "windowed-greedy:64",
+            "z-greedy",
+            "z-cost-benefit",
+            "greedy-delay:50",
         ] {
             assert_eq!(s.parse::<PolicySpec>().unwrap().to_string(), s);
         }

@@ -32,8 +32,15 @@ pub struct Geometry {
     pub logical_pages: u64,
     /// GC units, by `gc.scope`.
     pub units: Vec<UnitRange>,
-    /// Open write frontiers per plane (host, plus GC when separate).
+    /// Open write frontiers per plane: host regions, GC regions when GC has its own
+    /// frontier, and the zombie block when `gc.zombie_block` is on.
     pub streams: u32,
+    /// Hot/cold regions (`ftl.regions`); host writes of region `r` use stream `r`.
+    pub regions: u32,
+    /// GC copies of region `r` use stream `gc_first_stream + r`.
+    pub gc_first_stream: u32,
+    /// The stream GC copies zombie pages to.
+    pub zombie_stream: Option<u32>,
 }
 
 impl Geometry {
@@ -76,6 +83,7 @@ impl Geometry {
         }
         let per_unit = match cfg.gc.scope {
             GcScope::Device => planes,
+            GcScope::Bank => f.dies_per_chip * f.planes_per_die,
             GcScope::Die => f.planes_per_die,
             GcScope::Plane => 1,
         };
@@ -95,10 +103,14 @@ impl Geometry {
                 ),
             ));
         }
-        let streams = match cfg.ftl.gc_frontier {
-            GcFrontier::Separate => 2,
-            GcFrontier::Shared => 1,
+        let regions = cfg.ftl.regions.max(1);
+        let gc_first = match cfg.ftl.gc_frontier {
+            GcFrontier::Separate => regions,
+            GcFrontier::Shared => 0,
         };
+        let data_streams = gc_first + regions;
+        let zombie_stream = cfg.gc.zombie_block.then_some(data_streams);
+        let streams = data_streams + u32::from(cfg.gc.zombie_block);
         // Spare blocks each GC unit needs: its watermark, its open frontiers, one to work with.
         let spare_blocks = (blocks - reserved) as u64 - logical_pages.div_ceil(ppb);
         let per_unit_spare = spare_blocks / units.len() as u64;
@@ -134,6 +146,9 @@ impl Geometry {
             logical_pages,
             units,
             streams,
+            regions,
+            gc_first_stream: gc_first,
+            zombie_stream,
         })
     }
 

@@ -4,7 +4,8 @@
 //! page dies so later layers can ask what a dead page held) and one validity bit.
 //! Per block: valid count, next page to program, erase count, time of the last
 //! program or invalidation, the sequence number at which it was opened, the stream
-//! it was opened for, and its status. Memory: 4 bytes + 1 bit per page.
+//! it was opened for, how many of its valid pages are known zombies, and its status.
+//! Memory: 4 bytes + 1 bit per page.
 
 use super::Geometry;
 
@@ -44,6 +45,9 @@ pub struct FlashState {
     pub open_seq: Vec<u64>,
     /// Stream the block was opened for.
     pub stream: Vec<u8>,
+    /// Valid pages of the block that the device knows as zombies (host-shadow): their
+    /// logical page has a dirty newer copy in the host buffer. Kept by the FTL.
+    pub zombies: Vec<u32>,
     pub status: Vec<BlockStatus>,
     next_seq: u64,
 }
@@ -74,6 +78,7 @@ impl FlashState {
             last_modified: vec![0; blocks],
             open_seq: vec![0; blocks],
             stream: vec![0; blocks],
+            zombies: vec![0; blocks],
             status,
             next_seq: 0,
         }
@@ -165,6 +170,7 @@ impl FlashState {
     pub fn erase(&mut self, block: u32) {
         let b = block as usize;
         debug_assert_eq!(self.valid_count[b], 0);
+        debug_assert_eq!(self.zombies[b], 0);
         let first = self.first_page(block) as usize;
         let n = self.pages_per_block as usize;
         self.owner[first..first + n].fill(NONE);
@@ -191,6 +197,6 @@ impl FlashState {
     pub fn memory_bytes(&self) -> usize {
         self.owner.len() * 4
             + self.valid.len() * 8
-            + self.valid_count.len() * (4 + 4 + 4 + 8 + 8 + 1 + 1)
+            + self.valid_count.len() * (4 + 4 + 4 + 8 + 8 + 1 + 1 + 4)
     }
 }

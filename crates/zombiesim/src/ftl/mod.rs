@@ -56,6 +56,17 @@ pub trait Ftl: Send {
     fn timing_summary(&self, _elapsed: u64) -> Option<crate::timing::TimingSummary> {
         None
     }
+    /// The device learns (`true`) that `lpn` has a dirty newer copy in the host buffer,
+    /// or (`false`) that the host lost it and the flash copy is live again.
+    fn set_zombie(&mut self, _lpn: u64, _zombie: bool) -> Result<()> {
+        Ok(())
+    }
+    /// Restart after power loss: every zombie page is live again.
+    fn clear_zombies(&mut self) {}
+    /// Logical pages the device currently knows as zombies.
+    fn known_zombies(&self) -> u64 {
+        0
+    }
     /// Count one host request (pages are counted by the operations).
     fn count_request(&mut self);
     /// Every counter so far.

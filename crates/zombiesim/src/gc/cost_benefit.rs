@@ -4,6 +4,9 @@
 //! invalidation (logical time). A block with `v = 0` wins outright; ties go to the
 //! lowest block number. The score depends on time, so no index can keep it sorted:
 //! the scan is exact and costs O(candidates) per selection.
+//!
+//! z-cost-benefit (000 eq. 3) is the same scan with the invalid count discounted by the
+//! block's known zombies: `(i − min(z, i/2)) · a / (2 v)`. With no zombies the two agree.
 
 use super::{CandidateList, SelectCtx, VictimPolicy};
 use crate::flash::FlashState;
@@ -12,6 +15,7 @@ use crate::flash::FlashState;
 pub struct CostBenefit {
     candidates: CandidateList,
     scored: u64,
+    zombie_aware: bool,
 }
 
 impl CostBenefit {
@@ -19,19 +23,35 @@ impl CostBenefit {
         CostBenefit {
             candidates: CandidateList::new(first_block, blocks),
             scored: 0,
+            zombie_aware: false,
+        }
+    }
+
+    /// z-cost-benefit (000 eq. 3).
+    pub fn zombie_aware(first_block: u32, blocks: u32) -> Self {
+        CostBenefit {
+            zombie_aware: true,
+            ..Self::new(first_block, blocks)
         }
     }
 }
 
-/// The cost-benefit score of a block (`f64::INFINITY` for a block with no valid page).
+/// The cost-benefit score of a block (`f64::INFINITY` for a block with no valid page),
+/// with the invalid count discounted by known zombies when `zombies` (z-cost-benefit).
 #[inline]
-pub fn score(flash: &FlashState, block: u32, now: u64) -> f64 {
+pub fn score(flash: &FlashState, block: u32, now: u64, zombies: bool) -> f64 {
     let b = block as usize;
     let v = flash.valid_count[b];
     if v == 0 {
         return f64::INFINITY;
     }
-    let i = (flash.pages_per_block() - v) as f64;
+    let invalid = flash.pages_per_block() - v;
+    let i = if zombies {
+        // i − min(z, i/2), in halves to stay exact.
+        (2 * invalid - (2 * flash.zombies[b]).min(invalid)) as f64 / 2.0
+    } else {
+        invalid as f64
+    };
     let age = now.saturating_sub(flash.last_modified[b]) as f64;
     i * age / (2.0 * v as f64)
 }
@@ -47,7 +67,7 @@ impl VictimPolicy for CostBenefit {
         self.scored = self.candidates.len() as u64;
         let mut best: Option<(f64, u32)> = None;
         for &block in self.candidates.as_slice() {
-            let s = score(ctx.flash, block, ctx.now);
+            let s = score(ctx.flash, block, ctx.now, self.zombie_aware);
             best = match best {
                 Some((bs, bb)) if bs > s || (bs == s && bb < block) => Some((bs, bb)),
                 _ => Some((s, block)),

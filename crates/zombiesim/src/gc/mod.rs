@@ -13,6 +13,12 @@
 //! | fifo | queue in closing order | O(1) (nothing) | O(1) |
 //! | windowed-greedy:w | queue, scan of the w oldest | O(1) (nothing) | O(w) |
 //! | random, d-choices:d | candidate list, d samples | O(1) (nothing) | O(d) |
+//! | z-greedy | bucket bitsets by `2v + min(2z, i)` ([`zombie`]) | O(1) | O(blocks / 4096) words |
+//! | z-cost-benefit | candidate list, exact scan | O(1) (nothing) | O(candidates) |
+//! | greedy-delay:p | candidate list, exact scan | O(1) (nothing) | O(candidates) |
+//!
+//! Zombie-aware policies also hear when a block's count of known zombie pages changes
+//! ([`VictimPolicy::zombies_changed`]); the others ignore it.
 //!
 //! Ties go to the lowest block number so runs are deterministic.
 
@@ -21,12 +27,14 @@ mod cost_benefit;
 mod greedy;
 mod queue;
 mod sampled;
+pub mod zombie;
 
 pub use buckets::BucketIndex;
 pub use cost_benefit::CostBenefit;
 pub use greedy::Greedy;
 pub use queue::{Fifo, WindowedGreedy};
 pub use sampled::{CandidateList, DChoices};
+pub use zombie::{GreedyDelay, ZGreedy};
 
 use crate::config::PolicySpec;
 use crate::flash::FlashState;
@@ -46,6 +54,9 @@ pub trait VictimPolicy: Send {
     fn insert(&mut self, block: u32, flash: &FlashState);
     /// A page of candidate `block` died; `valid` is the block's new valid count.
     fn invalidated(&mut self, block: u32, valid: u32);
+    /// The number of known zombie pages of candidate `block` changed (it has `valid`
+    /// valid pages, `zombies` of them zombies).
+    fn zombies_changed(&mut self, _block: u32, _valid: u32, _zombies: u32) {}
     /// Choose a victim and remove it from the candidates; `None` when there are none.
     fn select(&mut self, ctx: &mut SelectCtx) -> Option<u32>;
     /// Number of candidates.
@@ -74,8 +85,13 @@ pub fn build(
         PolicySpec::WindowedGreedy(w) => Box::new(WindowedGreedy::new(w)),
         PolicySpec::Random => Box::new(DChoices::new(first_block, blocks, 1)),
         PolicySpec::DChoices(d) => Box::new(DChoices::new(first_block, blocks, d)),
+        PolicySpec::ZGreedy => Box::new(ZGreedy::new(first_block, blocks, pages_per_block)),
+        PolicySpec::ZCostBenefit => Box::new(CostBenefit::zombie_aware(first_block, blocks)),
+        PolicySpec::GreedyDelay(p) => Box::new(GreedyDelay::new(first_block, blocks, p)),
     }
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod zombie_example;

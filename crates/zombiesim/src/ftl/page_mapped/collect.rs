@@ -90,9 +90,14 @@ impl PageMappedFtl {
             if let Some(t) = self.clock_model() {
                 t.copy(plane, start);
             }
+            let zombie = self.is_zombie(lpn as usize);
+            if zombie {
+                self.change_zombies(victim, false);
+            }
             self.flash.invalidate(ppn, self.clock);
             self.units[u].valid -= 1;
-            let new = match self.program(plane, self.gc_stream, lpn, Cause::Gc, start) {
+            let stream = self.gc_stream(lpn as usize, zombie);
+            let new = match self.program(plane, stream, lpn, Cause::Gc, start) {
                 Ok(new) => new,
                 Err(e) => {
                     self.scratch = pages;
@@ -101,6 +106,10 @@ impl PageMappedFtl {
             };
             self.l2p[lpn as usize] = new;
             self.counters.gc_pages_copied += 1;
+            if zombie {
+                self.change_zombies(self.flash.block_of(new), true);
+                self.counters.gc_zombie_pages_copied += 1;
+            }
             if let Some(o) = &mut self.oracle {
                 o.copy(ppn, new);
             }

@@ -22,7 +22,7 @@
 //! Logical time (`clock`) counts host page writes; it stamps blocks for the age term
 //! of cost-benefit.
 
-use crate::config::{Allocation, Config, GcFrontier};
+use crate::config::{Allocation, Config};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
 use crate::ftl::{Ftl, Wear};
@@ -33,8 +33,6 @@ use crate::verify::Oracle;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use std::collections::VecDeque;
-
-const HOST_STREAM: u32 = 0;
 
 struct GcUnit {
     first_plane: u32,
@@ -54,8 +52,11 @@ pub struct PageMappedFtl {
     geo: Geometry,
     flash: FlashState,
     l2p: Vec<u32>,
-    streams: u32,
-    gc_stream: u32,
+    /// One bit per logical page the device knows as a zombie (allocated on first use).
+    zombie_bits: Option<Vec<u64>>,
+    zombie_known: u64,
+    /// DAC region of each logical page (empty with one region).
+    region: Vec<u8>,
     units: Vec<GcUnit>,
     block_unit: Vec<u32>,
     free: Vec<VecDeque<u32>>,
@@ -134,11 +135,6 @@ impl PageMappedFtl {
                 }
             })
             .collect();
-        let streams = geo.streams;
-        let gc_stream = match cfg.ftl.gc_frontier {
-            GcFrontier::Separate => 1,
-            GcFrontier::Shared => HOST_STREAM,
-        };
         let oracle = verify.then(|| {
             Oracle::new(
                 geo.logical_pages,
@@ -147,9 +143,14 @@ impl PageMappedFtl {
         });
         Ok(PageMappedFtl {
             l2p: vec![NONE; geo.logical_pages as usize],
-            open: vec![NONE; (geo.planes * streams) as usize],
-            streams,
-            gc_stream,
+            open: vec![NONE; (geo.planes * geo.streams) as usize],
+            zombie_bits: None,
+            zombie_known: 0,
+            region: if geo.regions > 1 {
+                vec![0; geo.logical_pages as usize]
+            } else {
+                Vec::new()
+            },
             units,
             block_unit,
             free,
@@ -274,7 +275,7 @@ impl PageMappedFtl {
         cause: Cause,
         start: u64,
     ) -> Result<u32> {
-        let slot = (plane * self.streams + stream) as usize;
+        let slot = (plane * self.geo.streams + stream) as usize;
         loop {
             let block = self.open[slot];
             if block != NONE {
@@ -323,7 +324,7 @@ impl PageMappedFtl {
         let u = self.unit_of_plane(plane);
         let block = self.take_free(plane, u)?;
         self.flash.open(block, stream as u8);
-        self.open[(plane * self.streams + stream) as usize] = block;
+        self.open[(plane * self.geo.streams + stream) as usize] = block;
         self.units[u].free -= 1;
         if !self.in_gc && self.units[u].free < self.low {
             self.collect(u)?;
@@ -358,11 +359,14 @@ impl Ftl for PageMappedFtl {
         self.clock += 1;
         self.counters.host_write_pages += 1;
         let old = self.l2p[l];
+        // The written copy is the newest: whatever the device knew as a zombie is gone.
+        self.drop_zombie(l, old);
         if old != NONE {
             self.invalidate(old);
         }
+        let stream = self.host_stream(l, old != NONE);
         let plane = self.host_plane();
-        let ppn = self.program(plane, HOST_STREAM, l as u32, Cause::Host, self.now)?;
+        let ppn = self.program(plane, stream, l as u32, Cause::Host, self.now)?;
         self.l2p[l] = ppn;
         if let Some(o) = &mut self.oracle {
             o.write(l, ppn);
@@ -397,6 +401,7 @@ impl Ftl for PageMappedFtl {
         let l = self.check_lpn(lpn)?;
         self.counters.host_trim_pages += 1;
         let ppn = self.l2p[l];
+        self.drop_zombie(l, ppn);
         if ppn != NONE {
             self.invalidate(ppn);
             self.l2p[l] = NONE;
@@ -456,8 +461,25 @@ impl Ftl for PageMappedFtl {
         &self.counters
     }
 
+    fn set_zombie(&mut self, lpn: u64, zombie: bool) -> Result<()> {
+        if zombie {
+            self.mark_zombie(lpn)
+        } else {
+            self.unmark_zombie(lpn)
+        }
+    }
+
+    fn clear_zombies(&mut self) {
+        self.clear_all_zombies();
+    }
+
+    fn known_zombies(&self) -> u64 {
+        self.zombie_known
+    }
+
     fn verify(&self) -> Result<()> {
         self.check_invariants()?;
+        self.check_zombies()?;
         if let Some(o) = &self.oracle {
             o.check_all(&self.l2p)?;
         }
@@ -490,11 +512,16 @@ impl Ftl for PageMappedFtl {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.flash.memory_bytes() + self.l2p.len() * 4 + self.block_unit.len() * 4
+        self.flash.memory_bytes()
+            + self.l2p.len() * 4
+            + self.block_unit.len() * 4
+            + self.region.len()
+            + self.zombie_bits.as_ref().map_or(0, |b| b.len() * 8)
     }
 }
 
 mod collect;
 mod invariants;
+mod liveness;
 #[cfg(test)]
 mod tests;
