@@ -4,7 +4,7 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 
 /// Latency percentiles of one kind of request, in microseconds.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct LatencySummary {
     pub count: u64,
     pub mean_us: f64,

@@ -26,6 +26,7 @@ pub mod error;
 pub mod flash;
 pub mod ftl;
 pub mod gc;
+pub mod host;
 pub mod interface;
 pub mod latency;
 pub mod report;

@@ -113,6 +113,12 @@ pub struct Report {
     pub timing: Option<TimingSummary>,
     /// For trace replays: records read, skipped and remapped; `null` otherwise.
     pub trace: Option<crate::workload::TraceInfo>,
+    /// The host model (`host.cache` / `host.threads`): the application's view, the
+    /// buffer cache and the notification channel; `null` without it. With it,
+    /// `latency` is the device command latency and `elapsed_s` the application's.
+    pub app: Option<crate::host::AppReport>,
+    pub cache: Option<crate::host::CacheReport>,
+    pub notify: Option<crate::host::NotifyReport>,
     pub series: Vec<SeriesPoint>,
     pub precondition: PhaseReport,
     pub run: RunInfo,

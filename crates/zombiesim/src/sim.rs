@@ -14,10 +14,11 @@
 //! progress callback is called at most every ~100 ms; returning `false` stops the
 //! run, which still returns a report, marked `run.interrupted`.
 
-use crate::config::{Config, PreconditionPattern};
+use crate::config::{Config, PreconditionPattern, TracePlacement};
 use crate::error::Result;
 use crate::flash::Geometry;
 use crate::ftl::{self, Ftl};
+use crate::host::{self, AppSource, HostSim, RequestSource};
 use crate::interface::HostInterface;
 use crate::report::{DeviceInfo, PhaseReport, Report, RunInfo};
 use crate::stats::{Counters, SeriesPoint};
@@ -114,16 +115,24 @@ pub fn simulate(
 ) -> Result<Report> {
     cfg.validate()?;
     let geo = Geometry::new(cfg)?;
-    let workload = spec.build(
-        geo.logical_pages,
-        geo.page_size,
-        stream_seed(opts.seed, STREAM_WORKLOAD),
-    )?;
+    let seed = stream_seed(opts.seed, STREAM_WORKLOAD);
+    if let Some(oltp) = spec.build_oltp(cfg, geo.logical_pages, seed)? {
+        return run(
+            cfg,
+            &geo,
+            Source::App(Box::new(oltp)),
+            None,
+            spec.as_str(),
+            opts,
+            progress,
+        );
+    }
+    let workload = spec.build(geo.logical_pages, geo.page_size, seed)?;
     let source = workload.clone();
     run(
         cfg,
         &geo,
-        Box::new(workload),
+        Source::Requests(Box::new(workload)),
         Some(&source),
         spec.as_str(),
         opts,
@@ -149,10 +158,21 @@ pub fn simulate_trace(
     }
     let geo = Geometry::new(cfg)?;
     let workload = TraceWorkload::open(trace, geo.logical_pages, geo.page_size)?;
+    // A trace placed below the cache is what reached the device: no host model.
+    let below;
+    let cfg = if cfg.host.trace == TracePlacement::Below && cfg.host.enabled() {
+        let mut c = cfg.clone();
+        c.host.cache = crate::units::ByteSize(0);
+        c.host.threads = 0;
+        below = c;
+        &below
+    } else {
+        cfg
+    };
     run(
         cfg,
         &geo,
-        Box::new(workload),
+        Source::Requests(Box::new(workload)),
         None,
         &trace.label(),
         opts,
@@ -160,11 +180,98 @@ pub fn simulate_trace(
     )
 }
 
+/// What the measured phase records as it goes: the time series, the mean held-back
+/// pages, periodic integrity checks and progress. Shared by the device-level loop and
+/// the host model.
+struct Recorder<'t, 'c> {
+    pre: Counters,
+    logical: u64,
+    series_every: u64,
+    series: Vec<SeriesPoint>,
+    last_point: Counters,
+    next_point: u64,
+    verify: bool,
+    next_verify: u64,
+    held_sum: f64,
+    held_samples: u64,
+    held_every: u64,
+    next_held: u64,
+    iter: u64,
+    ticker: &'t mut Ticker<'c>,
+}
+
+impl Recorder<'_, '_> {
+    /// After a device operation: sample, check, report progress. False once stopped.
+    #[inline]
+    fn after(&mut self, ftl: &mut dyn Ftl, fraction: impl FnOnce() -> Option<f64>) -> Result<bool> {
+        let written = ftl.counters().host_write_pages - self.pre.host_write_pages;
+        if written >= self.next_held {
+            self.held_sum += ftl.held_back_pages() as f64;
+            self.held_samples += 1;
+            self.next_held = written + self.held_every;
+        }
+        if self.series_every > 0 && written >= self.next_point {
+            let now = *ftl.counters();
+            self.series
+                .push(series_point(&self.pre, &self.last_point, &now));
+            self.last_point = now;
+            self.next_point = written + self.series_every;
+        }
+        if self.verify && written >= self.next_verify {
+            ftl.verify()?;
+            self.next_verify = written + self.logical;
+        }
+        self.iter += 1;
+        if self.iter & TICK_MASK == 0 {
+            self.ticker.tick(|| Progress {
+                phase: Phase::Measure,
+                fraction: fraction(),
+                write_pages: written,
+            });
+        }
+        Ok(!self.ticker.stopped)
+    }
+
+    fn held_mean(&self, ftl: &dyn Ftl) -> f64 {
+        if self.held_samples == 0 {
+            ftl.held_back_pages() as f64
+        } else {
+            self.held_sum / self.held_samples as f64
+        }
+    }
+}
+
+/// The host model's view of the recorder.
+struct HostObserver<'r, 't, 'c> {
+    recorder: &'r mut Recorder<'t, 'c>,
+    fraction: Option<f64>,
+}
+
+impl host::Observer for HostObserver<'_, '_, '_> {
+    fn after_command(&mut self, ftl: &mut dyn Ftl) -> Result<bool> {
+        let fraction = self.fraction;
+        self.recorder.after(ftl, || fraction)
+    }
+
+    fn progress(&mut self, fraction: Option<f64>) {
+        self.fraction = fraction;
+    }
+}
+
+/// What drives the measured phase.
+enum Source<'s> {
+    /// Requests straight to the device interface (or through the host model when
+    /// `host.*` enables it).
+    Requests(Box<dyn Workload>),
+    /// Application operations that need the host model (`oltp`).
+    App(Box<dyn AppSource + 's>),
+}
+
 /// Precondition, then run `workload` on a device already validated as `geo`.
 fn run(
     cfg: &Config,
     geo: &Geometry,
-    mut workload: Box<dyn Workload>,
+    source: Source,
     synthetic: Option<&Synthetic>,
     label: &str,
     opts: &RunOptions,
@@ -185,40 +292,180 @@ fn run(
     let pre = *ftl.counters();
     let timed = cfg.timing.enabled;
     ftl.set_timing(timed);
-    let mut iface = HostInterface::new(cfg);
-    let background = timed && cfg.gc.background;
     if opts.verify {
         ftl.verify()?;
     }
 
     let measure_start = Instant::now();
+    let expected = match &source {
+        Source::Requests(w) => w.expected_write_pages(),
+        Source::App(_) => None,
+    };
     let series_every = match (cfg.stats.series_every, cfg.stats.series_points) {
         (n, _) if n > 0 => n,
         (_, 0) => 0,
         // Unknown length (a trace): a point every quarter drive-write.
-        (_, pts) => workload
-            .expected_write_pages()
-            .map_or((logical / 4).max(1), |w| (w / pts as u64).max(1)),
+        (_, pts) => expected.map_or((logical / 4).max(1), |w| (w / pts as u64).max(1)),
     };
-    let mut series = Vec::new();
-    let mut last_point = pre;
-    let mut next_point = series_every;
-    let mut next_verify = logical;
-    let mut held_sum = 0.0f64;
-    let mut held_samples = 0u64;
-    let held_every = (geo.pages_per_block as u64 * 4).max(64);
-    let mut next_held = 0u64;
-    let mut iter = 0u64;
-    ticker.force(Progress {
+    let mut rec = Recorder {
+        pre,
+        logical,
+        series_every,
+        series: Vec::new(),
+        last_point: pre,
+        next_point: series_every,
+        verify: opts.verify,
+        next_verify: logical,
+        held_sum: 0.0,
+        held_samples: 0,
+        held_every: (geo.pages_per_block as u64 * 4).max(64),
+        next_held: 0,
+        iter: 0,
+        ticker: &mut ticker,
+    };
+    rec.ticker.force(Progress {
         phase: Phase::Measure,
         fraction: Some(0.0),
         write_pages: 0,
     });
+    let host_model = cfg.host.enabled() || matches!(source, Source::App(_));
+    let (measured_phase, trace_info, fraction) = if host_model {
+        let mut app: Box<dyn AppSource> = match source {
+            Source::Requests(w) => Box::new(RequestSource::new(w)),
+            Source::App(a) => a,
+        };
+        let mut observer = HostObserver {
+            recorder: &mut rec,
+            fraction: None,
+        };
+        let outcome = HostSim::new(cfg, ftl.as_mut()).run(app.as_mut(), &mut observer)?;
+        let fraction = app.progress();
+        (
+            Measured::Host(Box::new(outcome)),
+            app.trace_info(),
+            fraction,
+        )
+    } else {
+        let Source::Requests(mut workload) = source else {
+            unreachable!("application sources run the host model")
+        };
+        let outcome = measure_device(cfg, ftl.as_mut(), workload.as_mut(), &mut rec)?;
+        let fraction = workload.progress();
+        (outcome, workload.trace_info(), fraction)
+    };
+    let interrupted = rec.ticker.stopped;
+    let measured_wall = measure_start.elapsed().as_secs_f64();
+    if opts.verify {
+        ftl.verify()?;
+    }
+    let total = *ftl.counters();
+    let measured = total.since(&pre);
+    if !interrupted {
+        rec.ticker.force(Progress {
+            phase: Phase::Measure,
+            fraction: Some(1.0),
+            write_pages: measured.host_write_pages,
+        });
+    }
+    let (host, flash, gc) = Report::sections(&measured);
+    let held_mean = rec.held_mean(ftl.as_ref());
+    let series = std::mem::take(&mut rec.series);
+    let (elapsed_ns, latency, throughput, app, cache, notify) = match measured_phase {
+        Measured::Device(iface) => (
+            iface.elapsed(),
+            timed.then(|| iface.latency()),
+            timed.then(|| iface.throughput()),
+            None,
+            None,
+            None,
+        ),
+        Measured::Host(o) => (
+            o.elapsed_ns,
+            Some(o.device_latency),
+            Some(o.device_throughput),
+            Some(o.app),
+            Some(o.cache),
+            Some(o.notify),
+        ),
+    };
+    let wall = started.elapsed().as_secs_f64();
+    Ok(Report {
+        waf: measured.waf(),
+        host,
+        flash,
+        gc,
+        wear: ftl.wear(),
+        device: DeviceInfo {
+            logical_pages: logical,
+            physical_pages: geo.physical_pages,
+            page_size: geo.page_size,
+            pages_per_block: geo.pages_per_block,
+            blocks: geo.blocks,
+            planes: geo.planes,
+            gc_units: geo.units.len() as u32,
+            over_provisioning: geo.over_provisioning(),
+            held_back_pages_mean: held_mean,
+            effective_over_provisioning: (geo.physical_pages as f64 - held_mean) / logical as f64
+                - 1.0,
+            state_bytes: ftl.memory_bytes() as u64,
+        },
+        elapsed_s: timed.then_some(elapsed_ns as f64 / 1e9),
+        latency,
+        throughput,
+        timing: ftl.timing_summary(elapsed_ns),
+        trace: trace_info,
+        app,
+        cache,
+        notify,
+        series,
+        precondition: PhaseReport {
+            host_write_pages: pre.host_write_pages,
+            flash_programs: pre.programs.total(),
+            flash_erases: pre.erases.total(),
+            gc_pages_copied: pre.gc_pages_copied,
+            waf: pre.waf(),
+            drive_writes: pre.host_write_pages as f64 / logical as f64,
+            steady,
+        },
+        run: RunInfo {
+            version: crate::VERSION.to_string(),
+            seed: opts.seed,
+            workload: label.to_string(),
+            config: serde_json::to_value(cfg).expect("configs serialize"),
+            wall_s: (!opts.reproducible).then_some(wall),
+            measured_wall_s: (!opts.reproducible).then_some(measured_wall),
+            verified: opts.verify,
+            interrupted,
+            progress: if interrupted {
+                fraction.unwrap_or(0.0)
+            } else {
+                1.0
+            },
+        },
+    })
+}
+
+/// How the measured phase ran.
+enum Measured {
+    Device(Box<HostInterface>),
+    Host(Box<host::HostOutcome>),
+}
+
+/// The measured phase without a host model: requests go to the device interface.
+fn measure_device(
+    cfg: &Config,
+    ftl: &mut dyn Ftl,
+    workload: &mut dyn Workload,
+    rec: &mut Recorder,
+) -> Result<Measured> {
+    let timed = cfg.timing.enabled;
+    let mut iface = HostInterface::new(cfg);
+    let background = timed && cfg.gc.background;
     // Requests are drawn a few ahead so the FTL can prefetch their mapping entries.
     let mut pending: VecDeque<Request> = VecDeque::with_capacity(LOOKAHEAD);
     // The request being timed (a trace request may span several runs) and its arrival.
     let mut current: Option<(Request, u64)> = None;
-    while !ticker.stopped {
+    while !rec.ticker.stopped {
         while pending.len() < LOOKAHEAD {
             match workload.next_request()? {
                 Some(r) => {
@@ -268,106 +515,12 @@ fn run(
                 }
             }
         }
-        let written = ftl.counters().host_write_pages - pre.host_write_pages;
-        if written >= next_held {
-            held_sum += ftl.held_back_pages() as f64;
-            held_samples += 1;
-            next_held = written + held_every;
-        }
-        if series_every > 0 && written >= next_point {
-            let now = *ftl.counters();
-            series.push(series_point(&pre, &last_point, &now));
-            last_point = now;
-            next_point = written + series_every;
-        }
-        if opts.verify && written >= next_verify {
-            ftl.verify()?;
-            next_verify = written + logical;
-        }
-        iter += 1;
-        if iter & TICK_MASK == 0 {
-            ticker.tick(|| Progress {
-                phase: Phase::Measure,
-                fraction: workload.progress(),
-                write_pages: written,
-            });
-        }
+        rec.after(ftl, || workload.progress())?;
     }
     if let Some((prev, arrival)) = current.take() {
         iface.complete(&prev, arrival, ftl.finish());
     }
-    let interrupted = ticker.stopped;
-    let measured_wall = measure_start.elapsed().as_secs_f64();
-    if opts.verify {
-        ftl.verify()?;
-    }
-    let total = *ftl.counters();
-    let measured = total.since(&pre);
-    if !interrupted {
-        ticker.force(Progress {
-            phase: Phase::Measure,
-            fraction: Some(1.0),
-            write_pages: measured.host_write_pages,
-        });
-    }
-    let (host, flash, gc) = Report::sections(&measured);
-    let held_mean = if held_samples == 0 {
-        ftl.held_back_pages() as f64
-    } else {
-        held_sum / held_samples as f64
-    };
-    let wall = started.elapsed().as_secs_f64();
-    Ok(Report {
-        waf: measured.waf(),
-        host,
-        flash,
-        gc,
-        wear: ftl.wear(),
-        device: DeviceInfo {
-            logical_pages: logical,
-            physical_pages: geo.physical_pages,
-            page_size: geo.page_size,
-            pages_per_block: geo.pages_per_block,
-            blocks: geo.blocks,
-            planes: geo.planes,
-            gc_units: geo.units.len() as u32,
-            over_provisioning: geo.over_provisioning(),
-            held_back_pages_mean: held_mean,
-            effective_over_provisioning: (geo.physical_pages as f64 - held_mean) / logical as f64
-                - 1.0,
-            state_bytes: ftl.memory_bytes() as u64,
-        },
-        elapsed_s: timed.then(|| iface.elapsed() as f64 / 1e9),
-        latency: timed.then(|| iface.latency()),
-        throughput: timed.then(|| iface.throughput()),
-        timing: ftl.timing_summary(iface.elapsed()),
-        trace: workload.trace_info(),
-        series,
-        precondition: PhaseReport {
-            host_write_pages: pre.host_write_pages,
-            flash_programs: pre.programs.total(),
-            flash_erases: pre.erases.total(),
-            gc_pages_copied: pre.gc_pages_copied,
-            waf: pre.waf(),
-            drive_writes: pre.host_write_pages as f64 / logical as f64,
-            steady,
-        },
-        run: RunInfo {
-            version: crate::VERSION.to_string(),
-            seed: opts.seed,
-            workload: label.to_string(),
-            config: serde_json::to_value(cfg).expect("configs serialize"),
-            wall_s: (!opts.reproducible).then_some(wall),
-            measured_wall_s: (!opts.reproducible).then_some(measured_wall),
-            verified: opts.verify,
-            interrupted,
-            progress: if interrupted {
-                workload.progress().unwrap_or(0.0)
-            } else {
-                1.0
-            },
-        },
-    })
+    Ok(Measured::Device(Box::new(iface)))
 }
 
 fn series_point(start: &Counters, prev: &Counters, now: &Counters) -> SeriesPoint {

@@ -37,8 +37,9 @@ pub struct HostConfig {
     /// Writers are throttled while dirty pages exceed this fraction of the cache.
     pub dirty_ratio: f64,
     /// Writeback order: files of this size (a region of the logical space) are written
-    /// oldest-dirtied first, each in ascending page order. One page = pure oldest-first
-    /// (a database writer's checkpoint queue).
+    /// oldest-dirtied first, each in ascending page order. `0` = the whole device is one
+    /// file (a raw block device, as in 000's micro-benchmark); one page = pure
+    /// oldest-first (a database writer's checkpoint queue).
     pub file_size: ByteSize,
     /// Largest writeback command (Linux `max_sectors_kb`).
     pub max_write: ByteSize,
@@ -57,7 +58,7 @@ impl Default for HostConfig {
             dirty_expire_s: 30.0,
             dirty_background_ratio: 0.10,
             dirty_ratio: 0.20,
-            file_size: ByteSize(64 << 20),
+            file_size: ByteSize(0),
             max_write: ByteSize(512 << 10),
             request_us: 2.0,
             trace: TracePlacement::Above,
@@ -116,7 +117,10 @@ pub(super) fn validate(host: &HostConfig, notify: &NotifyConfig, timed: bool) ->
         ("host.dirty_expire_s", host.dirty_expire_s),
     ] {
         if !(v.is_finite() && v > 0.0) {
-            return Err(Error::config(key, format!("{v}: must be a positive number")));
+            return Err(Error::config(
+                key,
+                format!("{v}: must be a positive number"),
+            ));
         }
     }
     for (key, v) in [
@@ -141,9 +145,6 @@ pub(super) fn validate(host: &HostConfig, notify: &NotifyConfig, timed: bool) ->
             "host.request_us",
             "must be a non-negative number",
         ));
-    }
-    if host.file_size.bytes() == 0 {
-        return Err(Error::config("host.file_size", "must be at least one page"));
     }
     if host.max_write.bytes() == 0 {
         return Err(Error::config("host.max_write", "must be at least one page"));

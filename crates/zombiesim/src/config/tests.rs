@@ -167,7 +167,15 @@ fn every_preset_loads_with_the_papers_numbers() {
     );
     let logical_gib = (g.logical_pages * g.page_size) as f64 / (1u64 << 30) as f64;
     assert!((logical_gib - 29.8).abs() < 0.05, "{logical_gib}");
-    assert_eq!(zc.gc.scope, GcScope::Die);
+    assert_eq!(zc.gc.scope, GcScope::Bank);
+    assert_eq!(zc.ftl.regions, 3, "DAC with three regions");
+    assert_eq!(zc.host.cache.bytes(), 4 << 30);
+    assert_eq!(zc.host.threads, 16);
+    assert_eq!(
+        (zc.host.dirty_expire_s, zc.host.dirty_writeback_s),
+        (30.0, 5.0),
+        "Linux writeback defaults (000 Table 2)"
+    );
     let dvp = Config::preset("dead-value-pool").unwrap();
     assert_eq!(
         (

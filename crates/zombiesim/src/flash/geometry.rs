@@ -109,6 +109,21 @@ impl Geometry {
             GcFrontier::Shared => 0,
         };
         let data_streams = gc_first + regions;
+        // GC copies one victim into up to this many open blocks of its plane, each of
+        // which may need a fresh block.
+        let gc_streams = regions + u32::from(cfg.gc.zombie_block);
+        if gc_streams > 1 && cfg.gc.low_watermark < gc_streams + 1 {
+            return Err(Error::config(
+                "gc.low_watermark",
+                format!(
+                    "{} is too low: GC writes to {gc_streams} streams per plane (ftl.regions = {regions}{}), \
+                     each of which may need a fresh block while one victim is copied; use at least {}",
+                    cfg.gc.low_watermark,
+                    if cfg.gc.zombie_block { " and the zombie block" } else { "" },
+                    gc_streams + 1
+                ),
+            ));
+        }
         let zombie_stream = cfg.gc.zombie_block.then_some(data_streams);
         let streams = data_streams + u32::from(cfg.gc.zombie_block);
         // Spare blocks each GC unit needs: its watermark, its open frontiers, one to work with.

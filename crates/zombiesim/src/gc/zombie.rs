@@ -59,7 +59,10 @@ impl ZGreedy {
 impl VictimPolicy for ZGreedy {
     fn insert(&mut self, block: u32, flash: &FlashState) {
         let local = (block - self.first_block) as usize;
-        let (v, z) = (flash.valid_count[block as usize], flash.zombies[block as usize]);
+        let (v, z) = (
+            flash.valid_count[block as usize],
+            flash.zombies[block as usize],
+        );
         self.valid[local] = v;
         self.zombies[local] = z;
         self.index

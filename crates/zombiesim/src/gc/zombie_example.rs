@@ -112,7 +112,10 @@ impl Example {
             }
             self.flash.invalidate(ppn, 0);
             self.copies += 1;
-            assert!(!self.place(lpn), "GC fills the update block in this example");
+            assert!(
+                !self.place(lpn),
+                "GC fills the update block in this example"
+            );
         }
         self.flash.erase(victim);
         self.free.push(victim);
@@ -123,7 +126,10 @@ impl Example {
         let old = self.l2p[&lpn];
         let block = self.flash.block_of(old);
         self.flash.zombies[block as usize] -= 1;
-        let (valid, z) = (self.flash.valid_count[block as usize], self.flash.zombies[block as usize]);
+        let (valid, z) = (
+            self.flash.valid_count[block as usize],
+            self.flash.zombies[block as usize],
+        );
         self.policy.zombies_changed(block, valid, z);
         let (_, valid) = self.flash.invalidate(old, 0);
         self.policy.invalidated(block, valid);
@@ -151,7 +157,17 @@ impl Example {
 fn greedy_copies_nine_pages_and_z_greedy_six() {
     let (greedy_copies, greedy_free) = Example::run(PolicySpec::Greedy);
     let (z_copies, z_free) = Example::run(PolicySpec::ZGreedy);
-    assert_eq!(greedy_copies, 9, "greedy: GC 1 copies a b c g, GC 2 copies block 1's 5");
-    assert_eq!(z_copies, 6, "z-greedy: GC 1 copies block 1's 5, GC 2 copies g");
-    assert_eq!(z_free, greedy_free + 3, "three more pages stay free with z-greedy");
+    assert_eq!(
+        greedy_copies, 9,
+        "greedy: GC 1 copies a b c g, GC 2 copies block 1's 5"
+    );
+    assert_eq!(
+        z_copies, 6,
+        "z-greedy: GC 1 copies block 1's 5, GC 2 copies g"
+    );
+    assert_eq!(
+        z_free,
+        greedy_free + 3,
+        "three more pages stay free with z-greedy"
+    );
 }

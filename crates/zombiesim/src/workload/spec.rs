@@ -39,6 +39,18 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
             "Zombie Chasing locality: (100-x)% of writes to the first x% of space; reads uniform",
     },
     WorkloadInfo {
+        name: "zc-micro",
+        keys: "x=6, rw=0.5, size=16KiB, drive_writes=0.172",
+        description: "000's micro-benchmark: locality x, rw reads per write (uniform), \
+            16 KiB requests, 5.12 GB written per 29.8 GB of logical space",
+    },
+    WorkloadInfo {
+        name: "oltp",
+        keys: "transactions=N, db=0.9, log=0.01",
+        description: "TPC-C-like transactions through the host cache (the DB buffer); \
+            needs timing and host.cache; users = host.threads",
+    },
+    WorkloadInfo {
         name: "zipf",
         keys: "theta=0.99, scramble=true",
         description:
@@ -107,18 +119,80 @@ impl WorkloadSpec {
         &self.text
     }
 
+    /// For `oltp`, the transaction generator for the host model (`None` for the others).
+    pub fn build_oltp(
+        &self,
+        cfg: &crate::config::Config,
+        logical_pages: u64,
+        seed: u64,
+    ) -> Result<Option<crate::host::OltpWorkload>> {
+        if self.name != "oltp" {
+            return Ok(None);
+        }
+        let mut keys = Keys {
+            spec: self,
+            used: vec![false; self.pairs.len()],
+        };
+        let transactions = keys.integer("transactions", (logical_pages / 16).max(1))?;
+        let db = keys.fraction("db", 0.9)?;
+        let log = keys.fraction("log", 0.01)?;
+        keys.finish()?;
+        if db <= 0.0 {
+            return Err(keys.bad("db", "0", "a fraction above 0"));
+        }
+        if cfg.host.cache.bytes() == 0 || cfg.host.threads == 0 {
+            return Err(Error::workload(
+                &self.text,
+                "`oltp` needs the database buffer and its users: set host.cache and host.threads",
+            ));
+        }
+        let log_pages = ((logical_pages as f64 * log) as u64).max(1);
+        Ok(Some(crate::host::OltpWorkload::new(
+            logical_pages,
+            db,
+            log_pages,
+            transactions,
+            cfg.host.threads as usize,
+            seed,
+        )))
+    }
+
     /// Build the request stream for a device of `logical_pages` pages of `page_size` bytes.
     pub fn build(&self, logical_pages: u64, page_size: u64, seed: u64) -> Result<Synthetic> {
         let mut keys = Keys {
             spec: self,
             used: vec![false; self.pairs.len()],
         };
-        let read = keys.fraction("read", 0.0)?;
+        if self.name == "oltp" {
+            return Err(Error::workload(
+                &self.text,
+                "`oltp` runs on the host model only (zombiesim run/simulate builds it)",
+            ));
+        }
+        let zc = self.name == "zc-micro";
+        let rw = if zc { keys.take("rw") } else { None };
+        let read = match rw {
+            Some(v) => {
+                if self.pairs.iter().any(|(k, _)| k == "read") {
+                    return Err(Error::workload(&self.text, "give rw or read, not both"));
+                }
+                let rw = v
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|r| r.is_finite() && *r >= 0.0)
+                    .ok_or_else(|| {
+                        keys.bad("rw", &v, "a non-negative number of reads per write")
+                    })?;
+                rw / (1.0 + rw)
+            }
+            // zc-micro's default: 0.5 reads per write.
+            None => keys.fraction("read", if zc { 1.0 / 3.0 } else { 0.0 })?,
+        };
         let trim = keys.fraction("trim", 0.0)?;
         if read + trim > 1.0 {
             return Err(Error::workload(&self.text, "read + trim must not exceed 1"));
         }
-        let size = keys.bytes("size", page_size)?;
+        let size = keys.bytes("size", if zc { 16 << 10 } else { page_size })?;
         if size == 0 {
             return Err(Error::workload(&self.text, "size must be positive"));
         }
@@ -129,7 +203,7 @@ impl WorkloadSpec {
                 format!("size = {size} bytes is larger than the device's logical space"),
             ));
         }
-        let mut uniform_reads = self.name == "locality";
+        let mut uniform_reads = self.name == "locality" || zc;
         if let Some(v) = keys.take("reads") {
             uniform_reads = match v.as_str() {
                 "same" => false,
@@ -137,7 +211,9 @@ impl WorkloadSpec {
                 _ => return Err(keys.bad("reads", &v, "`same` or `uniform`")),
             };
         }
-        let length = keys.length(logical_pages, page_size, read + trim)?;
+        // 000: 5.12 GB written on a 29.8 GB logical space.
+        let default_dw = if zc { 5.12 / 29.8 } else { 1.0 };
+        let length = keys.length(logical_pages, page_size, read + trim, default_dw)?;
         let model = match self.name.as_str() {
             "uniform" => AddressModel::Uniform,
             "sequential" => AddressModel::Sequential {
@@ -155,7 +231,7 @@ impl WorkloadSpec {
                 }
                 AddressModel::HotCold { r, f }
             }
-            "locality" => {
+            "locality" | "zc-micro" => {
                 let x = keys.number("x", 6.0)?;
                 if !(x > 0.0 && x < 100.0) {
                     return Err(keys.bad(
@@ -256,7 +332,13 @@ impl Keys<'_> {
         }
     }
 
-    fn length(&mut self, logical_pages: u64, page_size: u64, non_write: f64) -> Result<Length> {
+    fn length(
+        &mut self,
+        logical_pages: u64,
+        page_size: u64,
+        non_write: f64,
+        default_drive_writes: f64,
+    ) -> Result<Length> {
         let dw = self.take("drive_writes");
         let rq = self.take("requests");
         let by = self.take("bytes");
@@ -295,7 +377,7 @@ impl Keys<'_> {
                 .ok()
                 .filter(|x| x.is_finite() && *x >= 0.0)
                 .ok_or_else(|| self.bad("drive_writes", &v, "a non-negative number"))?,
-            None => 1.0,
+            None => default_drive_writes,
         };
         write_pages(d * logical_pages as f64)
     }

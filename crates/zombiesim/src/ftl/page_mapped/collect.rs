@@ -71,8 +71,8 @@ impl PageMappedFtl {
         const AHEAD: usize = 12;
         self.flash.take_victim(victim);
         self.counters.gc_victims += 1;
-        // Copies stay on the victim's plane (copy-back), so at most one GC frontier
-        // needs a fresh block per victim.
+        // Copies stay on the victim's plane (copy-back), so each GC stream (one per
+        // region, plus the zombie block) needs at most one fresh block per victim.
         let plane = self.geo.plane_of(victim);
         let mut pages = std::mem::take(&mut self.scratch);
         pages.clear();

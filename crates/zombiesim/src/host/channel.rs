@@ -1,0 +1,150 @@
+//! The notification channel: how the device learns which pages became dirty above it
+//! (SPEC §2, 000 §3.3 and §4.2).
+//!
+//! ```text
+//!   page cache: clean → dirty (L) ──► none:      dropped
+//!                                 ──► ideal:     delivered at once
+//!                                 ──► piggyback: FIFO zombie queue of extents ──► each read or
+//!                                                write command carries `k` extents
+//!                                 ──► command:   FIFO zombie queue ──► a notification command
+//!                                                per `k` extents, occupying the interface
+//! ```
+//!
+//! An extent is a run of consecutive pages of at most `extent_sectors` 512-byte sectors
+//! (000: a 4-byte start sector and a 1-byte length, so ≤ 255 sectors); a page dirtied
+//! right after the queue's last extent extends it. When an extent is delivered, the host
+//! driver sends only the pages still dirty (a page written back meanwhile would
+//! otherwise be marked zombie on the device after its newest copy arrived); the others
+//! are counted as stale.
+
+use crate::config::{NotifyConfig, NotifyMode};
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// Counters of the channel.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct ChannelCounters {
+    /// Clean → dirty transitions reported to the channel.
+    pub dirtied_pages: u64,
+    /// Pages the device was told about.
+    pub delivered_pages: u64,
+    /// Pages dropped at delivery because they were no longer dirty.
+    pub stale_pages: u64,
+    /// Extents delivered.
+    pub extents: u64,
+    /// Explicit notification commands (`command` mode).
+    pub commands: u64,
+}
+
+/// The host side of the channel: the zombie queue.
+pub struct NotificationChannel {
+    pub mode: NotifyMode,
+    per_command: usize,
+    max_extent_pages: u32,
+    queue: VecDeque<(u64, u32)>,
+    pub counters: ChannelCounters,
+}
+
+impl NotificationChannel {
+    pub fn new(cfg: &NotifyConfig, page_size: u64) -> Self {
+        let max_pages = (cfg.extent_sectors as u64 * 512 / page_size).max(1) as u32;
+        NotificationChannel {
+            mode: cfg.mode,
+            per_command: cfg.extents as usize,
+            max_extent_pages: max_pages,
+            queue: VecDeque::new(),
+            counters: ChannelCounters::default(),
+        }
+    }
+
+    /// Extents waiting in the zombie queue.
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Page `lpn` became dirty. Returns true when it must be delivered now (`ideal`).
+    #[inline]
+    pub fn dirtied(&mut self, lpn: u64) -> bool {
+        self.counters.dirtied_pages += 1;
+        match self.mode {
+            NotifyMode::None => false,
+            NotifyMode::Ideal => true,
+            NotifyMode::Piggyback | NotifyMode::Command => {
+                if let Some(last) = self.queue.back_mut() {
+                    if last.0 + last.1 as u64 == lpn && last.1 < self.max_extent_pages {
+                        last.1 += 1;
+                        return false;
+                    }
+                }
+                self.queue.push_back((lpn, 1));
+                false
+            }
+        }
+    }
+
+    /// Whether `command` mode has a full batch to send.
+    pub fn command_due(&self) -> bool {
+        self.mode == NotifyMode::Command && self.queue.len() >= self.per_command
+    }
+
+    /// The extents one command carries (piggyback on a read/write, or a notification
+    /// command), removed from the queue.
+    pub fn take(&mut self) -> impl Iterator<Item = (u64, u32)> + '_ {
+        let n = match self.mode {
+            NotifyMode::Piggyback | NotifyMode::Command => self.per_command.min(self.queue.len()),
+            _ => 0,
+        };
+        self.counters.extents += n as u64;
+        self.queue.drain(..n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn channel(mode: NotifyMode, extents: u32, sectors: u32) -> NotificationChannel {
+        let cfg = NotifyConfig {
+            mode,
+            extents,
+            extent_sectors: sectors,
+            ..NotifyConfig::default()
+        };
+        NotificationChannel::new(&cfg, 4096)
+    }
+
+    #[test]
+    fn piggyback_merges_consecutive_pages_up_to_the_extent_limit() {
+        // 255 sectors of 512 B hold 31 pages of 4 KiB.
+        let mut c = channel(NotifyMode::Piggyback, 1, 255);
+        for lpn in 100..140 {
+            assert!(!c.dirtied(lpn));
+        }
+        c.dirtied(7);
+        assert_eq!(c.queued(), 3);
+        assert_eq!(c.take().collect::<Vec<_>>(), vec![(100, 31)]);
+        assert_eq!(c.take().collect::<Vec<_>>(), vec![(131, 9)]);
+        assert_eq!(c.take().collect::<Vec<_>>(), vec![(7, 1)]);
+        assert_eq!(c.take().count(), 0);
+    }
+
+    #[test]
+    fn ideal_delivers_at_once_and_none_never() {
+        let mut ideal = channel(NotifyMode::Ideal, 1, 255);
+        assert!(ideal.dirtied(5));
+        assert_eq!(ideal.take().count(), 0);
+        let mut none = channel(NotifyMode::None, 1, 255);
+        assert!(!none.dirtied(5));
+        assert_eq!(none.queued(), 0);
+    }
+
+    #[test]
+    fn command_mode_sends_full_batches() {
+        let mut c = channel(NotifyMode::Command, 2, 8);
+        c.dirtied(1);
+        assert!(!c.command_due());
+        c.dirtied(10);
+        assert!(c.command_due());
+        assert_eq!(c.take().count(), 2);
+    }
+}

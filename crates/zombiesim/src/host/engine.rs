@@ -1,0 +1,354 @@
+//! The host model's steps: application operations, device commands, writeback,
+//! notifications and samples.
+
+use super::{
+    AppOp, AwarenessPoint, DeviceOp, Event, HostOutcome, HostSim, NotifyReport, Observer, Reason,
+};
+use crate::config::NotifyMode;
+use crate::error::Result;
+
+impl HostSim<'_> {
+    /// Submit one device command at `now`; returns its completion time.
+    fn submit(
+        &mut self,
+        now: u64,
+        op: DeviceOp,
+        lpn: u64,
+        pages: u32,
+        observer: &mut dyn Observer,
+    ) -> Result<u64> {
+        let issue = self.queue.issue(now);
+        if self.background_gc {
+            let idle_from = self.ftl.busy_until();
+            if idle_from < issue {
+                self.ftl
+                    .idle(idle_from.max(self.last_done.min(issue)), issue)?;
+            }
+        }
+        self.ftl.count_request();
+        self.ftl.begin(issue);
+        if self.channel.mode == NotifyMode::Piggyback && op != DeviceOp::Trim {
+            self.deliver()?;
+        }
+        let end = lpn + pages as u64;
+        match op {
+            DeviceOp::Read => {
+                for l in lpn..end {
+                    self.ftl.read(l)?;
+                }
+            }
+            DeviceOp::Write => {
+                for l in lpn..end {
+                    self.ftl.write(l)?;
+                }
+            }
+            DeviceOp::Trim => {
+                for l in lpn..end {
+                    self.ftl.trim(l)?;
+                }
+            }
+        }
+        let done = self.ftl.finish().max(issue);
+        self.queue.outstanding.push(std::cmp::Reverse(done));
+        self.last_done = self.last_done.max(done);
+        let bytes = if op == DeviceOp::Trim {
+            0
+        } else {
+            pages as u64
+        };
+        self.device
+            .record(op == DeviceOp::Read, done - now, bytes * self.page_bytes());
+        if !observer.after_command(self.ftl)? {
+            self.commands_ok = false;
+        }
+        Ok(done)
+    }
+
+    fn page_bytes(&self) -> u64 {
+        self.cache_page_bytes
+    }
+
+    /// Deliver the extents one command carries: the pages still dirty become zombies.
+    fn deliver(&mut self) -> Result<()> {
+        let extents: Vec<(u64, u32)> = self.channel.take().collect();
+        for (lpn, len) in extents {
+            for l in lpn..lpn + len as u64 {
+                if self.cache.is_dirty(l) {
+                    self.ftl.set_zombie(l, true)?;
+                    self.channel.counters.delivered_pages += 1;
+                } else {
+                    self.channel.counters.stale_pages += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Page `lpn` went clean → dirty in the host.
+    fn dirtied(&mut self, lpn: u64, now: u64) -> Result<()> {
+        if self.channel.dirtied(lpn) {
+            self.ftl.set_zombie(lpn, true)?;
+            self.channel.counters.delivered_pages += 1;
+        }
+        if self.channel.command_due() {
+            // An explicit notification command: a queue slot for `command_us`.
+            let issue = self.queue.issue(now);
+            self.deliver()?;
+            self.channel.counters.commands += 1;
+            let done = issue + self.command_ns;
+            self.queue.outstanding.push(std::cmp::Reverse(done));
+            self.last_done = self.last_done.max(done);
+        }
+        Ok(())
+    }
+
+    /// Write back one evicted dirty page; returns when it completes.
+    fn write_back(
+        &mut self,
+        now: u64,
+        lpn: u64,
+        pages: u32,
+        reason: Reason,
+        observer: &mut dyn Observer,
+    ) -> Result<u64> {
+        let wb = &mut self.cache_counts.writeback_pages;
+        match reason {
+            Reason::Expire => wb.expire += pages as u64,
+            Reason::Background => wb.background += pages as u64,
+            Reason::Evict => wb.evict += pages as u64,
+        }
+        self.cache_counts.writeback_commands += 1;
+        self.submit(now, DeviceOp::Write, lpn, pages, observer)
+    }
+
+    /// Run one application operation issued at `now`. Returns when it completes and
+    /// whether the thread must sleep (throttled) until dirty pages fall under the limit.
+    pub(super) fn execute(
+        &mut self,
+        op: AppOp,
+        now: u64,
+        observer: &mut dyn Observer,
+    ) -> Result<(u64, bool)> {
+        let start = now;
+        let now = now + self.request_ns;
+        let mut done = now;
+        let mut throttle = false;
+        match op {
+            AppOp::Read { lpn, pages } => {
+                self.app_counts.requests += 1;
+                self.app_counts.read_pages += pages as u64;
+                let end = lpn + pages as u64;
+                let mut run: Option<(u64, u32)> = None;
+                for l in lpn..end {
+                    let a = self.cache.read(l);
+                    if let Some(victim) = a.evicted_dirty {
+                        let t = self.write_back(now, victim as u64, 1, Reason::Evict, observer)?;
+                        done = done.max(t);
+                    }
+                    if a.hit {
+                        self.cache_counts.read_hits += 1;
+                        if let Some((s, n)) = run.take() {
+                            done = done.max(self.submit(now, DeviceOp::Read, s, n, observer)?);
+                        }
+                    } else {
+                        self.cache_counts.read_misses += 1;
+                        run = match run {
+                            Some((s, n)) => Some((s, n + 1)),
+                            None => Some((l, 1)),
+                        };
+                    }
+                }
+                if let Some((s, n)) = run {
+                    done = done.max(self.submit(now, DeviceOp::Read, s, n, observer)?);
+                }
+                self.app
+                    .record(true, done - start, pages as u64 * self.page_bytes());
+            }
+            AppOp::Write { lpn, pages } => {
+                self.app_counts.requests += 1;
+                self.app_counts.write_pages += pages as u64;
+                if self.cache.capacity() == 0 {
+                    done = done.max(self.submit(now, DeviceOp::Write, lpn, pages, observer)?);
+                } else {
+                    for l in lpn..lpn + pages as u64 {
+                        let a = self.cache.write(l, now);
+                        if let Some(victim) = a.evicted_dirty {
+                            let t =
+                                self.write_back(now, victim as u64, 1, Reason::Evict, observer)?;
+                            done = done.max(t);
+                        }
+                        if a.hit {
+                            self.cache_counts.write_hits += 1;
+                        } else {
+                            self.cache_counts.write_misses += 1;
+                        }
+                        if a.dirtied {
+                            self.dirtied(l, now)?;
+                        } else {
+                            self.cache_counts.absorbed_writes += 1;
+                        }
+                    }
+                    if self.cache.dirty() > self.background_limit {
+                        self.pump(now, observer)?;
+                    }
+                    throttle = self.cache.dirty() > self.dirty_limit;
+                }
+                self.app
+                    .record(false, done - start, pages as u64 * self.page_bytes());
+            }
+            AppOp::SyncWrite { lpn, pages } => {
+                self.app_counts.requests += 1;
+                self.app_counts.sync_write_pages += pages as u64;
+                done = done.max(self.submit(now, DeviceOp::Write, lpn, pages, observer)?);
+                self.app
+                    .record(false, done - start, pages as u64 * self.page_bytes());
+            }
+            AppOp::Trim { lpn, pages } => {
+                self.app_counts.requests += 1;
+                self.app_counts.trim_pages += pages as u64;
+                for l in lpn..lpn + pages as u64 {
+                    self.cache.discard(l);
+                }
+                done = done.max(self.submit(now, DeviceOp::Trim, lpn, pages, observer)?);
+            }
+            AppOp::Commit => {
+                self.app_counts.transactions += 1;
+                done = start;
+            }
+        }
+        Ok((done, throttle))
+    }
+
+    /// Keep writeback going: while dirty pages exceed the background limit, or files
+    /// have expired since the last flusher wake, keep up to the queue depth of
+    /// writeback commands in flight.
+    pub(super) fn pump(&mut self, now: u64, observer: &mut dyn Observer) -> Result<()> {
+        while self.inflight < self.queue.depth as u32 {
+            let background = self.cache.dirty() > self.background_limit;
+            if self.sweep.is_none() {
+                let expired = self
+                    .expire_armed
+                    .then(|| {
+                        self.cache
+                            .oldest_dirty_file(now.saturating_sub(self.expire_ns))
+                    })
+                    .flatten();
+                if expired.is_none() {
+                    self.expire_armed = false;
+                }
+                let file = match (expired, background) {
+                    (Some(f), _) => f,
+                    (None, true) => match self.cache.oldest_dirty_file(u64::MAX) {
+                        Some(f) => f,
+                        None => return Ok(()),
+                    },
+                    (None, false) => return Ok(()),
+                };
+                self.sweep = Some(self.cache.start_sweep(file));
+                self.sweep_reason = if expired.is_some() {
+                    Reason::Expire
+                } else {
+                    Reason::Background
+                };
+            } else if !background && !self.expire_armed {
+                self.sweep = None;
+                return Ok(());
+            }
+            let mut sweep = self.sweep.take().expect("a sweep");
+            match self.cache.next_run(&mut sweep, self.max_write, now) {
+                Some((lpn, n)) => {
+                    self.sweep = Some(sweep);
+                    let reason = self.sweep_reason;
+                    let done = self.write_back(now, lpn, n, reason, observer)?;
+                    self.inflight += 1;
+                    self.events.push(done, Event::WritebackDone);
+                }
+                None => self.sweep = None,
+            }
+        }
+        Ok(())
+    }
+
+    /// Wake throttled writers once dirty pages are under the limit.
+    pub(super) fn wake_throttled(&mut self, now: u64) {
+        if self.cache.dirty() > self.dirty_limit || self.throttled.is_empty() {
+            return;
+        }
+        for (t, since) in std::mem::take(&mut self.throttled) {
+            let at = now.max(since);
+            self.app_counts.throttled_s += (at - since) as f64 / 1e9;
+            self.events.push(at, Event::Thread(t));
+        }
+    }
+
+    /// Record dirty pages and the device's known zombies.
+    pub(super) fn sample(&mut self, now: u64) {
+        let dirty = self.cache.dirty();
+        let known = self.ftl.known_zombies();
+        let awareness = if dirty > 0 {
+            known as f64 / dirty as f64
+        } else {
+            0.0
+        };
+        self.samples += 1;
+        self.dirty_sum += dirty as f64;
+        self.known_sum += known as f64;
+        if dirty > 0 {
+            self.aware_sum += awareness;
+            self.aware_samples += 1;
+        }
+        self.awareness.push(AwarenessPoint {
+            t_s: now as f64 / 1e9,
+            dirty_pages: dirty,
+            known_zombies: known,
+            awareness,
+        });
+    }
+
+    pub(super) fn finish(mut self, interrupted: bool) -> HostOutcome {
+        let end = self.app_end;
+        self.sample(end);
+        let elapsed_s = end as f64 / 1e9;
+        let mut app = self.app_counts;
+        app.elapsed_s = elapsed_s;
+        app.tps = if elapsed_s > 0.0 {
+            app.transactions as f64 / elapsed_s
+        } else {
+            0.0
+        };
+        app.latency = self.app.report();
+        let mut cache = self.cache_counts;
+        let n = self.samples.max(1) as f64;
+        cache.dirty_pages_mean = self.dirty_sum / n;
+        cache.dirty_pages_end = self.cache.dirty();
+        // Keep the awareness series to about 200 points.
+        let step = self.awareness.len().div_ceil(200).max(1);
+        let series = self
+            .awareness
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % step == 0 || i + 1 == self.awareness.len())
+            .map(|(_, p)| p.clone())
+            .collect();
+        HostOutcome {
+            notify: NotifyReport {
+                mode: self.channel.mode,
+                counters: self.channel.counters,
+                awareness_mean: if self.aware_samples > 0 {
+                    self.aware_sum / self.aware_samples as f64
+                } else {
+                    0.0
+                },
+                known_zombies_mean: self.known_sum / n,
+                queued_extents_end: self.channel.queued() as u64,
+                series,
+            },
+            app,
+            cache,
+            device_latency: self.device.report(),
+            device_throughput: self.device.throughput(self.last_done.max(end)),
+            elapsed_ns: end,
+            interrupted,
+        }
+    }
+}

@@ -1,0 +1,392 @@
+//! The host: application threads, a Linux-like buffer cache with its writeback daemon,
+//! and the channel that tells the device which flash pages are zombies.
+//!
+//! ```text
+//!   thread 1..N (closed loop) ─┐  read: hit, or miss ──► device read (the thread waits)
+//!   or arrivals (open loop)  ──┤  write: page dirty in the cache (returns at once) ──┐
+//!                              │        dirty > dirty_ratio: the writer sleeps until  │
+//!                              │        writeback brings it back under               │
+//!                              ▼                                                      │
+//!   PageCache (CLOCK) ── evicting a dirty page writes it back (the thread waits)      │
+//!        │  clean → dirty ─────────────► NotificationChannel (none/ideal/piggyback/   │
+//!        │                               command) ──► Ftl::set_zombie                 │
+//!        ▼                                                                            │
+//!   flusher: wakes every dirty_writeback; writes files dirty longer than dirty_expire,│
+//!   and the oldest files while dirty > dirty_background_ratio; at most queue_depth  ◄─┘
+//!   writeback commands in flight
+//!        ▼
+//!   DeviceQueue (queue_depth slots, FIFO) ──► Ftl (timing on): completion times
+//! ```
+//!
+//! Everything runs on one deterministic [`EventQueue`]: thread wake-ups, arrivals, the
+//! flusher, writeback completions and awareness samples, ties in scheduling order. A
+//! device command is processed by the FTL when it is issued (its completion time is
+//! known then), and issue times never decrease, so the flash timelines are reserved in
+//! time order. Notifications ride on the commands that carry them, so the device's view
+//! lags the host's truth exactly as the channel dictates.
+
+mod channel;
+mod oltp;
+mod page_cache;
+mod source;
+
+pub use channel::{ChannelCounters, NotificationChannel};
+pub use oltp::OltpWorkload;
+pub use page_cache::PageCache;
+pub use source::{AppOp, AppSource, RequestSource};
+
+use crate::config::{Config, NotifyMode};
+use crate::engine::EventQueue;
+use crate::error::Result;
+use crate::ftl::Ftl;
+use crate::latency::{LatencyRecorder, LatencyReport, Throughput};
+use serde::Serialize;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// The application's view of the measured phase.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct AppReport {
+    pub threads: u32,
+    pub requests: u64,
+    pub read_pages: u64,
+    pub write_pages: u64,
+    pub sync_write_pages: u64,
+    pub trim_pages: u64,
+    /// Committed transactions (transactional workloads), and per simulated second.
+    pub transactions: u64,
+    pub tps: f64,
+    /// Simulated time until the last thread finished.
+    pub elapsed_s: f64,
+    /// Time writers slept because dirty pages exceeded `host.dirty_ratio`, summed.
+    pub throttled_s: f64,
+    /// Application request latency (a cache hit costs `host.request_us`).
+    pub latency: LatencyReport,
+}
+
+/// Writeback by reason, in pages.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct WritebackPages {
+    /// Files dirty longer than `dirty_expire` (the periodic flusher).
+    pub expire: u64,
+    /// Dirty pages above `dirty_background_ratio`.
+    pub background: u64,
+    /// Dirty pages evicted to make room.
+    pub evict: u64,
+}
+
+/// The buffer cache over the measured phase.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CacheReport {
+    pub capacity_pages: u64,
+    pub read_hits: u64,
+    pub read_misses: u64,
+    pub write_hits: u64,
+    pub write_misses: u64,
+    /// Application page writes absorbed by a page that was already dirty.
+    pub absorbed_writes: u64,
+    pub writeback_pages: WritebackPages,
+    pub writeback_commands: u64,
+    pub dirty_pages_mean: f64,
+    pub dirty_pages_end: u64,
+}
+
+/// One sample of the device's awareness of zombies.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct AwarenessPoint {
+    pub t_s: f64,
+    pub dirty_pages: u64,
+    pub known_zombies: u64,
+    pub awareness: f64,
+}
+
+/// The notification channel over the measured phase.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct NotifyReport {
+    pub mode: NotifyMode,
+    #[serde(flatten)]
+    pub counters: ChannelCounters,
+    /// Mean of (pages the device knows as zombies ÷ dirty pages in the host), over
+    /// samples with dirty pages (000 Table 3).
+    pub awareness_mean: f64,
+    pub known_zombies_mean: f64,
+    pub queued_extents_end: u64,
+    pub series: Vec<AwarenessPoint>,
+}
+
+/// What the host model adds to a report.
+#[derive(Clone, Debug)]
+pub struct HostOutcome {
+    pub app: AppReport,
+    pub cache: CacheReport,
+    pub notify: NotifyReport,
+    pub device_latency: LatencyReport,
+    pub device_throughput: Throughput,
+    /// Simulated end of the measured phase (ns).
+    pub elapsed_ns: u64,
+    pub interrupted: bool,
+}
+
+/// Device command slots, issued in FIFO order.
+struct DeviceQueue {
+    depth: usize,
+    outstanding: BinaryHeap<Reverse<u64>>,
+    last_issue: u64,
+}
+
+impl DeviceQueue {
+    /// When a command submitted at `now` is issued (a slot is free, never before an
+    /// earlier command).
+    fn issue(&mut self, now: u64) -> u64 {
+        while self.outstanding.peek().is_some_and(|Reverse(t)| *t <= now) {
+            self.outstanding.pop();
+        }
+        let mut at = now.max(self.last_issue);
+        if self.outstanding.len() >= self.depth {
+            let Reverse(t) = self.outstanding.pop().expect("queue is full");
+            at = at.max(t);
+        }
+        self.last_issue = at;
+        at
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Event {
+    /// A closed-loop thread is ready for its next operation.
+    Thread(u32),
+    /// The next open-loop arrival is due.
+    Arrival,
+    Flusher,
+    WritebackDone,
+    Sample,
+}
+
+/// Why a page is written back.
+#[derive(Clone, Copy)]
+enum Reason {
+    Expire,
+    Background,
+    Evict,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum DeviceOp {
+    Read,
+    Write,
+    Trim,
+}
+
+/// Hooks the measured loop gives the host model: progress and stop, and checks.
+pub trait Observer {
+    /// Called after each device command; false stops the run.
+    fn after_command(&mut self, ftl: &mut dyn Ftl) -> Result<bool>;
+    /// The workload's progress (fraction done, when known), before each event.
+    fn progress(&mut self, _fraction: Option<f64>) {}
+}
+
+/// The host model running over one FTL.
+pub struct HostSim<'a> {
+    ftl: &'a mut dyn Ftl,
+    cache: PageCache,
+    channel: NotificationChannel,
+    events: EventQueue<Event>,
+    queue: DeviceQueue,
+    threads: u32,
+    open_loop: bool,
+    request_ns: u64,
+    max_write: u32,
+    writeback_ns: u64,
+    expire_ns: u64,
+    background_limit: u64,
+    dirty_limit: u64,
+    command_ns: u64,
+    background_gc: bool,
+    cache_page_bytes: u64,
+    // Writeback state.
+    sweep: Option<page_cache::Sweep>,
+    sweep_reason: Reason,
+    inflight: u32,
+    expire_armed: bool,
+    /// Threads sleeping until dirty pages fall under the limit, with when they slept.
+    throttled: Vec<(u32, u64)>,
+    // Accounting.
+    app: LatencyRecorder,
+    device: LatencyRecorder,
+    app_counts: AppReport,
+    cache_counts: CacheReport,
+    awareness: Vec<AwarenessPoint>,
+    sample_ns: u64,
+    dirty_sum: f64,
+    known_sum: f64,
+    aware_sum: f64,
+    aware_samples: u64,
+    samples: u64,
+    last_done: u64,
+    app_end: u64,
+    /// False once the observer asked to stop.
+    commands_ok: bool,
+}
+
+impl<'a> HostSim<'a> {
+    pub fn new(cfg: &Config, ftl: &'a mut dyn Ftl) -> Self {
+        let page = cfg.flash.page_size.bytes();
+        let logical = ftl.logical_pages();
+        let h = &cfg.host;
+        let cache_pages = h.cache.bytes() / page;
+        let file_pages = h.file_size.bytes().div_ceil(page);
+        let qd = cfg.interface.queue_depth;
+        let threads = if h.threads == 0 { qd } else { h.threads };
+        let latency = || LatencyReport {
+            read: Default::default(),
+            write: Default::default(),
+        };
+        HostSim {
+            cache: PageCache::new(cache_pages, logical, file_pages),
+            channel: NotificationChannel::new(&cfg.notify, page),
+            events: EventQueue::new(),
+            queue: DeviceQueue {
+                depth: qd as usize,
+                outstanding: BinaryHeap::new(),
+                last_issue: 0,
+            },
+            threads,
+            open_loop: h.threads == 0,
+            request_ns: (h.request_us * 1e3) as u64,
+            max_write: (h.max_write.bytes() / page).max(1) as u32,
+            writeback_ns: (h.dirty_writeback_s * 1e9) as u64,
+            expire_ns: (h.dirty_expire_s * 1e9) as u64,
+            background_limit: (h.dirty_background_ratio * cache_pages as f64) as u64,
+            dirty_limit: (h.dirty_ratio * cache_pages as f64) as u64,
+            command_ns: (cfg.notify.command_us * 1e3) as u64,
+            background_gc: cfg.gc.background,
+            cache_page_bytes: page,
+            sweep: None,
+            sweep_reason: Reason::Background,
+            inflight: 0,
+            expire_armed: false,
+            throttled: Vec::new(),
+            app: LatencyRecorder::default(),
+            device: LatencyRecorder::default(),
+            app_counts: AppReport {
+                threads: if h.threads == 0 { 0 } else { threads },
+                requests: 0,
+                read_pages: 0,
+                write_pages: 0,
+                sync_write_pages: 0,
+                trim_pages: 0,
+                transactions: 0,
+                tps: 0.0,
+                elapsed_s: 0.0,
+                throttled_s: 0.0,
+                latency: latency(),
+            },
+            cache_counts: CacheReport {
+                capacity_pages: cache_pages.min(logical),
+                read_hits: 0,
+                read_misses: 0,
+                write_hits: 0,
+                write_misses: 0,
+                absorbed_writes: 0,
+                writeback_pages: WritebackPages::default(),
+                writeback_commands: 0,
+                dirty_pages_mean: 0.0,
+                dirty_pages_end: 0,
+            },
+            awareness: Vec::new(),
+            sample_ns: ((h.dirty_writeback_s * 1e9) as u64 / 5).max(1),
+            dirty_sum: 0.0,
+            known_sum: 0.0,
+            aware_sum: 0.0,
+            aware_samples: 0,
+            samples: 0,
+            last_done: 0,
+            app_end: 0,
+            commands_ok: true,
+            ftl,
+        }
+    }
+
+    /// Run `source` to its end (or until the observer stops it).
+    pub fn run(
+        mut self,
+        source: &mut dyn AppSource,
+        observer: &mut dyn Observer,
+    ) -> Result<HostOutcome> {
+        if self.open_loop {
+            self.events.push(0, Event::Arrival);
+        } else {
+            for t in 0..self.threads {
+                self.events.push(0, Event::Thread(t));
+            }
+        }
+        self.events.push(self.writeback_ns, Event::Flusher);
+        self.events.push(0, Event::Sample);
+        let mut active = if self.open_loop { 1 } else { self.threads };
+        let mut pending_arrival: Option<(AppOp, u64)> = None;
+        let mut interrupted = false;
+        while active > 0 {
+            let Some((now, event)) = self.events.pop() else {
+                break;
+            };
+            observer.progress(source.progress());
+            let go_on = match event {
+                Event::Thread(t) => match source.next_op(t as usize)? {
+                    Some((op, _)) => {
+                        let (done, sleeps) = self.execute(op, now, observer)?;
+                        if sleeps {
+                            self.throttled.push((t, done));
+                        } else {
+                            self.events.push(done, Event::Thread(t));
+                        }
+                        self.app_end = self.app_end.max(done);
+                        self.commands_ok
+                    }
+                    None => {
+                        active -= 1;
+                        true
+                    }
+                },
+                Event::Arrival => {
+                    if let Some((op, _)) = pending_arrival.take() {
+                        let (done, _) = self.execute(op, now, observer)?;
+                        self.app_end = self.app_end.max(done);
+                    }
+                    match source.next_op(0)? {
+                        Some((op, at)) => {
+                            let at = at.unwrap_or(now).max(now);
+                            pending_arrival = Some((op, at));
+                            self.events.push(at, Event::Arrival);
+                        }
+                        None => active = 0,
+                    }
+                    self.commands_ok
+                }
+                Event::Flusher => {
+                    self.expire_armed = true;
+                    self.pump(now, observer)?;
+                    self.events.push(now + self.writeback_ns, Event::Flusher);
+                    self.commands_ok
+                }
+                Event::WritebackDone => {
+                    self.inflight -= 1;
+                    self.wake_throttled(now);
+                    self.pump(now, observer)?;
+                    self.commands_ok
+                }
+                Event::Sample => {
+                    self.sample(now);
+                    self.events.push(now + self.sample_ns, Event::Sample);
+                    true
+                }
+            };
+            if !go_on {
+                interrupted = true;
+                break;
+            }
+        }
+        Ok(self.finish(interrupted))
+    }
+}
+
+mod engine;
