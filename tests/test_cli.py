@@ -175,9 +175,9 @@ def test_demo_quick_writes_html_and_csv(cli, tmp_path):
     proc = cli("demo", "--out", str(out), "--quick")
     assert proc.returncode == 0, proc.stderr
     assert "<img" in (out / "demo.html").read_text()
-    assert len((out / "demo.csv").read_text().splitlines()) == 6
-    for policy in ("fifo", "greedy", "cost-benefit", "d-choices:10", "random"):
-        assert policy in proc.stdout
+    assert len((out / "demo.csv").read_text().splitlines()) == 5
+    for scheme in ("gc-gd", "zgc-gd", "gc-cb", "zgc-cb"):
+        assert scheme in proc.stdout
     assert str(out / "demo.html") in proc.stdout
 
 

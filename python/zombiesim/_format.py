@@ -96,6 +96,16 @@ TIMING_COLUMNS: list[tuple[str, Callable[[Report], Any], Callable[[Any], str]]] 
 ]
 
 
+#: Extra columns when any run had the host model (a buffer cache and notifications).
+HOST_COLUMNS: list[tuple[str, Callable[[Report], Any], Callable[[Any], str]]] = [
+    ("zombie copies", lambda r: r.raw["gc"]["zombie_pages_copied"], count),
+    ("aware", lambda r: (r.raw.get("notify") or {}).get("awareness_mean"), percent),
+]
+
+#: The transaction rate, when any run committed transactions.
+TPS_COLUMN = ("TPS", lambda r: (r.raw.get("app") or {}).get("tps"), rate)
+
+
 def _latency(rep: Report, kind: str, key: str) -> Any:
     latency = rep.raw.get("latency")
     if latency is None or not latency[kind]["count"]:
@@ -108,9 +118,14 @@ def compare_columns(
 ) -> list[tuple[str, Callable[[Report], Any], Callable[[Any], str]]]:
     """The comparison table's columns for these runs: `COMPARE_COLUMNS`, plus
     `TIMING_COLUMNS` when any run was timed."""
+    columns = list(COMPARE_COLUMNS)
     if any(r.timed for r in reports.values()):
-        return COMPARE_COLUMNS + TIMING_COLUMNS
-    return list(COMPARE_COLUMNS)
+        columns += TIMING_COLUMNS
+    if any(r.raw.get("notify") is not None for r in reports.values()):
+        columns += HOST_COLUMNS
+    if any((r.raw.get("app") or {}).get("transactions") for r in reports.values()):
+        columns.append(TPS_COLUMN)
+    return columns
 
 
 def best_label(reports: Mapping[str, Report]) -> str | None:

@@ -137,7 +137,11 @@ fn every_preset_runs_timed_when_scaled_down() {
     for name in zombiesim::config::preset_names() {
         let mut cfg = Config::preset(name).unwrap();
         // Enough spare blocks per GC unit for the preset's watermarks and streams.
-        let blocks = if cfg.gc.low_watermark > 2 { "512" } else { "128" };
+        let blocks = if cfg.gc.low_watermark > 2 {
+            "512"
+        } else {
+            "128"
+        };
         cfg.set_many(&[
             ("flash.blocks_per_plane".into(), blocks.into()),
             ("ftl.reserved_blocks".into(), "0".into()),

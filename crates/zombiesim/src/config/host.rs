@@ -95,7 +95,9 @@ pub struct NotifyConfig {
     pub extents: u32,
     /// Longest extent in 512-byte sectors (000: a one-byte length field, 255).
     pub extent_sectors: u32,
-    /// Device time to process one notification command, µs (`command`).
+    /// Device time to process one notification command, µs (`command`). The command is
+    /// non-queued (like SATA TRIM): it waits for outstanding commands to complete and
+    /// holds the interface while it runs.
     pub command_us: f64,
 }
 

@@ -91,12 +91,11 @@ impl HostSim<'_> {
             self.channel.counters.delivered_pages += 1;
         }
         if self.channel.command_due() {
-            // An explicit notification command: a queue slot for `command_us`.
-            let issue = self.queue.issue(now);
+            // An explicit notification command, non-queued like SATA TRIM: it waits for
+            // the queue to drain and holds the interface for `command_us`.
             self.deliver()?;
             self.channel.counters.commands += 1;
-            let done = issue + self.command_ns;
-            self.queue.outstanding.push(std::cmp::Reverse(done));
+            let done = self.queue.barrier(now, self.command_ns);
             self.last_done = self.last_done.max(done);
         }
         Ok(())

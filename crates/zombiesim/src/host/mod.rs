@@ -149,6 +149,20 @@ impl DeviceQueue {
         self.last_issue = at;
         at
     }
+
+    /// A non-queued command submitted at `now` (SATA TRIM-like): it starts once every
+    /// outstanding command has completed, and nothing is issued until it is done.
+    fn barrier(&mut self, now: u64, duration: u64) -> u64 {
+        let drained = self
+            .outstanding
+            .drain()
+            .map(|Reverse(t)| t)
+            .fold(now.max(self.last_issue), u64::max);
+        let done = drained + duration;
+        self.last_issue = done;
+        self.outstanding.push(Reverse(done));
+        done
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -105,7 +105,11 @@ impl WorkloadSpec {
             pairs,
         };
         // Check every key and value now, against a nominal device size.
-        spec.build(1 << 20, 4096, 0)?;
+        if spec.name == "oltp" {
+            spec.oltp_params(1 << 20)?;
+        } else {
+            spec.build(1 << 20, 4096, 0)?;
+        }
         Ok(spec)
     }
 
@@ -119,6 +123,26 @@ impl WorkloadSpec {
         &self.text
     }
 
+    /// `oltp`'s transactions, table fraction and log fraction.
+    fn oltp_params(&self, logical_pages: u64) -> Result<(u64, f64, f64)> {
+        let mut keys = Keys {
+            spec: self,
+            used: vec![false; self.pairs.len()],
+        };
+        let transactions = keys.integer("transactions", (logical_pages / 16).max(1))?;
+        let db = keys.fraction("db", 0.9)?;
+        let log = keys.fraction("log", 0.01)?;
+        keys.finish()?;
+        if db <= 0.0 || db + log > 1.0 {
+            return Err(keys.bad(
+                "db",
+                &db.to_string(),
+                "a fraction above 0, with db + log <= 1",
+            ));
+        }
+        Ok((transactions, db, log))
+    }
+
     /// For `oltp`, the transaction generator for the host model (`None` for the others).
     pub fn build_oltp(
         &self,
@@ -129,17 +153,7 @@ impl WorkloadSpec {
         if self.name != "oltp" {
             return Ok(None);
         }
-        let mut keys = Keys {
-            spec: self,
-            used: vec![false; self.pairs.len()],
-        };
-        let transactions = keys.integer("transactions", (logical_pages / 16).max(1))?;
-        let db = keys.fraction("db", 0.9)?;
-        let log = keys.fraction("log", 0.01)?;
-        keys.finish()?;
-        if db <= 0.0 {
-            return Err(keys.bad("db", "0", "a fraction above 0"));
-        }
+        let (transactions, db, log) = self.oltp_params(logical_pages)?;
         if cfg.host.cache.bytes() == 0 || cfg.host.threads == 0 {
             return Err(Error::workload(
                 &self.text,
