@@ -62,7 +62,8 @@ def cmd_demo(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             return interrupted()
     out.print(
         compare_table(
-            result.reports, f"demo: {result.workload} · seed {args.seed} · preset zombie-chasing (1/4 scale)"
+            result.reports,
+            f"demo: {result.workload} · seed {args.seed} · preset zombie-chasing (1/4 scale)",
         )
     )
     out.print(f"finished in {seconds(result.wall_s)}")
