@@ -126,3 +126,18 @@ def test_reproduce_zombie_chasing_writes_the_report(tmp_path):
         "matches the paper" in (tmp_path / "report.html").read_text()
         or "directions match" in (tmp_path / "report.html").read_text()
     )
+
+
+def test_a_trace_goes_through_the_cache_open_loop_or_below_it():
+    from pathlib import Path
+
+    msr = Path(__file__).resolve().parents[2] / "shared/traces/msr-src1_0-excerpt.csv"
+    if not msr.exists():
+        pytest.skip(f"the shared MSR sample is not here ({msr})")
+    cfg = small(**{"host.threads": 0, "precondition.pattern": "uniform"})
+    above = zs.simulate_trace(cfg, msr, "msr", remap="modulo")
+    assert above.raw["app"]["threads"] == 0 and above.raw["cache"]["read_hits"] > 0
+    # Buffered writes are absorbed: the device sees fewer page writes than the trace.
+    assert above.raw["host"]["write_pages"] < above.raw["app"]["write_pages"]
+    below = zs.simulate_trace(cfg.override({"host.trace": "below"}), msr, "msr", remap="modulo")
+    assert below.raw["app"] is None

@@ -327,17 +327,27 @@ impl<'a> HostSim<'a> {
         source: &mut dyn AppSource,
         observer: &mut dyn Observer,
     ) -> Result<HostOutcome> {
-        if self.open_loop {
-            self.events.push(0, Event::Arrival);
+        // Open loop needs arrival times: a source without them runs closed loop.
+        let mut first = source.next_op(0)?;
+        if self.open_loop && first.is_some_and(|(_, at)| at.is_none()) {
+            self.open_loop = false;
+        }
+        let mut pending_arrival: Option<(AppOp, u64)> = None;
+        let mut active = if self.open_loop {
+            if let Some((op, at)) = first.take() {
+                let at = at.unwrap_or(0);
+                pending_arrival = Some((op, at));
+                self.events.push(at, Event::Arrival);
+            }
+            u32::from(pending_arrival.is_some())
         } else {
             for t in 0..self.threads {
                 self.events.push(0, Event::Thread(t));
             }
-        }
+            self.threads
+        };
         self.events.push(self.writeback_ns, Event::Flusher);
         self.events.push(0, Event::Sample);
-        let mut active = if self.open_loop { 1 } else { self.threads };
-        let mut pending_arrival: Option<(AppOp, u64)> = None;
         let mut interrupted = false;
         while active > 0 {
             let Some((now, event)) = self.events.pop() else {
@@ -345,7 +355,10 @@ impl<'a> HostSim<'a> {
             };
             observer.progress(source.progress());
             let go_on = match event {
-                Event::Thread(t) => match source.next_op(t as usize)? {
+                Event::Thread(t) => match first
+                    .take()
+                    .map_or_else(|| source.next_op(t as usize), |f| Ok(Some(f)))?
+                {
                     Some((op, _)) => {
                         let (done, sleeps) = self.execute(op, now, observer)?;
                         if sleeps {
