@@ -183,6 +183,7 @@ fn run(
     ftl.set_timing(false);
     let steady = precondition(cfg, ftl.as_mut(), synthetic, opts, &mut ticker)?;
     let pre = *ftl.counters();
+    let pre_content = ftl.content_stats().map(|(c, _)| c);
     let timed = cfg.timing.enabled;
     ftl.set_timing(timed);
     let mut iface = HostInterface::new(cfg);
@@ -252,11 +253,18 @@ fn run(
         }
         let end = req.lpn + req.pages as u64;
         match req.op {
-            Op::Write => {
-                for lpn in req.lpn..end {
-                    ftl.write(lpn)?;
+            Op::Write => match req.value {
+                None => {
+                    for lpn in req.lpn..end {
+                        ftl.write(lpn)?;
+                    }
                 }
-            }
+                Some(v) => {
+                    for lpn in req.lpn..end {
+                        ftl.write_value(lpn, v)?;
+                    }
+                }
+            },
             Op::Read => {
                 for lpn in req.lpn..end {
                     ftl.read(lpn)?;
@@ -317,6 +325,10 @@ fn run(
         held_sum / held_samples as f64
     };
     let wall = started.elapsed().as_secs_f64();
+    let content = ftl.content_stats().map(|(c, g)| {
+        let c = pre_content.map_or(c, |p| c.since(&p));
+        crate::content::ContentReport::new(&cfg.content, &c, &g, measured.host_write_pages)
+    });
     Ok(Report {
         waf: measured.waf(),
         host,
@@ -367,6 +379,7 @@ fn run(
                 1.0
             },
         },
+        content,
     })
 }
 

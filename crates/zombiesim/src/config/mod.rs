@@ -13,9 +13,11 @@
 //! (`ftl.over_provisioning = 0.07` ⇒ 7% more physical than logical pages). Physical
 //! here means the blocks the FTL may use: all blocks minus `ftl.reserved_blocks`.
 
+mod content;
 mod policy;
 mod presets;
 
+pub use content::{ContentConfig, PoolPolicy};
 pub use policy::PolicySpec;
 pub use presets::{preset_names, preset_toml, scheme_names, scheme_settings, SchemeInfo};
 
@@ -36,6 +38,8 @@ pub struct Config {
     pub interface: InterfaceConfig,
     pub precondition: PreconditionConfig,
     pub stats: StatsConfig,
+    /// Content-aware flash: dead-value pool, deduplication.
+    pub content: ContentConfig,
 }
 
 /// NAND geometry. The parallel units are planes: `channels × chips × dies × planes`.
@@ -517,6 +521,7 @@ impl Config {
                 "must be in [0, 1)",
             ));
         }
+        self.content.validate()?;
         // Geometry-derived checks (sizes, spare blocks per GC unit).
         crate::flash::Geometry::new(self).map(|_| ())
     }

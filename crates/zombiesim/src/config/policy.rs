@@ -20,6 +20,9 @@ pub enum PolicySpec {
     DChoices(u32),
     /// Greedy among the `w` oldest closed blocks (`windowed-greedy:w`).
     WindowedGreedy(u32),
+    /// Greedy that spares blocks whose dead pages hold popular pooled values (001 §IV-D,
+    /// `popularity`).
+    Popularity,
 }
 
 impl PolicySpec {
@@ -31,6 +34,7 @@ impl PolicySpec {
         "random",
         "d-choices:D",
         "windowed-greedy:W",
+        "popularity",
     ];
 }
 
@@ -43,6 +47,7 @@ impl fmt::Display for PolicySpec {
             PolicySpec::Random => f.write_str("random"),
             PolicySpec::DChoices(d) => write!(f, "d-choices:{d}"),
             PolicySpec::WindowedGreedy(w) => write!(f, "windowed-greedy:{w}"),
+            PolicySpec::Popularity => f.write_str("popularity"),
         }
     }
 }
@@ -78,6 +83,7 @@ impl FromStr for PolicySpec {
             "random" => none(PolicySpec::Random),
             "d-choices" => Ok(PolicySpec::DChoices(need("D")?)),
             "windowed-greedy" => Ok(PolicySpec::WindowedGreedy(need("W")?)),
+            "popularity" => none(PolicySpec::Popularity),
             _ => Err(format!(
                 "unknown policy `{s}` (known: {})",
                 PolicySpec::SYNTAX.join(", ")
@@ -112,6 +118,7 @@ mod tests {
             "random",
             "d-choices:10",
             "windowed-greedy:64",
+            "popularity",
         ] {
             assert_eq!(s.parse::<PolicySpec>().unwrap().to_string(), s);
         }

@@ -13,18 +13,21 @@
 //! | fifo | queue in closing order | O(1) (nothing) | O(1) |
 //! | windowed-greedy:w | queue, scan of the w oldest | O(1) (nothing) | O(w) |
 //! | random, d-choices:d | candidate list, d samples | O(1) (nothing) | O(d) |
+//! | popularity | buckets by `v + min(w, i/2)` | O(1) | O(blocks / 4096) words |
 //!
 //! Ties go to the lowest block number so runs are deterministic.
 
 pub mod buckets;
 mod cost_benefit;
 mod greedy;
+mod popularity;
 mod queue;
 mod sampled;
 
 pub use buckets::BucketIndex;
 pub use cost_benefit::CostBenefit;
 pub use greedy::Greedy;
+pub use popularity::Popularity;
 pub use queue::{Fifo, WindowedGreedy};
 pub use sampled::{CandidateList, DChoices};
 
@@ -58,6 +61,14 @@ pub trait VictimPolicy: Send {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// A dead page of candidate `block` was revived: the block's valid count
+    /// rose to `valid`. Policies that key on the valid count re-key it.
+    fn revived(&mut self, block: u32, valid: u32) {
+        self.invalidated(block, valid);
+    }
+    /// The popularity weight of `block`'s pooled dead pages changed to `weight`
+    /// (content-aware flash); `valid` is its valid count. Most policies ignore it.
+    fn reweighed(&mut self, _block: u32, _valid: u32, _weight: u32) {}
 }
 
 /// Build the policy named by `spec` for a unit owning blocks `first_block .. first_block + blocks`.
@@ -74,6 +85,7 @@ pub fn build(
         PolicySpec::WindowedGreedy(w) => Box::new(WindowedGreedy::new(w)),
         PolicySpec::Random => Box::new(DChoices::new(first_block, blocks, 1)),
         PolicySpec::DChoices(d) => Box::new(DChoices::new(first_block, blocks, d)),
+        PolicySpec::Popularity => Box::new(Popularity::new(first_block, blocks, pages_per_block)),
     }
 }
 

@@ -119,6 +119,7 @@ impl Workload for TraceWorkload {
                     pages: run.count as u32,
                     arrival_ns: Some(rec.time_ns),
                     continued: i > 0,
+                    value: None,
                 });
             }
         }

@@ -1,0 +1,1 @@
+//! Value analyses (001 §II).
