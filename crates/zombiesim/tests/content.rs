@@ -228,3 +228,164 @@ proptest! {
         f.verify().unwrap();
     }
 }
+
+mod traces {
+    use super::*;
+    use std::path::{Path, PathBuf};
+    use zombiesim::simulate_trace;
+    use zombiesim::trace::{ReadOptions, RemapMode, TraceFormat};
+    use zombiesim::workload::TraceSpec;
+    use zombiesim::Error;
+
+    fn capture(rel: &str) -> Option<PathBuf> {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/traces/captures")
+            .join(rel);
+        if p.exists() {
+            Some(p)
+        } else {
+            eprintln!("skipped: {} is not beside the repository", p.display());
+            None
+        }
+    }
+
+    fn spec(path: PathBuf, format: TraceFormat) -> TraceSpec {
+        TraceSpec {
+            path,
+            format,
+            options: ReadOptions::default(),
+            remap: RemapMode::Compact,
+            limit: None,
+        }
+    }
+
+    fn replay(settings: &[(&str, &str)], spec: &TraceSpec) -> zombiesim::Result<Report> {
+        let mut cfg = small(settings);
+        // Room for the larger capture's footprint (90 K pages) after compact remapping.
+        let blocks = if spec.format == TraceFormat::PgbenchHashed {
+            "448"
+        } else {
+            "192"
+        };
+        cfg.set("flash.blocks_per_plane", blocks).unwrap();
+        let opts = RunOptions {
+            seed: 1,
+            verify: true,
+            reproducible: true,
+        };
+        simulate_trace(&cfg, spec, &opts, &mut |_| true)
+    }
+
+    fn fixture(name: &str, text: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("zombiesim-content-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn fiu_fixture_replays_with_revival_and_bad_lines_name_file_and_line() {
+        let mut text = String::new();
+        // Page 0 written with A, B, A, B, ...; page 1 always with A (4 KiB lines), then a
+        // 512-byte-sector page (homes style) written twice with the same sectors.
+        for i in 0..40u64 {
+            let h = if i % 2 == 0 { "a" } else { "b" };
+            text += &format!("{} 1 p 0 8 W 8 0 {h:0>32}\n", 1000 + i);
+            text += &format!("{} 1 p 8 8 W 8 0 {:0>32}\n", 1000 + i, "a");
+        }
+        for round in 0..2 {
+            for s in 0..8 {
+                text += &format!(
+                    "{} 1 p {} 1 W 8 0 {:032x}\n",
+                    2000 + round * 10 + s,
+                    16 + s,
+                    s
+                );
+            }
+        }
+        text += "3000 1 p 0 8 R 8 0 0\n";
+        let path = fixture("fiu.txt", &text);
+        let s = spec(path, TraceFormat::Fiu);
+        let base = replay(&[], &s).unwrap();
+        let both = replay(&[("content.dedup", "true"), ("content.pool", "mq")], &s).unwrap();
+        assert_eq!(base.host.write_pages, 82);
+        let c = both.content.as_ref().unwrap();
+        assert_eq!(c.valued_write_pages, 82);
+        // Page 0 alternates between two values: from the third write on, each is a
+        // revival or a dedup hit (page 1 holds A); page 1 rewrites A over itself.
+        assert!(c.writes_avoided >= 75, "{c:?}");
+        assert!(both.flash.programs < base.flash.programs);
+
+        let bad = fixture("bad.txt", "1 1 p 0 8 W 8 0 aa\n2 1 p 0 16 W 8 0 aa\n");
+        let err = replay(&[], &spec(bad.clone(), TraceFormat::Fiu)).unwrap_err();
+        assert!(
+            matches!(&err, Error::Input { file, line: 2, reason }
+                if file.ends_with("bad.txt") && reason.contains("8 sectors")),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_sqlite_capture_runs_end_to_end() {
+        let Some(path) = capture("sqlite-wal/nbdkit_hashlog_full_sqlite15s.log.gz") else {
+            return;
+        };
+        let s = spec(path, TraceFormat::NbdkitHashlog);
+        let base = replay(&[], &s).unwrap();
+        let dvp = replay(&[("content.pool", "mq")], &s).unwrap();
+        let both = replay(&[("content.dedup", "true"), ("content.pool", "mq")], &s).unwrap();
+        assert!(base.host.write_pages > 40_000);
+        assert_eq!(base.trace.as_ref().unwrap().flushes, 389);
+        let (d, b) = (dvp.content.unwrap(), both.content.unwrap());
+        assert_eq!(d.valued_write_pages, base.host.write_pages);
+        assert!(d.writes_avoided_revival > 0 && b.writes_avoided >= d.writes_avoided);
+        assert!(both.flash.programs < base.flash.programs);
+    }
+
+    #[test]
+    fn the_pgbench_capture_runs_end_to_end() {
+        let Some(path) = capture("pgbench-ext4/device_writes_hashed.csv.gz") else {
+            return;
+        };
+        let s = spec(path, TraceFormat::PgbenchHashed);
+        let base = replay(&[], &s).unwrap();
+        let both = replay(
+            &[("content.dedup", "true"), ("content.pool", "infinite")],
+            &s,
+        )
+        .unwrap();
+        assert_eq!(base.host.write_pages, 152_036);
+        let b = both.content.unwrap();
+        // Half the WAL device writes rewrite identical content.
+        assert!(b.writes_avoided_fraction > 0.2, "{b:?}");
+        assert!(both.flash.programs < base.flash.programs);
+    }
+
+    #[test]
+    fn hashed_traces_need_4kib_pages_and_are_read_only() {
+        let path = fixture("one.log", "W 1 0 4096 0 aa\n");
+        let mut cfg = small(&[]);
+        cfg.set("flash.page_size", "8KiB").unwrap();
+        let err = simulate_trace(
+            &cfg,
+            &spec(path, TraceFormat::NbdkitHashlog),
+            &RunOptions::default(),
+            &mut |_| true,
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&err, Error::Config { key, .. } if key == "flash.page_size"),
+            "{err}"
+        );
+        let mut w = zombiesim::trace::TraceWriter::new(TraceFormat::Fiu, Vec::new());
+        let rec = zombiesim::trace::TraceRecord {
+            time_ns: 0,
+            op: zombiesim::trace::TraceOp::Write,
+            offset: 0,
+            size: 4096,
+            device: 0,
+        };
+        assert!(w.write(&rec).unwrap_err().to_string().contains("read only"));
+    }
+}
