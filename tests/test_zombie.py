@@ -115,7 +115,7 @@ def test_reproduce_zombie_chasing_writes_the_report(tmp_path):
     assert len(frame) >= 15
     # The headline directions hold: ZGC-GD below GC-GD at x = 6, the gain shrinking
     # with locality and with the cache, and OLTP faster.
-    held = dict(zip(frame["metric"] + " @ " + frame["experiment"], frame["holds"]))
+    held = dict(zip(frame["metric"] + " @ " + frame["experiment"], frame["holds"], strict=True))
     assert held["WAF, ZGC-GD vs GC-GD @ micro x=6, 4 GB"]
     assert held["ZGC-GD's WAF gain, x=20 vs x=6 @ micro, 4 GB"]
     assert held["ZGC-GD's WAF gain, 2 GB vs 4 GB cache @ micro x=6"]

@@ -9,7 +9,7 @@ presents.
 True
 """
 
-from . import reproduce, trace, workload
+from . import analyze, reproduce, trace, workload
 from ._core import __version__, analytic_wa
 from ._errors import (
     ConfigError,
@@ -61,6 +61,7 @@ __all__ = [
     "WorkloadError",
     "ZombiesimError",
     "__version__",
+    "analyze",
     "analytic_wa",
     "compare",
     "compare_configs",

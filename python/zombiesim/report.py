@@ -133,13 +133,14 @@ class Report(Section):
         `latency.write.*`, `throughput.*`, `timing.gc_busy_s` and, instead of the
         per-resource lists, `timing.channel_utilisation_mean`/`_max` and
         `timing.die_utilisation_mean`/`_max`; trace replays add `trace.*` (`records`,
-        `flushes`, `skipped_lines`, `remap`, `remapped.*`, ...). Sections that are null
-        (timing off, a synthetic workload) add no columns."""
+        `flushes`, `skipped_lines`, `remap`, `remapped.*`, ...); content-aware runs add
+        `content.*` (`writes_avoided`, `pool_hit_rate`, ...). Sections that are null
+        (timing off, a synthetic workload, content off) add no columns."""
         data = dict(self._data)
         run = dict(data.pop("run", {}) or {})
         config = run.pop("config", {}) or {}
         data.pop("series", None)
-        for section in ("latency", "throughput", "timing", "trace"):
+        for section in ("latency", "throughput", "timing", "trace", "content"):
             if data.get(section) is None:
                 data.pop(section, None)
         timing = data.get("timing")

@@ -26,6 +26,7 @@ __all__ = [
     "parse",
     "sequential",
     "uniform",
+    "values",
     "zipf",
 ]
 
@@ -102,3 +103,10 @@ def locality(**params: Any) -> Workload:
 def zipf(**params: Any) -> Workload:
     """Zipf(`theta`=0.99) over request-sized slots; `scramble` spreads the hot slots."""
     return make("zipf", **params)
+
+
+def values(**params: Any) -> Workload:
+    """One-page writes at uniform addresses carrying content fingerprints: a fraction
+    `unique` (0.3) never seen before, the rest Zipf(`zipf`=1.1) over `catalog` values
+    (default a quarter of the logical pages). Value popularity is independent of address."""
+    return make("values", **params)

@@ -6,6 +6,7 @@
 //! same moments and stop the run, which then returns a report marked interrupted.
 
 mod config;
+mod content;
 mod errors;
 mod trace;
 
@@ -221,5 +222,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
     trace::register(m)?;
+    content::register(m)?;
     Ok(())
 }

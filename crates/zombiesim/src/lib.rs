@@ -21,6 +21,7 @@
 
 pub mod analytic;
 pub mod config;
+pub mod content;
 pub mod engine;
 pub mod error;
 pub mod flash;

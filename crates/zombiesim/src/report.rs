@@ -122,6 +122,8 @@ pub struct Report {
     pub series: Vec<SeriesPoint>,
     pub precondition: PhaseReport,
     pub run: RunInfo,
+    /// Content-aware flash (dead-value pool, dedup); `null` when `content` is off.
+    pub content: Option<crate::content::ContentReport>,
 }
 
 impl Report {

@@ -290,6 +290,7 @@ fn run(
     ftl.set_timing(false);
     let steady = precondition(cfg, ftl.as_mut(), synthetic, opts, &mut ticker)?;
     let pre = *ftl.counters();
+    let pre_content = ftl.content_stats().map(|(c, _)| c);
     let timed = cfg.timing.enabled;
     ftl.set_timing(timed);
     if opts.verify {
@@ -389,6 +390,10 @@ fn run(
         ),
     };
     let wall = started.elapsed().as_secs_f64();
+    let content = ftl.content_stats().map(|(c, g)| {
+        let c = pre_content.map_or(c, |p| c.since(&p));
+        crate::content::ContentReport::new(&cfg.content, &c, &g, measured.host_write_pages)
+    });
     Ok(Report {
         waf: measured.waf(),
         host,
@@ -442,6 +447,7 @@ fn run(
                 1.0
             },
         },
+        content,
     })
 }
 
@@ -499,11 +505,18 @@ fn measure_device(
         }
         let end = req.lpn + req.pages as u64;
         match req.op {
-            Op::Write => {
-                for lpn in req.lpn..end {
-                    ftl.write(lpn)?;
+            Op::Write => match req.value {
+                None => {
+                    for lpn in req.lpn..end {
+                        ftl.write(lpn)?;
+                    }
                 }
-            }
+                Some(v) => {
+                    for lpn in req.lpn..end {
+                        ftl.write_value(lpn, v)?;
+                    }
+                }
+            },
             Op::Read => {
                 for lpn in req.lpn..end {
                     ftl.read(lpn)?;

@@ -6,9 +6,23 @@
 //! that the mapping leads to exactly the version last written — a lost update, a
 //! stale copy or a resurrected trim is caught at once. It costs 8 bytes per logical
 //! and per physical page, so it is on in tests and `--verify`, off otherwise.
+//!
+//! Content-aware flash (dedup, dead-value revival) maps a logical page to a page
+//! programmed for *another* write of the same content. For writes that carry a
+//! fingerprint the oracle therefore tracks content, not versions: the write records
+//! the value as the truth of the logical page ([`Oracle::write_value`] when a page is
+//! programmed, [`Oracle::write_mapped`] when the FTL maps to an existing page), and
+//! physical pages hold what was programmed into them; a read must find the value last
+//! written. Value identities carry the top bit, versions never do.
 
 use crate::error::{Error, Result};
 use crate::flash::NONE;
+
+/// The oracle's identity of a fingerprinted content (versions stay below 2^63).
+#[inline]
+fn value_id(value: u64) -> u64 {
+    value | 1 << 63
+}
 
 /// Versions per logical page (truth) and per physical page (what flash holds).
 #[derive(Clone, Debug)]
@@ -33,6 +47,21 @@ impl Oracle {
         self.next += 1;
         self.latest[lpn] = self.next;
         self.stored[ppn as usize] = self.next;
+    }
+
+    /// The host wrote `value` to `lpn`; the FTL programmed it into `ppn`.
+    #[inline]
+    pub fn write_value(&mut self, lpn: usize, ppn: u32, value: u64) {
+        let id = value_id(value);
+        self.latest[lpn] = id;
+        self.stored[ppn as usize] = id;
+    }
+
+    /// The host wrote `value` to `lpn`; the FTL mapped it to a page already on flash
+    /// (dedup or revival), programming nothing. A read then checks the page's content.
+    #[inline]
+    pub fn write_mapped(&mut self, lpn: usize, value: u64) {
+        self.latest[lpn] = value_id(value);
     }
 
     /// The FTL moved a page's content from `from` to `to`.

@@ -1,5 +1,5 @@
-"""`zombiesim trace formats|stats|convert`: list trace formats, summarize a trace, convert
-one."""
+"""`zombiesim trace formats|stats|convert|analyze`: list trace formats, summarize a trace,
+convert one, analyse the values of a hashed one."""
 
 from __future__ import annotations
 
@@ -42,6 +42,9 @@ examples:
   zombiesim trace convert src1_0.csv --from msr --to disksim -o src1_0.trace
   zombiesim trace convert src1_0.csv --from msr --to disksim > src1_0.trace
   zombiesim trace convert big.csv --from msr --to native -o big.zst --on-error skip
+  zombiesim trace analyze --values nbdkit_hashlog_full_sqlite15s.log.gz --out sqlite-values
+  zombiesim trace analyze --values device_writes_hashed.csv.gz --format pgbench-hashed \
+      --pools 10000,50000,100000
 
 Files ending in .gz or .zst are decompressed on reading and compressed on writing.
 exit codes: 0 ok, 2 bad input (a malformed line: `zombiesim: error: FILE:LINE: ...`)
@@ -95,6 +98,31 @@ def register(sub: Any) -> None:
     _read_options(t)
     time_options(t)
     t.add_argument("--quiet", "-q", action="store_true", help="no `converted N records` line")
+    t = add_command(
+        trace_sub,
+        "analyze",
+        help="value analyses of a hashed trace (dead-value pool paper, §II)",
+        description="CDFs of writes, invalidations and rebirths per unique value, intervals "
+        "by popularity, and the write reduction of an infinite and of LRU dead-value pools "
+        "(docs/content.md).",
+        epilog=EPILOG,
+    )
+    t.add_argument("--values", metavar="FILE", required=True, help="a hashed trace")
+    t.add_argument(
+        "--format",
+        choices=["fiu", "pgbench-hashed", "nbdkit-hashlog"],
+        help="the trace's format (default: guessed from its first line)",
+    )
+    t.add_argument(
+        "--pools",
+        metavar="N,N,...",
+        default=",".join(str(n) for n in range(100_000, 1_000_001, 100_000)),
+        help="LRU pool sizes in entries (default 100000,...,1000000)",
+    )
+    t.add_argument("--limit", metavar="N", type=int, help="read only the first N records")
+    t.add_argument("--out", metavar="DIR", help="write CSV files and index.html (plots) here")
+    t.add_argument("--json", metavar="OUT", help="write the analysis as JSON (`-` = stdout)")
+    on_error_option(t, default="stop")
     add_command(
         trace_sub,
         "formats",
@@ -110,7 +138,12 @@ def _read_options(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_trace(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    command = {"stats": _trace_stats, "convert": _trace_convert, "formats": _trace_formats}
+    command = {
+        "stats": _trace_stats,
+        "convert": _trace_convert,
+        "formats": _trace_formats,
+        "analyze": _trace_analyze,
+    }
     if args.trace_command is None:
         args.subparser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
@@ -247,4 +280,69 @@ def _trace_convert(args: argparse.Namespace) -> int:
         sys.stderr.write(
             f"converted {n} records ({args.from_format} -> {args.to_format}, {where})\n"
         )
+    return EXIT_OK
+
+
+# -- analyze ---------------------------------------------------------------------------------
+
+
+def _trace_analyze(args: argparse.Namespace) -> int:
+    from .. import analyze
+
+    check_writable(args.json)
+    try:
+        pools = [int(x) for x in args.pools.split(",") if x.strip()]
+    except ValueError:
+        raise make_error(
+            InputError, f"--pools {args.pools}: expected whole numbers, comma-separated", "config"
+        ) from None
+    a = analyze.values(
+        args.values, args.format, pools=pools, limit=args.limit, on_error=args.on_error
+    )
+    if args.json:
+        write_json(args.json, json.dumps(a.data, indent=2))
+    if args.json == "-":
+        return EXIT_OK
+    print_fields(
+        f"zombiesim {_core.__version__} · values of {a.format}:{a.path}",
+        [
+            ("records", count(a.records)),
+            ("page writes", f"{count(a.write_pages)} ({count(a.trim_pages)} trimmed pages)"),
+            ("unique values", f"{count(a.unique_values)}; {percent(a.live_fraction)} live at end"),
+            ("invalidations", count(a.invalidations)),
+            ("rebirths", count(a.rebirths)),
+        ],
+    )
+    pools_table = Table("pool", "entries", "writes left", "avoided", "reduction")
+    for r in a.pool_rows():
+        pools_table.add_row(
+            r["pool"],
+            "∞" if r["entries"] is None else count(r["entries"]),
+            count(r["writes"] - r["avoided"]),
+            count(r["avoided"]),
+            percent(r["reduction"]),
+        )
+    out.print(pools_table)
+    degrees = Table(
+        "degree", "values", "writes", "invalidations", "rebirths", "create→death", "death→rebirth"
+    )
+    for r in a.by_degree:
+        degrees.add_row(
+            str(r["degree"]),
+            count(r["values"]),
+            count(r["writes"]),
+            count(r["invalidations"]),
+            count(r["rebirths"]),
+            num(r["mean_create_to_death"], 1) if r["mean_create_to_death"] is not None else "-",
+            num(r["mean_death_to_rebirth"], 1) if r["mean_death_to_rebirth"] is not None else "-",
+        )
+    out.print(degrees)
+    cdf = a.cdf_writes
+    top20 = next((y for x, y in cdf if x >= 0.2), None)
+    if top20 is not None:
+        out.print(Text(f"the most written 20% of values take {percent(top20)} of the writes"))
+    if args.out:
+        written = analyze.write_outputs(a, args.out)
+        note = f"wrote {len(written)} files to {args.out} (index.html: plots)"
+        out.print(Text(note, style="dim"))
     return EXIT_OK

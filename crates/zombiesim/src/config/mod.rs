@@ -13,10 +13,12 @@
 //! (`ftl.over_provisioning = 0.07` ⇒ 7% more physical than logical pages). Physical
 //! here means the blocks the FTL may use: all blocks minus `ftl.reserved_blocks`.
 
+mod content;
 mod host;
 mod policy;
 mod presets;
 
+pub use content::{ContentConfig, PoolPolicy};
 pub use host::{HostConfig, NotifyConfig, NotifyMode, TracePlacement};
 pub use policy::PolicySpec;
 pub use presets::{preset_names, preset_toml, scheme_names, scheme_settings, SchemeInfo};
@@ -40,6 +42,8 @@ pub struct Config {
     pub stats: StatsConfig,
     pub host: HostConfig,
     pub notify: NotifyConfig,
+    /// Content-aware flash: dead-value pool, deduplication.
+    pub content: ContentConfig,
 }
 
 /// NAND geometry. The parallel units are planes: `channels × chips × dies × planes`.
@@ -543,6 +547,7 @@ impl Config {
             ));
         }
         host::validate(&self.host, &self.notify, self.timing.enabled)?;
+        self.content.validate()?;
         // Geometry-derived checks (sizes, spare blocks per GC unit).
         crate::flash::Geometry::new(self).map(|_| ())
     }

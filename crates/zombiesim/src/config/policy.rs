@@ -27,6 +27,9 @@ pub enum PolicySpec {
     /// Greedy, skipping blocks whose zombie share of valid pages exceeds `p`% while any
     /// other candidate exists (003 §2.2, `greedy-delay:p`).
     GreedyDelay(u32),
+    /// Greedy that spares blocks whose dead pages hold popular pooled values (001 §IV-D,
+    /// `popularity`).
+    Popularity,
 }
 
 impl PolicySpec {
@@ -41,6 +44,7 @@ impl PolicySpec {
         "z-greedy",
         "z-cost-benefit",
         "greedy-delay:P",
+        "popularity",
     ];
 
     /// Whether the policy looks at the device's zombie counts.
@@ -64,6 +68,7 @@ impl fmt::Display for PolicySpec {
             PolicySpec::ZGreedy => f.write_str("z-greedy"),
             PolicySpec::ZCostBenefit => f.write_str("z-cost-benefit"),
             PolicySpec::GreedyDelay(p) => write!(f, "greedy-delay:{p}"),
+            PolicySpec::Popularity => f.write_str("popularity"),
         }
     }
 }
@@ -102,6 +107,7 @@ impl FromStr for PolicySpec {
             "z-greedy" => none(PolicySpec::ZGreedy),
             "z-cost-benefit" | "z-cb" => none(PolicySpec::ZCostBenefit),
             "greedy-delay" => Ok(PolicySpec::GreedyDelay(need("P")?)),
+            "popularity" => none(PolicySpec::Popularity),
             _ => Err(format!(
                 "unknown policy `{s}` (known: {})",
                 PolicySpec::SYNTAX.join(", ")
@@ -139,6 +145,7 @@ mod tests {
             "z-greedy",
             "z-cost-benefit",
             "greedy-delay:50",
+            "popularity",
         ] {
             assert_eq!(s.parse::<PolicySpec>().unwrap().to_string(), s);
         }

@@ -160,6 +160,21 @@ impl FlashState {
         (block, self.valid_count[b])
     }
 
+    /// Make a dead, still programmed page valid again for logical page `lpn` (a dead-value
+    /// pool revival); returns its block and the block's new valid count.
+    #[inline]
+    pub fn revive(&mut self, ppn: u32, lpn: u32, now: u64) -> (u32, u32) {
+        debug_assert!(!self.is_valid(ppn));
+        let block = self.block_of(ppn);
+        let b = block as usize;
+        debug_assert!(ppn - self.first_page(block) < self.write_ptr[b]);
+        self.valid[(ppn >> 6) as usize] |= 1u64 << (ppn & 63);
+        self.owner[ppn as usize] = lpn;
+        self.valid_count[b] += 1;
+        self.last_modified[b] = now;
+        (block, self.valid_count[b])
+    }
+
     /// Mark a closed block as GC's victim.
     pub fn take_victim(&mut self, block: u32) {
         debug_assert_eq!(self.status[block as usize], BlockStatus::Closed);

@@ -29,6 +29,11 @@ pub trait Ftl: Send {
     fn logical_pages(&self) -> u64;
     /// Write one logical page.
     fn write(&mut self, lpn: u64) -> Result<()>;
+    /// Write one logical page whose content has the fingerprint `value`. FTLs without
+    /// content awareness ignore the value.
+    fn write_value(&mut self, lpn: u64, _value: u64) -> Result<()> {
+        self.write(lpn)
+    }
     /// Read one logical page (an unwritten or trimmed page is counted, not an error).
     fn read(&mut self, lpn: u64) -> Result<()>;
     /// Trim (discard) one logical page.
@@ -80,6 +85,15 @@ pub trait Ftl: Send {
     fn held_back_pages(&self) -> u64;
     /// Approximate bytes of memory the FTL's state occupies.
     fn memory_bytes(&self) -> usize;
+    /// Counters and end-of-run state of the content layer, when it is on.
+    fn content_stats(
+        &self,
+    ) -> Option<(
+        crate::content::ContentCounters,
+        crate::content::ContentGauges,
+    )> {
+        None
+    }
 }
 
 /// Build the FTL a configuration names. `verify` keeps the integrity oracle.

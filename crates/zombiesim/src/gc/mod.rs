@@ -19,12 +19,14 @@
 //!
 //! Zombie-aware policies also hear when a block's count of known zombie pages changes
 //! ([`VictimPolicy::zombies_changed`]); the others ignore it.
+//! | popularity | buckets by `v + min(w, i/2)` | O(1) | O(blocks / 4096) words |
 //!
 //! Ties go to the lowest block number so runs are deterministic.
 
 pub mod buckets;
 mod cost_benefit;
 mod greedy;
+mod popularity;
 mod queue;
 mod sampled;
 pub mod zombie;
@@ -32,6 +34,7 @@ pub mod zombie;
 pub use buckets::BucketIndex;
 pub use cost_benefit::CostBenefit;
 pub use greedy::Greedy;
+pub use popularity::Popularity;
 pub use queue::{Fifo, WindowedGreedy};
 pub use sampled::{CandidateList, DChoices};
 pub use zombie::{GreedyDelay, ZGreedy};
@@ -69,6 +72,14 @@ pub trait VictimPolicy: Send {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// A dead page of candidate `block` was revived: the block's valid count
+    /// rose to `valid`. Policies that key on the valid count re-key it.
+    fn revived(&mut self, block: u32, valid: u32) {
+        self.invalidated(block, valid);
+    }
+    /// The popularity weight of `block`'s pooled dead pages changed to `weight`
+    /// (content-aware flash); `valid` is its valid count. Most policies ignore it.
+    fn reweighed(&mut self, _block: u32, _valid: u32, _weight: u32) {}
 }
 
 /// Build the policy named by `spec` for a unit owning blocks `first_block .. first_block + blocks`.
@@ -88,6 +99,7 @@ pub fn build(
         PolicySpec::ZGreedy => Box::new(ZGreedy::new(first_block, blocks, pages_per_block)),
         PolicySpec::ZCostBenefit => Box::new(CostBenefit::zombie_aware(first_block, blocks)),
         PolicySpec::GreedyDelay(p) => Box::new(GreedyDelay::new(first_block, blocks, p)),
+        PolicySpec::Popularity => Box::new(Popularity::new(first_block, blocks, pages_per_block)),
     }
 }
 

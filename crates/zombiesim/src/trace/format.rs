@@ -24,6 +24,12 @@ pub enum TraceFormat {
     Blkparse,
     /// zombiesim's compact little-endian binary format (`ZSTRACE1`).
     Native,
+    /// FIU IODedup (`ts pid process lba size R/W major minor md5`), with content hashes.
+    Fiu,
+    /// Hashed device-write CSV (`t_wall,rwbs,fsblk,file,file_page,content_xxh3,t_app_write`).
+    PgbenchHashed,
+    /// nbdkit hash log (`W t_us offset len fua hash,...`, `F`, `T`, `Z`).
+    NbdkitHashlog,
 }
 
 impl TraceFormat {
@@ -35,6 +41,9 @@ impl TraceFormat {
         TraceFormat::Fio,
         TraceFormat::Blkparse,
         TraceFormat::Native,
+        TraceFormat::Fiu,
+        TraceFormat::PgbenchHashed,
+        TraceFormat::NbdkitHashlog,
     ];
 
     /// The canonical name (`msr`, `spc`, ...).
@@ -46,6 +55,9 @@ impl TraceFormat {
             TraceFormat::Fio => "fio",
             TraceFormat::Blkparse => "blkparse",
             TraceFormat::Native => "native",
+            TraceFormat::Fiu => "fiu",
+            TraceFormat::PgbenchHashed => "pgbench-hashed",
+            TraceFormat::NbdkitHashlog => "nbdkit-hashlog",
         }
     }
 
@@ -70,6 +82,18 @@ impl TraceFormat {
             TraceFormat::Native => {
                 "zombiesim binary: magic ZSTRACE1, then 24-byte little-endian records"
             }
+            TraceFormat::Fiu => {
+                "FIU IODedup: ts pid process lba size R/W major minor md5 (ns, 512-byte \
+                 sectors; one MD5 per 4 KiB or per 512 B; read only)"
+            }
+            TraceFormat::PgbenchHashed => {
+                "hashed device writes CSV: t_wall,rwbs,fsblk,file,file_page,content_xxh3,\
+                 t_app_write (epoch s, 4 KiB blocks; read only)"
+            }
+            TraceFormat::NbdkitHashlog => {
+                "nbdkit hash log: W t_us offset len fua hash,... | R | T | Z | F (bytes, \
+                 one hash per 4 KiB; read only)"
+            }
         }
     }
 
@@ -88,7 +112,23 @@ impl TraceFormat {
             TraceFormat::Fio => 1_000,
             TraceFormat::Blkparse => 1,
             TraceFormat::Native => 1,
+            TraceFormat::Fiu => 1,
+            TraceFormat::PgbenchHashed => 1_000,
+            TraceFormat::NbdkitHashlog => 1_000,
         }
+    }
+
+    /// Whether records carry content fingerprints (one per 4 KiB written).
+    pub fn has_values(self) -> bool {
+        matches!(
+            self,
+            TraceFormat::Fiu | TraceFormat::PgbenchHashed | TraceFormat::NbdkitHashlog
+        )
+    }
+
+    /// Whether zombiesim can write this format (the hashed formats are read only).
+    pub fn is_writable(self) -> bool {
+        !self.has_values()
     }
 }
 
@@ -109,6 +149,9 @@ impl FromStr for TraceFormat {
             "fio" | "iolog" => TraceFormat::Fio,
             "blkparse" | "blktrace" => TraceFormat::Blkparse,
             "native" | "bin" => TraceFormat::Native,
+            "fiu" | "iodedup" => TraceFormat::Fiu,
+            "pgbench-hashed" | "hashed-csv" => TraceFormat::PgbenchHashed,
+            "nbdkit-hashlog" | "nbdkit" => TraceFormat::NbdkitHashlog,
             _ => {
                 let names: Vec<&str> = TraceFormat::ALL.iter().map(|f| f.name()).collect();
                 return Err(Error::config(

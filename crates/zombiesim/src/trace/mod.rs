@@ -35,10 +35,13 @@
 pub mod blkparse;
 pub mod disksim;
 pub mod fio;
+pub mod fiu;
 mod format;
 pub mod msr;
 pub mod native;
+pub mod nbdkit;
 mod options;
+pub mod pgbench;
 mod reader;
 mod record;
 mod remap;

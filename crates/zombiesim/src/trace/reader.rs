@@ -30,7 +30,7 @@
 use super::format::TraceFormat;
 use super::options::{OnError, ReadOptions, SkippedLine, MAX_SKIPPED_EXAMPLES};
 use super::record::{TraceOp, TraceRecord};
-use super::{blkparse, disksim, fio, msr, native, spc};
+use super::{blkparse, disksim, fio, fiu, msr, native, nbdkit, pgbench, spc};
 use crate::error::{Error, Result};
 use flate2::read::MultiGzDecoder;
 use std::fmt;
@@ -72,6 +72,9 @@ enum Parser {
     Fio(Box<fio::Parser>),
     Blkparse(blkparse::Parser),
     Native { magic_checked: bool },
+    Fiu(fiu::Parser),
+    Pgbench(pgbench::Parser),
+    Nbdkit(nbdkit::Parser),
 }
 
 impl Parser {
@@ -85,6 +88,27 @@ impl Parser {
             TraceFormat::Native => Parser::Native {
                 magic_checked: false,
             },
+            TraceFormat::Fiu => Parser::Fiu(fiu::Parser::default()),
+            TraceFormat::PgbenchHashed => Parser::Pgbench(pgbench::Parser::default()),
+            TraceFormat::NbdkitHashlog => Parser::Nbdkit(nbdkit::Parser::default()),
+        }
+    }
+
+    /// A record the parser still holds at the end of the input.
+    fn finish(&mut self) -> Option<RawRecord> {
+        match self {
+            Parser::Fiu(p) => p.finish(),
+            _ => None,
+        }
+    }
+
+    /// Content fingerprints of the record parsed last (hashed formats).
+    fn values(&self) -> &[u64] {
+        match self {
+            Parser::Fiu(p) => &p.values,
+            Parser::Pgbench(p) => &p.values,
+            Parser::Nbdkit(p) => &p.values,
+            _ => &[],
         }
     }
 
@@ -96,6 +120,9 @@ impl Parser {
             Parser::Disksim => disksim::parse(line),
             Parser::Fio(p) => p.parse(line),
             Parser::Blkparse(p) => p.parse(line),
+            Parser::Fiu(p) => p.parse(line),
+            Parser::Pgbench(p) => p.parse(line),
+            Parser::Nbdkit(p) => p.parse(line),
             Parser::Native { .. } => unreachable!("native traces are not read by lines"),
         }
     }
@@ -210,6 +237,12 @@ impl TraceReader {
         self.line
     }
 
+    /// Content fingerprints of the record returned last, one per 4 KiB written, in
+    /// order (empty for formats without hashes and for reads, trims and flushes).
+    pub fn values(&self) -> &[u64] {
+        self.parser.values()
+    }
+
     /// Records returned so far.
     pub fn records(&self) -> u64 {
         self.records
@@ -306,6 +339,11 @@ impl TraceReader {
             self.buf.clear();
             match self.input.read_until(b'\n', &mut self.buf) {
                 Ok(0) => {
+                    if let Some(raw) = self.parser.finish() {
+                        if let Some(rec) = self.keep(raw) {
+                            return Some(Ok(rec));
+                        }
+                    }
                     self.done = true;
                     return None;
                 }

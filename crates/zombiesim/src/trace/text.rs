@@ -138,6 +138,21 @@ pub(crate) fn write_fixed(w: &mut impl Write, value: u64, digits: u32) -> io::Re
     )
 }
 
+/// A hexadecimal field of up to 32 digits (a content hash), as `u128`.
+#[inline]
+pub(crate) fn parse_hex(field: &str, what: &str) -> Result<u128, LineError> {
+    if field.is_empty() || field.len() > 32 {
+        return Err(LineError::Malformed(format!(
+            "expected {what} to be 1 to 32 hexadecimal digits, found `{field}`"
+        )));
+    }
+    u128::from_str_radix(field, 16).map_err(|_| {
+        LineError::Malformed(format!(
+            "expected {what} to be hexadecimal digits, found `{field}`"
+        ))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

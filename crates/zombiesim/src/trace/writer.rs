@@ -150,6 +150,9 @@ impl<W: Write> TraceWriter<W> {
             (_, TraceFormat::Native) => {
                 native::encode(rec).and_then(|b| out.write_all(&b).map_err(WriteError::Io))
             }
+            (_, f) if !f.is_writable() => Err(WriteError::Unsupported(format!(
+                "{f} is read only (zombiesim reads its content hashes but does not write them)"
+            ))),
             (_, f) => unreachable!("{f} has a stateful writer"),
         };
         result.map_err(|e| self.fail(e, rec))?;

@@ -10,10 +10,12 @@
 mod spec;
 mod synthetic;
 mod trace;
+mod values;
 
 pub use spec::{WorkloadInfo, WorkloadSpec, WORKLOADS};
 pub use synthetic::Synthetic;
 pub use trace::{TraceInfo, TraceSpec, TraceWorkload};
+pub use values::ValueModel;
 
 use crate::error::Result;
 
@@ -39,6 +41,9 @@ pub struct Request {
     /// This run of pages belongs to the same host request as the previous one
     /// (a trace request split by remapping).
     pub continued: bool,
+    /// Content fingerprint of every page written (hashed traces and the `values`
+    /// workload issue one-page writes); `None` when the content is unknown.
+    pub value: Option<u64>,
 }
 
 /// A source of host requests.

@@ -56,6 +56,12 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
         description:
             "Zipf(theta) over request-sized slots; scramble spreads hot slots over the space",
     },
+    WorkloadInfo {
+        name: "values",
+        keys: "zipf=1.1, unique=0.3, catalog=PAGES/4",
+        description: "one-page writes at uniform addresses carrying content fingerprints: a \
+            fraction `unique` fresh, the rest Zipf(zipf) over `catalog` values",
+    },
 ];
 
 impl WorkloadInfo {
@@ -228,6 +234,7 @@ impl WorkloadSpec {
         // 000: 5.12 GB written on a 29.8 GB logical space.
         let default_dw = if zc { 5.12 / 29.8 } else { 1.0 };
         let length = keys.length(logical_pages, page_size, read + trim, default_dw)?;
+        let mut values = None;
         let model = match self.name.as_str() {
             "uniform" => AddressModel::Uniform,
             "sequential" => AddressModel::Sequential {
@@ -267,6 +274,26 @@ impl WorkloadSpec {
                 let scramble = keys.boolean("scramble", true)?;
                 AddressModel::Zipf { theta, scramble }
             }
+            "values" => {
+                if req_pages != 1 {
+                    return Err(keys.bad(
+                        "size",
+                        &size.to_string(),
+                        "one page (a fingerprint is per page)",
+                    ));
+                }
+                let zipf = keys.number("zipf", 1.1)?;
+                if zipf < 0.0 {
+                    return Err(keys.bad("zipf", &zipf.to_string(), "a non-negative number"));
+                }
+                let unique = keys.fraction("unique", 0.3)?;
+                let catalog = keys.integer("catalog", (logical_pages / 4).max(1))?;
+                if catalog == 0 {
+                    return Err(keys.bad("catalog", "0", "at least 1 value"));
+                }
+                values = Some(super::ValueModel::new(unique, zipf, catalog, seed));
+                AddressModel::Uniform
+            }
             other => unreachable!("workload `{other}` passed parse()"),
         };
         keys.finish()?;
@@ -279,7 +306,8 @@ impl WorkloadSpec {
             uniform_reads,
             length,
             seed,
-        ))
+        )
+        .with_values(values))
     }
 }
 

@@ -5,7 +5,7 @@
 //! trims and writes are mixed by the `read` and `trim` fractions; reads follow the
 //! write model or are uniform (`reads=uniform`).
 
-use super::{Op, Request, Workload};
+use super::{Op, Request, ValueModel, Workload};
 use crate::error::Result;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Zipf};
@@ -112,6 +112,8 @@ pub struct Synthetic {
     requests: u64,
     written: u64,
     rng: Pcg64Mcg,
+    /// Content fingerprints of writes (the `values` workload).
+    values: Option<ValueModel>,
 }
 
 impl Synthetic {
@@ -153,7 +155,14 @@ impl Synthetic {
             requests: 0,
             written: 0,
             rng: Pcg64Mcg::seed_from_u64(seed),
+            values: None,
         }
+    }
+
+    /// Give every write a content fingerprint drawn from `values`.
+    pub(super) fn with_values(mut self, values: Option<ValueModel>) -> Self {
+        self.values = values;
+        self
     }
 
     /// The same address model issuing only writes, forever, from another seed
@@ -239,6 +248,10 @@ impl Workload for Synthetic {
             pages,
             arrival_ns: None,
             continued: false,
+            value: match (&mut self.values, op) {
+                (Some(m), Op::Write) => Some(m.draw(&mut self.rng)),
+                _ => None,
+            },
         }))
     }
 

@@ -5,9 +5,16 @@
 //! request is counted, issued and timed once. Flush records carry no pages and are
 //! counted apart (the page-mapped FTL has no volatile cache to flush). Arrival
 //! times are the trace's, for open-loop replay.
+//!
+//! Hashed formats carry one content fingerprint per 4 KiB written: their writes become
+//! one-page requests (all but the first `continued`), each with its page's value. A
+//! page whose 4 KiB chunk is not aligned to it, or a write whose length is not whole
+//! chunks, gets a value derived from the request's hashes and the page's position —
+//! different from anything else written, as the page's real content would be.
 
 use super::{Op, Request, Workload};
-use crate::error::Result;
+use crate::content::combine;
+use crate::error::{Error, Result};
 use crate::trace::{
     ReadOptions, RemapMode, RemapStats, Remapper, TraceFormat, TraceOp, TraceReader,
 };
@@ -61,6 +68,15 @@ pub struct TraceWorkload {
 impl TraceWorkload {
     /// Open the trace for a device of `logical_pages` pages of `page_size` bytes.
     pub fn open(spec: &TraceSpec, logical_pages: u64, page_size: u64) -> Result<Self> {
+        if spec.format.has_values() && page_size != 4096 {
+            return Err(Error::config(
+                "flash.page_size",
+                format!(
+                    "{page_size}: {} traces carry one content hash per 4 KiB; use 4KiB pages",
+                    spec.format
+                ),
+            ));
+        }
         Ok(TraceWorkload {
             reader: TraceReader::open(&spec.path, spec.format, &spec.options)?,
             remapper: Remapper::new(spec.remap, logical_pages * page_size, page_size)?,
@@ -112,6 +128,30 @@ impl Workload for TraceWorkload {
                 other => other.to_workload_op().unwrap_or(Op::Write),
             };
             let runs = self.remapper.map(self.records, &rec)?;
+            let values = self.reader.values();
+            if op == Op::Write && !values.is_empty() {
+                let aligned = rec.offset % 4096 == 0 && rec.size == values.len() as u64 * 4096;
+                let all = values.iter().fold(rec.offset, |a, &v| combine(a, v));
+                let mut k = 0usize;
+                for run in runs.iter() {
+                    for lpn in run.page..run.page + run.count {
+                        let value = match values.get(k) {
+                            Some(&v) if aligned => v,
+                            _ => combine(all, k as u64),
+                        };
+                        self.pending.push_back(Request {
+                            op,
+                            lpn,
+                            pages: 1,
+                            arrival_ns: Some(rec.time_ns),
+                            continued: k > 0,
+                            value: Some(value),
+                        });
+                        k += 1;
+                    }
+                }
+                continue;
+            }
             for (i, run) in runs.iter().enumerate() {
                 self.pending.push_back(Request {
                     op,
@@ -119,6 +159,7 @@ impl Workload for TraceWorkload {
                     pages: run.count as u32,
                     arrival_ns: Some(rec.time_ns),
                     continued: i > 0,
+                    value: None,
                 });
             }
         }

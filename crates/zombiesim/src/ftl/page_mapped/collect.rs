@@ -105,6 +105,9 @@ impl PageMappedFtl {
                 }
             };
             self.l2p[lpn as usize] = new;
+            if self.content.is_some() {
+                self.content_moved(lpn, ppn, new);
+            }
             self.counters.gc_pages_copied += 1;
             if zombie {
                 self.change_zombies(self.flash.block_of(new), true);
@@ -116,6 +119,9 @@ impl PageMappedFtl {
         }
         self.scratch = pages;
         debug_assert_eq!(self.flash.valid_count[victim as usize], 0);
+        if self.content.is_some() {
+            self.content_erasing(victim);
+        }
         self.flash.erase(victim);
         self.counters.erases.add(Cause::Gc, 1);
         if let Some(t) = self.clock_model() {

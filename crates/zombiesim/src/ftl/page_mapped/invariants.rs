@@ -106,7 +106,9 @@ impl PageMappedFtl {
                 continue;
             }
             mapped += 1;
-            if !self.flash.is_valid(ppn) || self.flash.owner[ppn as usize] != lpn as u32 {
+            if !self.flash.is_valid(ppn)
+                || (self.flash.owner[ppn as usize] != lpn as u32 && !self.content_shared(ppn))
+            {
                 return Err(Error::integrity(format!(
                     "logical page {lpn} maps to physical page {ppn}, which is {} and owned by {}",
                     if self.flash.is_valid(ppn) {
@@ -118,7 +120,8 @@ impl PageMappedFtl {
                 )));
             }
         }
-        if mapped != valid_total {
+        let shared = self.check_content()?;
+        if mapped.saturating_sub(shared) != valid_total {
             return Err(Error::integrity(format!(
                 "{mapped} mapped logical pages but {valid_total} valid physical pages"
             )));

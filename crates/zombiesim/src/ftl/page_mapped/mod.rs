@@ -80,6 +80,8 @@ pub struct PageMappedFtl {
     /// Issue time of the current host request, and when its operations complete (ns).
     now: u64,
     done: u64,
+    /// Content-aware flash (dedup, dead-value pool), when `content` enables it.
+    content: Option<Box<content::ContentState>>,
 }
 
 /// Ask the CPU to start loading `table[index]` into cache (a hint; no effect on results).
@@ -173,6 +175,14 @@ impl PageMappedFtl {
             timing_on: cfg.timing.enabled,
             now: 0,
             done: 0,
+            content: cfg.content.enabled().then(|| {
+                Box::new(content::ContentState::new(
+                    cfg,
+                    geo.logical_pages,
+                    geo.blocks as u64 * geo.pages_per_block as u64,
+                    geo.blocks,
+                ))
+            }),
             flash,
             geo,
         })
@@ -355,6 +365,9 @@ impl Ftl for PageMappedFtl {
 
     #[inline]
     fn write(&mut self, lpn: u64) -> Result<()> {
+        if self.content.is_some() {
+            return self.write_content(lpn, None);
+        }
         let l = self.check_lpn(lpn)?;
         self.clock += 1;
         self.counters.host_write_pages += 1;
@@ -374,8 +387,27 @@ impl Ftl for PageMappedFtl {
         Ok(())
     }
 
+    fn write_value(&mut self, lpn: u64, value: u64) -> Result<()> {
+        if self.content.is_some() {
+            return self.write_content(lpn, Some(value));
+        }
+        self.write(lpn)
+    }
+
+    fn content_stats(
+        &self,
+    ) -> Option<(
+        crate::content::ContentCounters,
+        crate::content::ContentGauges,
+    )> {
+        PageMappedFtl::content_stats(self)
+    }
+
     fn read(&mut self, lpn: u64) -> Result<()> {
         let l = self.check_lpn(lpn)?;
+        if let Some(c) = self.content.as_deref_mut() {
+            c.on_read(l);
+        }
         self.counters.host_read_pages += 1;
         let ppn = self.l2p[l];
         if ppn == NONE {
@@ -398,6 +430,9 @@ impl Ftl for PageMappedFtl {
     }
 
     fn trim(&mut self, lpn: u64) -> Result<()> {
+        if self.content.is_some() {
+            return self.trim_content(lpn);
+        }
         let l = self.check_lpn(lpn)?;
         self.counters.host_trim_pages += 1;
         let ppn = self.l2p[l];
@@ -425,6 +460,9 @@ impl Ftl for PageMappedFtl {
         }
         self.now = 0;
         self.done = 0;
+        if let Some(c) = self.content.as_deref_mut() {
+            c.reset_time();
+        }
     }
 
     #[inline]
@@ -517,10 +555,12 @@ impl Ftl for PageMappedFtl {
             + self.block_unit.len() * 4
             + self.region.len()
             + self.zombie_bits.as_ref().map_or(0, |b| b.len() * 8)
+            + self.content.as_ref().map_or(0, |c| c.memory_bytes())
     }
 }
 
 mod collect;
+mod content;
 mod invariants;
 mod liveness;
 #[cfg(test)]
