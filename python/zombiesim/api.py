@@ -295,25 +295,14 @@ def compare_reports(
     """Like `compare`, but returns the full `Report` of each run, by label, in order."""
     source = _source(workload, trace)
     variants = compare_configs(config, policies=policies, schemes=schemes, configs=configs)
-    stop = threading.Event()
-
-    def one(label: str, cfg: Config) -> Report:
-        user = None
-        if progress is not None:
-
-            def user(phase: str, fraction: float | None, pages: int) -> bool | None:
-                return progress(label, phase, fraction, pages)
-
-        return _simulate(cfg, source, seed, verify, reproducible, _Watch(user, stop))
-
-    tasks = {label: (lambda lbl=label, c=cfg: one(lbl, c)) for label, cfg in variants.items()}
-    results, failure, interrupted = _run_pool(tasks, jobs, stop)
-    ordered = {label: results[label] for label in variants if label in results}
-    if interrupted:
-        raise SimulationInterrupted(reports=ordered)
-    if failure is not None:
-        raise failure
-    return ordered
+    return simulate_many(
+        {label: (cfg, source) for label, cfg in variants.items()},
+        seed=seed,
+        jobs=jobs,
+        verify=verify,
+        reproducible=reproducible,
+        progress=progress,
+    )
 
 
 def simulate_many(
