@@ -14,8 +14,10 @@
 //!   an entry forgets all its copies). Misses are broken down by popularity degree
 //!   (Fig. 6).
 //!
-//! Memory: a few words per unique value and per logical page touched, plus 16 bytes per
-//! page event (the events are replayed once the values' final popularity is known).
+//! Memory: a few words per unique value and per logical page touched, plus 24 bytes per
+//! page event (the events are replayed once the values' final popularity is known). A
+//! trim of more than [`PAGED_TRIM`] pages is kept as one event and, when replayed, visits
+//! only the pages that hold a value, so no record can claim memory or time by its size.
 
 use super::pool::degree;
 use super::table::FpMap;
@@ -27,6 +29,18 @@ use std::path::Path;
 
 /// Degrees reported (0 ..= 20: up to a million writes of one value).
 const DEGREES: usize = 21;
+
+/// Trims up to this many pages become one event per page; longer ones one event.
+const PAGED_TRIM: u64 = 1 << 16;
+
+/// One event of the first pass.
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    /// A page written with a value, or trimmed (`None`).
+    Page(u64, Option<u64>),
+    /// A trim of `count` pages from `first` (longer than [`PAGED_TRIM`]).
+    Trim { first: u64, count: u64 },
+}
 
 /// Points on each CDF.
 const CDF_POINTS: usize = 100;
@@ -218,7 +232,7 @@ pub fn analyze_values(
     let mut reader = TraceReader::open(path, format, options)?;
     let mut values: FpMap<Value> = FpMap::default();
     let mut pages: FpMap<u64> = FpMap::default();
-    let mut events: Vec<(u64, Option<u64>)> = Vec::new();
+    let mut events: Vec<Event> = Vec::new();
     let (mut records, mut writes, mut trims) = (0u64, 0u64, 0u64);
     // First pass in memory: the page-level events (needed twice: popularity is the
     // value's final write count).
@@ -232,19 +246,19 @@ pub fn analyze_values(
             TraceOp::Write => {
                 let vals = reader.values();
                 let (_, n) = rec.pages(4096);
-                for k in 0..n {
-                    if let Some(&v) = vals.get(k as usize) {
-                        events.push((first + k, Some(v)));
-                        values.entry(v).or_default().writes += 1;
-                        writes += 1;
-                    }
+                for (k, &v) in (0..n).zip(vals) {
+                    events.push(Event::Page(first + k, Some(v)));
+                    values.entry(v).or_default().writes += 1;
+                    writes += 1;
                 }
             }
             TraceOp::Trim => {
                 let (_, n) = rec.pages(4096);
-                for k in 0..n {
-                    events.push((first + k, None));
-                    trims += 1;
+                trims += n;
+                if n > PAGED_TRIM {
+                    events.push(Event::Trim { first, count: n });
+                } else {
+                    events.extend((0..n).map(|k| Event::Page(first + k, None)));
                 }
             }
             _ => {}
@@ -258,50 +272,67 @@ pub fn analyze_values(
         .iter()
         .map(|&n| LruCounts::new(n as usize))
         .collect();
-    for (now, &(page, value)) in events.iter().enumerate() {
-        let now = now as u64;
-        // The page's old value dies first (as in the FTL, a rewrite of the same value
-        // can then revive the copy it just killed).
-        let old = match value {
-            Some(v) => pages.insert(page, v),
-            None => pages.remove(&page),
-        };
-        if let Some(o) = old {
-            let e = values.get_mut(&o).expect("written before");
-            e.invalidations += 1;
-            e.live -= 1;
+    let mut now = 0u64;
+    let mut batch: Vec<(u64, Option<u64>)> = Vec::new();
+    for event in &events {
+        batch.clear();
+        match *event {
+            Event::Page(page, value) => batch.push((page, value)),
+            Event::Trim { first, count } => {
+                let end = first.saturating_add(count);
+                let held = pages.keys().filter(|&&p| p >= first && p < end);
+                batch.extend(held.map(|&p| (p, None)));
+                batch.sort_unstable_by_key(|&(p, _)| p);
+            }
+        }
+        for &(page, value) in &batch {
+            let now = {
+                now += 1;
+                now - 1
+            };
+            // The page's old value dies first (as in the FTL, a rewrite of the same value
+            // can then revive the copy it just killed).
+            let old = match value {
+                Some(v) => pages.insert(page, v),
+                None => pages.remove(&page),
+            };
+            if let Some(o) = old {
+                let e = values.get_mut(&o).expect("written before");
+                e.invalidations += 1;
+                e.live -= 1;
+                if e.live == 0 {
+                    e.created_to_death.0 += now - e.since;
+                    e.created_to_death.1 += 1;
+                    e.since = now;
+                }
+                *infinite.entry(o).or_insert(0) += 1;
+                for l in &mut lrus {
+                    l.insert(o);
+                }
+            }
+            let Some(v) = value else { continue };
+            let d = deg(values[&v].writes);
+            match infinite.get_mut(&v) {
+                Some(n) if *n > 0 => {
+                    *n -= 1;
+                    inf_hits[d] += 1;
+                }
+                _ => inf_misses[d] += 1,
+            }
+            for l in &mut lrus {
+                l.write(v, d);
+            }
+            let e = values.get_mut(&v).expect("counted");
             if e.live == 0 {
-                e.created_to_death.0 += now - e.since;
-                e.created_to_death.1 += 1;
+                if e.invalidations > 0 {
+                    e.rebirths += 1;
+                    e.death_to_rebirth.0 += now - e.since;
+                    e.death_to_rebirth.1 += 1;
+                }
                 e.since = now;
             }
-            *infinite.entry(o).or_insert(0) += 1;
-            for l in &mut lrus {
-                l.insert(o);
-            }
+            e.live += 1;
         }
-        let Some(v) = value else { continue };
-        let d = deg(values[&v].writes);
-        match infinite.get_mut(&v) {
-            Some(n) if *n > 0 => {
-                *n -= 1;
-                inf_hits[d] += 1;
-            }
-            _ => inf_misses[d] += 1,
-        }
-        for l in &mut lrus {
-            l.write(v, d);
-        }
-        let e = values.get_mut(&v).expect("counted");
-        if e.live == 0 {
-            if e.invalidations > 0 {
-                e.rebirths += 1;
-                e.death_to_rebirth.0 += now - e.since;
-                e.death_to_rebirth.1 += 1;
-            }
-            e.since = now;
-        }
-        e.live += 1;
     }
     Ok(summarise(
         path, format, records, writes, trims, &values, inf_hits, inf_misses, &lrus, pool_sizes,

@@ -36,6 +36,7 @@ pub mod blkparse;
 pub mod disksim;
 pub mod fio;
 pub mod fiu;
+mod footprint;
 mod format;
 pub mod msr;
 pub mod native;

@@ -312,6 +312,20 @@ impl TraceReader {
         None
     }
 
+    /// The checks every record passes whatever its format (its byte range fits in 64
+    /// bits), then [`Self::keep`]: `None` when the record is filtered out or skipped.
+    #[inline]
+    fn accept(&mut self, raw: RawRecord) -> Option<Result<TraceRecord>> {
+        if raw.offset.checked_add(raw.size).is_none() {
+            let reason = format!(
+                "a request of {} bytes at byte {} ends beyond the largest byte address (2^64 - 1)",
+                raw.size, raw.offset
+            );
+            return self.reject(LineError::Malformed(reason)).map(Err);
+        }
+        self.keep(raw).map(Ok)
+    }
+
     /// Applies the device filter and the time base, offset and scale.
     #[inline]
     fn keep(&mut self, raw: RawRecord) -> Option<TraceRecord> {
@@ -340,8 +354,8 @@ impl TraceReader {
             match self.input.read_until(b'\n', &mut self.buf) {
                 Ok(0) => {
                     if let Some(raw) = self.parser.finish() {
-                        if let Some(rec) = self.keep(raw) {
-                            return Some(Ok(rec));
+                        if let Some(rec) = self.accept(raw) {
+                            return Some(rec);
                         }
                     }
                     self.done = true;
@@ -366,8 +380,8 @@ impl TraceReader {
             };
             match parsed {
                 Ok(Some(raw)) => {
-                    if let Some(rec) = self.keep(raw) {
-                        return Some(Ok(rec));
+                    if let Some(rec) = self.accept(raw) {
+                        return Some(rec);
                     }
                 }
                 Ok(None) => {}
@@ -420,8 +434,8 @@ impl TraceReader {
             };
             match decoded {
                 Ok(raw) => {
-                    if let Some(rec) = self.keep(raw) {
-                        return Some(Ok(rec));
+                    if let Some(rec) = self.accept(raw) {
+                        return Some(rec);
                     }
                 }
                 Err(e) => {

@@ -3,7 +3,9 @@
 //!
 //! - Footprint: the distinct pages of `page_size` bytes that reads, writes and trims
 //!   touch (a request touches every page it overlaps), and of those the ones written.
-//!   Memory is proportional to the distinct pages (one hash-map entry each).
+//!   Pages are kept as runs of consecutive pages with equal write counts
+//!   ([`PageRuns`]): memory grows with the number of distinct runs (at most about two
+//!   per record), never with the pages one record claims to span.
 //! - Request sizes: a histogram over power-of-two buckets; the bucket `le_bytes = 2^k`
 //!   counts sizes in (2^(k-1), 2^k] (`le_bytes = 0` counts zero-length reads, writes and
 //!   trims). Flushes are not counted.
@@ -19,10 +21,10 @@
 //!   the per-page write counts: 0 when every written page is written equally often,
 //!   towards 1 when a few pages take nearly all writes.
 
+use super::footprint::PageRuns;
 use super::record::{TraceOp, TraceRecord};
 use crate::error::{Error, Result};
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// Count and bytes of one kind of request.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -136,7 +138,7 @@ impl TraceStats {
             interarrival: InterArrival::default(),
             write_skew: WriteSkew::default(),
         };
-        let mut pages: HashMap<u64, u32> = HashMap::new();
+        let mut pages = PageRuns::new();
         let mut sizes = [0u64; 66];
         let mut gaps = vec![0u64; LOG_BUCKETS];
         let mut gap_sum: u128 = 0;
@@ -172,13 +174,7 @@ impl TraceStats {
             };
             sizes[bucket.min(65)] += 1;
             let (first, count) = rec.pages(page_size);
-            let is_write = rec.op == TraceOp::Write;
-            for page in first..first + count {
-                let c = pages.entry(page).or_insert(0);
-                if is_write {
-                    *c = c.saturating_add(1);
-                }
-            }
+            pages.touch(first, count, rec.op == TraceOp::Write);
         }
         if s.records > 0 {
             s.duration_s = (t_max - t_min) as f64 / 1e9;
@@ -209,37 +205,55 @@ impl TraceStats {
             ia.p50_ns = quantile(0.50);
             ia.p99_ns = quantile(0.99);
         }
-        s.unique_pages = pages.len() as u64;
+        s.unique_pages = pages.pages();
         s.footprint_bytes = s.unique_pages.saturating_mul(page_size);
-        let mut counts: Vec<u32> = pages.into_values().filter(|&c| c > 0).collect();
-        s.written_pages = counts.len() as u64;
+        let mut written = pages.written();
+        s.written_pages = written.iter().map(|&(_, n)| n).sum();
         s.written_footprint_bytes = s.written_pages.saturating_mul(page_size);
-        s.write_skew = skew(&mut counts);
+        s.write_skew = skew(&mut written);
         Ok(s)
     }
 }
 
-/// Lorenz points and Gini coefficient of per-page write counts.
-fn skew(counts: &mut [u32]) -> WriteSkew {
-    let n = counts.len();
-    let total: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+/// Lorenz points and Gini coefficient of per-page write counts, given as
+/// `(writes, pages)` runs (every page of a run has that many writes).
+fn skew(runs: &mut [(u32, u64)]) -> WriteSkew {
+    let n: u64 = runs.iter().map(|&(_, len)| len).sum();
+    let total: u128 = runs
+        .iter()
+        .map(|&(c, len)| u128::from(c) * u128::from(len))
+        .sum();
     if n == 0 || total == 0 {
         return WriteSkew::default();
     }
-    counts.sort_unstable_by(|a, b| b.cmp(a));
+    runs.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    // The writes of the `k` hottest pages.
+    let top = |k: u64| {
+        let (mut left, mut sum) = (k, 0u128);
+        for &(c, len) in runs.iter() {
+            let take = len.min(left);
+            sum += u128::from(c) * u128::from(take);
+            left -= take;
+            if left == 0 {
+                break;
+            }
+        }
+        sum
+    };
     let share = |fraction: f64| {
-        let k = ((fraction * n as f64).ceil() as usize).clamp(1, n);
-        counts[..k].iter().map(|&c| u64::from(c)).sum::<u64>() as f64 / total as f64
+        let k = ((fraction * n as f64).ceil() as u64).clamp(1, n);
+        top(k) as f64 / total as f64
     };
     // Gini with counts ascending (x_1 <= ... <= x_n): sum (2i - n - 1) x_i / (n * total);
-    // here they are descending, so position i from the top is n + 1 - i from the bottom.
-    let weighted: f64 = counts
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| (n as f64 - 2.0 * i as f64 - 1.0) * f64::from(c))
-        .sum();
+    // here they are descending, so the page at rank r from the top (0-based) weighs
+    // n - 2r - 1, and a run of `len` pages from rank r weighs len * (n - 2r - len).
+    let (mut weighted, mut rank) = (0.0f64, 0u64);
+    for &(c, len) in runs.iter() {
+        weighted += f64::from(c) * len as f64 * (n as f64 - 2.0 * rank as f64 - len as f64);
+        rank += len;
+    }
     WriteSkew {
-        page_writes: total,
+        page_writes: u64::try_from(total).unwrap_or(u64::MAX),
         hottest_1pct: share(0.01),
         hottest_10pct: share(0.10),
         hottest_20pct: share(0.20),
@@ -326,10 +340,21 @@ mod tests {
 
     #[test]
     fn gini_extremes() {
-        assert_eq!(skew(&mut [3, 3, 3, 3]).gini, 0.0);
-        let mut v = vec![1u32; 99];
-        v.push(1_000_000);
-        assert!(skew(&mut v).gini > 0.98);
+        assert_eq!(skew(&mut [(3, 4)]).gini, 0.0);
+        assert_eq!(skew(&mut [(3, 1), (3, 1), (3, 2)]).gini, 0.0);
+        assert!(skew(&mut [(1, 99), (1_000_000, 1)]).gini > 0.98);
         assert_eq!(skew(&mut []).gini, 0.0);
+    }
+
+    #[test]
+    fn an_absurd_record_costs_one_run() {
+        let recs = vec![
+            rec(0, TraceOp::Write, 4096, 1_000_000_000_000_000_000),
+            rec(1, TraceOp::Read, 0, 4096),
+        ];
+        let s = TraceStats::compute(recs, 4096).unwrap();
+        assert!(s.written_pages >= 1_000_000_000_000_000_000 / 4096);
+        assert_eq!(s.unique_pages, s.written_pages + 1);
+        assert_eq!(s.write_skew.gini, 0.0);
     }
 }
