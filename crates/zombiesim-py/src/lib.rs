@@ -68,7 +68,9 @@ pub(crate) fn detached<T: Send>(
 
 /// Run one simulation and return its report as JSON.
 #[pyfunction]
-#[pyo3(signature = (config, workload, seed = 0, verify = false, reproducible = false, progress = None))]
+#[pyo3(signature = (config, workload, seed = 0, verify = false, reproducible = false,
+    max_memory = None, progress = None))]
+#[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
     config: &PyConfig,
@@ -76,6 +78,7 @@ fn simulate(
     seed: u64,
     verify: bool,
     reproducible: bool,
+    max_memory: Option<u64>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let spec = WorkloadSpec::parse(workload).py()?;
@@ -84,11 +87,32 @@ fn simulate(
         seed,
         verify,
         reproducible,
+        max_memory,
     };
     let report = detached(py, &progress, |p| {
         zombiesim::simulate(&cfg, &spec, &opts, p)
     })?;
     Ok(report.to_json())
+}
+
+/// The estimated state of a run of `config`: `(total bytes, [(what, key, bytes)])`.
+#[pyfunction]
+#[pyo3(signature = (config, verify = false))]
+fn memory_estimate(config: &PyConfig, verify: bool) -> PyResult<(u64, Vec<(String, String, u64)>)> {
+    config.inner.validate().py()?;
+    let est = zombiesim::config::MemoryEstimate::new(&config.inner, verify).py()?;
+    let parts = est
+        .parts
+        .iter()
+        .map(|p| (p.what.to_string(), p.key.to_string(), p.bytes))
+        .collect();
+    Ok((est.total(), parts))
+}
+
+/// Bytes of memory available for new allocations, when the system says.
+#[pyfunction]
+fn available_memory() -> Option<u64> {
+    zombiesim::config::available_memory()
 }
 
 /// The validation cases, as JSON (`full` = the whole table).
@@ -209,6 +233,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyConfig>()?;
     errors::register(m)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(available_memory, m)?)?;
     m.add_function(wrap_pyfunction!(validation_cases, m)?)?;
     m.add_function(wrap_pyfunction!(validate_case, m)?)?;
     m.add_function(wrap_pyfunction!(validation_tolerance, m)?)?;

@@ -102,7 +102,7 @@ fn format(name: &str) -> PyResult<TraceFormat> {
 #[pyfunction]
 #[pyo3(signature = (config, path, format_name, seed = 0, verify = false, reproducible = false,
     device = None, on_error = "stop", remap = "none", limit = None, time_scale = 1.0,
-    time_offset_s = 0.0, progress = None))]
+    time_offset_s = 0.0, max_memory = None, progress = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate_trace(
     py: Python<'_>,
@@ -118,6 +118,7 @@ pub fn simulate_trace(
     limit: Option<u64>,
     time_scale: f64,
     time_offset_s: f64,
+    max_memory: Option<u64>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let spec = TraceSpec {
@@ -132,6 +133,7 @@ pub fn simulate_trace(
         seed,
         verify,
         reproducible,
+        max_memory,
     };
     let report = detached(py, &progress, |p| {
         zombiesim::simulate_trace(&cfg, &spec, &opts, p)
@@ -234,11 +236,22 @@ pub fn trace_formats() -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
+/// The names of the formats `trace_convert` can write.
+#[pyfunction]
+pub fn writable_trace_formats() -> Vec<&'static str> {
+    TraceFormat::ALL
+        .iter()
+        .filter(|f| f.is_writable())
+        .map(|f| f.name())
+        .collect()
+}
+
 /// Register the trace functions.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
     m.add_function(wrap_pyfunction!(trace_convert, m)?)?;
     m.add_function(wrap_pyfunction!(trace_formats, m)?)?;
+    m.add_function(wrap_pyfunction!(writable_trace_formats, m)?)?;
     Ok(())
 }

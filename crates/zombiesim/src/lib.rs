@@ -16,7 +16,7 @@
 //! cfg.set("flash.blocks_per_plane", "64").unwrap();
 //! let wl = WorkloadSpec::parse("uniform:drive_writes=1").unwrap();
 //! let report = simulate(&cfg, &wl, &RunOptions::default(), &mut |_| true).unwrap();
-//! assert!(report.waf >= 1.0);
+//! assert!(report.waf.unwrap() >= 1.0);
 //! ```
 
 pub mod analytic;

@@ -57,8 +57,10 @@ pub struct DeviceInfo {
     /// Mean pages held out of the data cycle during the measured phase (free
     /// blocks and the unwritten part of open blocks).
     pub held_back_pages_mean: f64,
-    /// `(physical − held back) / logical − 1`: the over-provisioning GC actually sees.
-    pub effective_over_provisioning: f64,
+    /// `(physical − held back) / logical − 1`: the over-provisioning GC actually sees,
+    /// measured while every logical page holds data; `null` when the device never filled
+    /// (preconditioning off and the run wrote only part of the logical space).
+    pub effective_over_provisioning: Option<f64>,
     /// Approximate bytes of simulator state for the device.
     pub state_bytes: u64,
 }
@@ -69,7 +71,8 @@ pub struct PhaseReport {
     pub flash_programs: u64,
     pub flash_erases: u64,
     pub gc_pages_copied: u64,
-    pub waf: f64,
+    /// `null` when the phase wrote nothing.
+    pub waf: Option<f64>,
     /// Host page writes ÷ logical pages.
     pub drive_writes: f64,
     /// Whether the random phase stopped because write amplification had settled.
@@ -97,7 +100,9 @@ pub struct RunInfo {
 /// Everything a run produced.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Report {
-    pub waf: f64,
+    /// Flash programs ÷ host page writes of the measured phase; `null` when the run
+    /// wrote nothing (read-only traces): undefined, not 0.
+    pub waf: Option<f64>,
     pub host: HostStats,
     pub flash: FlashStats,
     pub gc: GcStats,

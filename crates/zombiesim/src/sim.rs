@@ -14,7 +14,9 @@
 //! progress callback is called at most every ~100 ms; returning `false` stops the
 //! run, which still returns a report, marked `run.interrupted`.
 
-use crate::config::{Config, PreconditionPattern, TracePlacement};
+use crate::config::{
+    available_memory, Config, MemoryEstimate, PreconditionPattern, TracePlacement,
+};
 use crate::error::Result;
 use crate::flash::Geometry;
 use crate::ftl::{self, Ftl};
@@ -39,6 +41,22 @@ pub struct RunOptions {
     pub verify: bool,
     /// Leave wall-clock times out of the report (byte-identical reports).
     pub reproducible: bool,
+    /// Refuse a run whose estimated state exceeds this many bytes (`None`: the memory
+    /// the operating system says is available, where it can tell).
+    pub max_memory: Option<u64>,
+}
+
+/// Refuse, before allocating, a run whose state would not fit (see
+/// [`MemoryEstimate`]).
+fn check_memory(cfg: &Config, opts: &RunOptions) -> Result<()> {
+    let estimate = MemoryEstimate::new(cfg, opts.verify)?;
+    match opts.max_memory {
+        Some(limit) => estimate.check(limit, "the limit given by --max-memory"),
+        None => match available_memory() {
+            Some(free) => estimate.check(free, "the memory available on this machine"),
+            None => Ok(()),
+        },
+    }
 }
 
 /// Which part of a run is under way.
@@ -114,6 +132,7 @@ pub fn simulate(
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Report> {
     cfg.validate()?;
+    check_memory(cfg, opts)?;
     let geo = Geometry::new(cfg)?;
     let seed = stream_seed(opts.seed, STREAM_WORKLOAD);
     if let Some(oltp) = spec.build_oltp(cfg, geo.logical_pages, seed)? {
@@ -148,6 +167,7 @@ pub fn simulate_trace(
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Report> {
     cfg.validate()?;
+    check_memory(cfg, opts)?;
     if cfg.precondition.pattern == PreconditionPattern::Workload
         && cfg.precondition.random_drive_writes > 0.0
     {
@@ -194,6 +214,11 @@ struct Recorder<'t, 'c> {
     next_verify: u64,
     held_sum: f64,
     held_samples: u64,
+    /// Whether every logical page has been written (by the fill or by the run itself):
+    /// only then do held-back pages say how much spare space GC has.
+    filled: bool,
+    filled_held_sum: f64,
+    filled_samples: u64,
     held_every: u64,
     next_held: u64,
     iter: u64,
@@ -206,8 +231,14 @@ impl Recorder<'_, '_> {
     fn after(&mut self, ftl: &mut dyn Ftl, fraction: impl FnOnce() -> Option<f64>) -> Result<bool> {
         let written = ftl.counters().host_write_pages - self.pre.host_write_pages;
         if written >= self.next_held {
-            self.held_sum += ftl.held_back_pages() as f64;
+            let held = ftl.held_back_pages() as f64;
+            self.held_sum += held;
             self.held_samples += 1;
+            self.filled = self.filled || ftl.valid_pages() >= self.logical;
+            if self.filled {
+                self.filled_held_sum += held;
+                self.filled_samples += 1;
+            }
             self.next_held = written + self.held_every;
         }
         if self.series_every > 0 && written >= self.next_point {
@@ -238,6 +269,20 @@ impl Recorder<'_, '_> {
         } else {
             self.held_sum / self.held_samples as f64
         }
+    }
+
+    /// `(physical − held back) / logical − 1` over the samples taken once every logical
+    /// page had been written; `None` when there were none (a device that filled itself
+    /// only partly: its never-written space is not spare space GC works with).
+    fn effective_over_provisioning(&self, ftl: &dyn Ftl, physical: u64) -> Option<f64> {
+        let held = if self.filled_samples > 0 {
+            self.filled_held_sum / self.filled_samples as f64
+        } else if self.held_samples == 0 && self.filled {
+            ftl.held_back_pages() as f64
+        } else {
+            return None;
+        };
+        Some((physical as f64 - held) / self.logical as f64 - 1.0)
     }
 }
 
@@ -319,6 +364,9 @@ fn run(
         next_verify: logical,
         held_sum: 0.0,
         held_samples: 0,
+        filled: cfg.precondition.fill || ftl.valid_pages() >= logical,
+        filled_held_sum: 0.0,
+        filled_samples: 0,
         held_every: (geo.pages_per_block as u64 * 4).max(64),
         next_held: 0,
         iter: 0,
@@ -361,6 +409,9 @@ fn run(
     }
     let total = *ftl.counters();
     let measured = total.since(&pre);
+    if !interrupted && measured.host_requests == 0 {
+        return Err(nothing_to_simulate(label, trace_info.as_ref()));
+    }
     if !interrupted {
         rec.ticker.force(Progress {
             phase: Phase::Measure,
@@ -370,6 +421,7 @@ fn run(
     }
     let (host, flash, gc) = Report::sections(&measured);
     let held_mean = rec.held_mean(ftl.as_ref());
+    let effective_op = rec.effective_over_provisioning(ftl.as_ref(), geo.physical_pages);
     let series = std::mem::take(&mut rec.series);
     let (elapsed_ns, latency, throughput, app, cache, notify) = match measured_phase {
         Measured::Device(iface) => (
@@ -395,7 +447,7 @@ fn run(
         crate::content::ContentReport::new(&cfg.content, &c, &g, measured.host_write_pages)
     });
     Ok(Report {
-        waf: measured.waf(),
+        waf: measured.defined_waf(),
         host,
         flash,
         gc,
@@ -410,8 +462,7 @@ fn run(
             gc_units: geo.units.len() as u32,
             over_provisioning: geo.over_provisioning(),
             held_back_pages_mean: held_mean,
-            effective_over_provisioning: (geo.physical_pages as f64 - held_mean) / logical as f64
-                - 1.0,
+            effective_over_provisioning: effective_op,
             state_bytes: ftl.memory_bytes() as u64,
         },
         elapsed_s: timed.then_some(elapsed_ns as f64 / 1e9),
@@ -428,7 +479,7 @@ fn run(
             flash_programs: pre.programs.total(),
             flash_erases: pre.erases.total(),
             gc_pages_copied: pre.gc_pages_copied,
-            waf: pre.waf(),
+            waf: pre.defined_waf(),
             drive_writes: pre.host_write_pages as f64 / logical as f64,
             steady,
         },
@@ -449,6 +500,33 @@ fn run(
         },
         content,
     })
+}
+
+/// The error for a measured phase that issued no request: what was read, and why
+/// nothing of it reached the device.
+fn nothing_to_simulate(label: &str, trace: Option<&crate::workload::TraceInfo>) -> crate::Error {
+    let reason = match trace {
+        Some(t) if t.records == 0 && t.skipped_lines > 0 => format!(
+            "no request to simulate: every one of its {} lines was malformed and skipped",
+            t.skipped_lines
+        ),
+        Some(t) if t.limit == Some(0) => "no request to simulate: a limit of 0 records \
+             replays nothing (give --limit 1 or more)"
+            .to_string(),
+        Some(t) if t.records == 0 => match t.device {
+            Some(d) => format!(
+                "no request to simulate: no record of the trace is on device {d} \
+                 (--trace-device); `zombiesim trace stats` lists what the trace holds"
+            ),
+            None => "no request to simulate: the trace holds no record".to_string(),
+        },
+        Some(t) => format!(
+            "no request to simulate: its {} records are all flushes, which move no data",
+            t.records
+        ),
+        None => "no request to simulate: the workload issued nothing (a length of 0?)".into(),
+    };
+    crate::Error::workload(label, reason)
 }
 
 /// How the measured phase ran.

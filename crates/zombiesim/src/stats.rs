@@ -103,6 +103,11 @@ impl Counters {
         }
     }
 
+    /// Write amplification, `None` when no host page was written (it is undefined).
+    pub fn defined_waf(&self) -> Option<f64> {
+        (self.host_write_pages > 0).then(|| self.waf())
+    }
+
     /// Write amplification: flash programs ÷ host page writes (0 when nothing was written).
     pub fn waf(&self) -> f64 {
         if self.host_write_pages == 0 {

@@ -138,19 +138,24 @@ pub fn run_case(
         seed,
         verify: false,
         reproducible: false,
+        ..Default::default()
     };
     let report = simulate(&cfg, &spec, &opts, progress)?;
     let b = case.pages_per_block;
-    let alpha_eff = 1.0 + report.device.effective_over_provisioning;
+    let effective_op = report
+        .device
+        .effective_over_provisioning
+        .unwrap_or(f64::NAN);
+    let alpha_eff = 1.0 + effective_op;
     let model = |alpha: f64| analytic::wa_for_policy(&case.policy, alpha, b).unwrap_or(f64::NAN);
     let analytic_waf = model(alpha_eff);
-    let error = (report.waf - analytic_waf) / analytic_waf;
+    let error = (report.waf.unwrap_or(f64::NAN) - analytic_waf) / analytic_waf;
     Ok(Row {
         case: case.clone(),
-        simulated_waf: report.waf,
+        simulated_waf: report.waf.unwrap_or(f64::NAN),
         analytic_waf,
         analytic_waf_nominal: model(1.0 + case.over_provisioning),
-        effective_over_provisioning: report.device.effective_over_provisioning,
+        effective_over_provisioning: effective_op,
         error,
         ok: error.abs() <= TOLERANCE && !report.run.interrupted,
         interrupted: report.run.interrupted,

@@ -24,6 +24,7 @@ fn run(cfg: &Config, wl: &str) -> Report {
         seed: 5,
         verify: true,
         reproducible: true,
+        ..Default::default()
     };
     simulate(cfg, &WorkloadSpec::parse(wl).unwrap(), &opts, &mut |_| true).unwrap()
 }
@@ -272,6 +273,7 @@ mod traces {
             seed: 1,
             verify: true,
             reproducible: true,
+            ..Default::default()
         };
         simulate_trace(&cfg, spec, &opts, &mut |_| true)
     }

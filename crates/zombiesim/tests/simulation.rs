@@ -19,6 +19,7 @@ fn run(cfg: &Config, wl: &str, seed: u64) -> zombiesim::Report {
         seed,
         verify: true,
         reproducible: true,
+        ..Default::default()
     };
     simulate(cfg, &WorkloadSpec::parse(wl).unwrap(), &opts, &mut |_| true).unwrap()
 }
@@ -41,8 +42,12 @@ fn counters_are_consistent() {
         r.gc.pages_copied
     );
     assert_eq!(f.erases, r.gc.victims);
-    assert!((r.waf - f.programs as f64 / r.host.write_pages as f64).abs() < 1e-12);
-    assert!(r.waf > 1.5, "uniform at OP 7% must amplify: {}", r.waf);
+    assert!((r.waf.unwrap() - f.programs as f64 / r.host.write_pages as f64).abs() < 1e-12);
+    assert!(
+        r.waf.unwrap() > 1.5,
+        "uniform at OP 7% must amplify: {}",
+        r.waf.unwrap()
+    );
     assert!(r.host.read_pages > 0 && r.host.trim_pages > 0);
     assert!(r.precondition.host_write_pages >= r.device.logical_pages);
     assert!(!r.series.is_empty());
@@ -63,10 +68,10 @@ fn same_seed_same_bytes_other_seed_other_bytes() {
 #[test]
 fn policies_rank_as_theory_says_on_uniform_traffic() {
     let wl = "uniform:drive_writes=3";
-    let greedy = run(&small("greedy"), wl, 1).waf;
-    let fifo = run(&small("fifo"), wl, 1).waf;
-    let random = run(&small("random"), wl, 1).waf;
-    let d10 = run(&small("d-choices:10"), wl, 1).waf;
+    let greedy = run(&small("greedy"), wl, 1).waf.unwrap();
+    let fifo = run(&small("fifo"), wl, 1).waf.unwrap();
+    let random = run(&small("random"), wl, 1).waf.unwrap();
+    let d10 = run(&small("d-choices:10"), wl, 1).waf.unwrap();
     assert!(
         greedy < d10 && d10 < fifo && fifo < random,
         "{greedy} {d10} {fifo} {random}"
@@ -85,7 +90,7 @@ fn cost_benefit_beats_greedy_on_skewed_traffic() {
         .unwrap();
     }
     let wl = "hotcold:r=0.95,f=0.05,drive_writes=4";
-    let (wg, wcb) = (run(&g, wl, 2).waf, run(&cb, wl, 2).waf);
+    let (wg, wcb) = (run(&g, wl, 2).waf.unwrap(), run(&cb, wl, 2).waf.unwrap());
     assert!(wcb < wg, "cost-benefit {wcb} vs greedy {wg}");
 }
 
@@ -105,8 +110,8 @@ fn all_policies_agree_on_the_host_stream() {
 #[test]
 fn trim_lowers_write_amplification() {
     let cfg = small("greedy");
-    let plain = run(&cfg, "uniform:requests=60000", 4).waf;
-    let trimmed = run(&cfg, "uniform:requests=60000,trim=0.2", 4).waf;
+    let plain = run(&cfg, "uniform:requests=60000", 4).waf.unwrap();
+    let trimmed = run(&cfg, "uniform:requests=60000,trim=0.2", 4).waf.unwrap();
     assert!(trimmed < plain, "trim {trimmed} vs none {plain}");
 }
 
@@ -134,7 +139,7 @@ fn every_gc_scope_and_multi_page_request_runs_clean() {
         ])
         .unwrap();
         let r = run(&cfg, "locality:x=10,size=16KiB,read=0.5,drive_writes=1", 6);
-        assert!(r.waf >= 1.0);
+        assert!(r.waf.unwrap() >= 1.0);
         assert_eq!(
             r.device.gc_units,
             match scope {
@@ -154,6 +159,7 @@ fn a_progress_callback_can_stop_a_run() {
         seed: 1,
         verify: false,
         reproducible: true,
+        ..Default::default()
     };
     let wl = WorkloadSpec::parse("uniform:drive_writes=50").unwrap();
     let r = simulate(&cfg, &wl, &opts, &mut |p| {

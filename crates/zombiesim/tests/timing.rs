@@ -89,6 +89,7 @@ fn p99(op: f64) -> (f64, f64) {
         seed: 3,
         verify: true,
         reproducible: true,
+        ..Default::default()
     };
     let r = simulate(&cfg, &wl, &opts, &mut |_| true).unwrap();
     let lat = r.latency.expect("timing on");
@@ -121,6 +122,7 @@ fn timed_runs_are_deterministic_and_count_like_untimed_ones() {
         seed: 1,
         verify: false,
         reproducible: true,
+        ..Default::default()
     };
     let untimed = simulate(&cfg, &wl, &opts, &mut |_| true).unwrap();
     cfg.set("timing.enabled", "true").unwrap();
@@ -157,6 +159,7 @@ fn every_preset_runs_timed_when_scaled_down() {
             seed: 1,
             verify: true,
             reproducible: true,
+            ..Default::default()
         };
         let r = simulate(&cfg, &wl, &opts, &mut |_| true).unwrap_or_else(|e| panic!("{name}: {e}"));
         let lat = r.latency.unwrap();

@@ -45,6 +45,7 @@ fn opts() -> RunOptions {
         seed: 1,
         verify: true,
         reproducible: true,
+        ..Default::default()
     }
 }
 

@@ -24,6 +24,7 @@ fn run(cfg: &Config, workload: &str, verify: bool) -> Report {
         seed: 1,
         verify,
         reproducible: true,
+        ..Default::default()
     };
     let wl = WorkloadSpec::parse(workload).unwrap();
     simulate(cfg, &wl, &opts, &mut |_| true).unwrap()
@@ -96,7 +97,7 @@ fn z_greedy_cuts_write_amplification_and_the_gain_shrinks_with_locality() {
         let base = run(&quarter(&[]), &w, false);
         let z = run(&quarter(&zgc_gd()), &w, false);
         assert!(z.gc.zombie_pages_copied > 0);
-        1.0 - z.waf / base.waf
+        1.0 - z.waf.unwrap() / base.waf.unwrap()
     };
     let (g6, g20) = (gain(6), gain(20));
     assert!(g6 > 0.2, "ZGC-GD vs GC-GD at x = 6: {g6}");

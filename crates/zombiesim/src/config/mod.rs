@@ -15,17 +15,22 @@
 
 mod content;
 mod host;
+mod memory;
 mod policy;
 mod presets;
 
 pub use content::{ContentConfig, PoolPolicy};
 pub use host::{HostConfig, NotifyConfig, NotifyMode, TracePlacement};
+pub use memory::{available_memory, MemoryEstimate, MemoryPart};
 pub use policy::PolicySpec;
 pub use presets::{preset_names, preset_toml, scheme_names, scheme_settings, SchemeInfo};
 
 use crate::error::{Error, Result};
 use crate::units::ByteSize;
 use serde::{Deserialize, Serialize};
+
+/// The largest flash page (and mapping unit) a configuration may ask for.
+pub const MAX_PAGE_SIZE: u64 = 1 << 20;
 
 /// The full, resolved configuration of one simulation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
@@ -443,10 +448,10 @@ impl Config {
             return Err(Error::config("flash.pages_per_block", "must be at least 2"));
         }
         let ps = f.page_size.bytes();
-        if ps < 512 || !ps.is_power_of_two() {
+        if !(512..=MAX_PAGE_SIZE).contains(&ps) || !ps.is_power_of_two() {
             return Err(Error::config(
                 "flash.page_size",
-                format!("{ps}: must be a power of two of at least 512 bytes"),
+                format!("{ps}: must be a power of two from 512 bytes to 1 MiB"),
             ));
         }
         let op = self.ftl.over_provisioning;

@@ -47,10 +47,22 @@ impl Geometry {
     /// Resolve and check the geometry; errors name the config key to change.
     pub fn new(cfg: &Config) -> Result<Geometry> {
         let f = &cfg.flash;
-        let planes64 = f.channels as u64
-            * f.chips_per_channel as u64
-            * f.dies_per_chip as u64
-            * f.planes_per_die as u64;
+        // Products in u128: four u32 factors cannot overflow it.
+        let planes128 = u128::from(f.channels)
+            * u128::from(f.chips_per_channel)
+            * u128::from(f.dies_per_chip)
+            * u128::from(f.planes_per_die);
+        let pages128 = planes128 * u128::from(f.blocks_per_plane) * u128::from(f.pages_per_block);
+        if pages128 >= u128::from(u32::MAX) {
+            return Err(Error::config(
+                "flash.blocks_per_plane",
+                format!(
+                    "the device has {pages128} pages; at most {} fit the simulator's 32-bit page numbers (use larger pages)",
+                    u32::MAX - 1
+                ),
+            ));
+        }
+        let planes64 = planes128 as u64;
         let blocks64 = planes64 * f.blocks_per_plane as u64;
         let pages64 = blocks64 * f.pages_per_block as u64;
         if pages64 >= u32::MAX as u64 {

@@ -83,6 +83,8 @@ pub trait Ftl: Send {
     /// Pages currently held out of the data cycle: free blocks plus the unwritten
     /// pages of open blocks (the analytic models' "reserve").
     fn held_back_pages(&self) -> u64;
+    /// Valid flash pages (pages holding the newest copy of some logical page).
+    fn valid_pages(&self) -> u64;
     /// Approximate bytes of memory the FTL's state occupies.
     fn memory_bytes(&self) -> usize;
     /// Counters and end-of-run state of the content layer, when it is on.

@@ -12,6 +12,11 @@ pub struct WorkloadInfo {
     pub description: &'static str,
 }
 
+/// The longest synthetic run, in drive writes (`drive_writes`, `bytes`).
+pub const MAX_DRIVE_WRITES: f64 = 100_000.0;
+/// The most requests a synthetic run may ask for (`requests`).
+pub const MAX_REQUESTS: u64 = 1_000_000_000_000;
+
 const COMMON_KEYS: &str = "read=0, trim=0, size=PAGE, reads=same|uniform, \
     one of drive_writes=1 | requests=N | bytes=SIZE";
 
@@ -406,19 +411,43 @@ impl Keys<'_> {
         if let Some(v) = rq {
             return v
                 .parse::<u64>()
+                .ok()
+                .filter(|n| (1..=MAX_REQUESTS).contains(n))
                 .map(Length::Requests)
-                .map_err(|_| self.bad("requests", &v, "a whole number"));
+                .ok_or_else(|| {
+                    self.bad(
+                        "requests",
+                        &v,
+                        &format!("a whole number from 1 to {MAX_REQUESTS}"),
+                    )
+                });
         }
+        let most = MAX_DRIVE_WRITES * logical_pages as f64;
         if let Some(v) = by {
-            let b = parse_bytes(&v).map_err(|e| self.bad("bytes", &v, &format!("a size ({e})")))?;
+            let b = parse_bytes(&v)
+                .ok()
+                .filter(|&b| b > 0 && b as f64 / page_size as f64 <= most)
+                .ok_or_else(|| {
+                    self.bad(
+                        "bytes",
+                        &v,
+                        &format!("a size above 0 of at most {MAX_DRIVE_WRITES} drive writes"),
+                    )
+                })?;
             return write_pages((b as f64 / page_size as f64).ceil());
         }
         let d = match dw {
             Some(v) => v
                 .parse::<f64>()
                 .ok()
-                .filter(|x| x.is_finite() && *x >= 0.0)
-                .ok_or_else(|| self.bad("drive_writes", &v, "a non-negative number"))?,
+                .filter(|x| x.is_finite() && *x > 0.0 && *x <= MAX_DRIVE_WRITES)
+                .ok_or_else(|| {
+                    self.bad(
+                        "drive_writes",
+                        &v,
+                        &format!("a number above 0 and at most {MAX_DRIVE_WRITES}"),
+                    )
+                })?,
             None => default_drive_writes,
         };
         write_pages(d * logical_pages as f64)

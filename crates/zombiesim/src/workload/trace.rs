@@ -52,6 +52,10 @@ pub struct TraceInfo {
     pub skipped_examples: Vec<String>,
     pub remap: String,
     pub remapped: RemapStats,
+    /// The one device kept (`--trace-device`), if any.
+    pub device: Option<u32>,
+    /// The most records replayed (`--limit`), if any.
+    pub limit: Option<u64>,
 }
 
 /// A trace replayed as a workload.
@@ -104,6 +108,8 @@ impl TraceWorkload {
                 .collect(),
             remap: self.spec.remap.to_string(),
             remapped: self.remapper.stats(),
+            device: self.spec.options.device,
+            limit: self.spec.limit,
         }
     }
 }

@@ -549,6 +549,10 @@ impl Ftl for PageMappedFtl {
         free * ppb + open
     }
 
+    fn valid_pages(&self) -> u64 {
+        self.units.iter().map(|u| u.valid).sum()
+    }
+
     fn memory_bytes(&self) -> usize {
         self.flash.memory_bytes()
             + self.l2p.len() * 4
