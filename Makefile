@@ -1,6 +1,9 @@
 # zombiesim — the two commands a user needs are `make demo` and `make test`.
 # Everything installs into a local virtualenv (.venv) from the package registries.
 
+SHELL       := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -14,9 +17,11 @@ $(BIN)/maturin:
 	$(BIN)/python -m pip install --quiet "maturin>=1.16,<2"
 
 # Build the Rust extension in release mode and install the package (with its
-# runtime and test dependencies) into the virtualenv.
+# runtime and test dependencies) into the virtualenv. pip's lines about what is
+# already installed are left out; everything else (and any failure) shows.
 build: $(BIN)/maturin
-	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet --extras dev
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet --extras dev 2>&1 \
+	  | { grep -vE '^(Requirement already satisfied|Ignoring [a-z]+: markers|Looking in links)' || true; }
 
 demo: build
 	$(BIN)/zombiesim demo

@@ -130,7 +130,7 @@ def compare_columns(
 
 def best_label(reports: Mapping[str, Report]) -> str | None:
     """The label with the lowest WAF among the runs that finished."""
-    finished = {k: r for k, r in reports.items() if not r.interrupted}
+    finished = {k: r for k, r in reports.items() if not r.interrupted and r.raw["waf"] is not None}
     if not finished:
         return None
     return min(finished, key=lambda k: finished[k].raw["waf"])

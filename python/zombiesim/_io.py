@@ -1,8 +1,18 @@
-"""Writing output files atomically (a temp file in the same directory, then `os.replace`)."""
+"""Writing output files without destroying what is at the path.
+
+- A regular file (or a path that does not exist yet) is replaced atomically: a temp file
+  in the same directory, then `os.replace`, so readers see the old file or the whole new
+  one, and a failed or killed write leaves the old file as it was.
+- A symbolic link is followed: its final target is replaced atomically (the temp file
+  sits beside the target), and the link stays a link.
+- A character or block device, a FIFO or a socket is written directly (opened and
+  written in place): replacing it would delete the device node or the pipe.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -22,6 +32,20 @@ def _cannot_write(path: str | os.PathLike[str], e: OSError) -> ZombiesimError:
     return make_error(InputError, f"cannot write `{path}`: {e.strerror or e}", "io")
 
 
+def resolve_output(path: str | os.PathLike[str]) -> tuple[Path, bool]:
+    """Where writing `path` really goes, and whether it can be replaced atomically.
+
+    Symbolic links are followed to their final target (which may not exist yet); a
+    target that exists and is not a regular file (a device, FIFO or socket) is written
+    in place (`False`)."""
+    target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        return target, True
+    return target, stat.S_ISREG(mode) or stat.S_ISDIR(mode)
+
+
 def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Write `data` to `path` so readers see either the old file or the whole new one.
 
@@ -37,6 +61,14 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> None:
         sys.stdout.flush()
         return
     raw = data.encode() if isinstance(data, str) else data
+    target, replaceable = resolve_output(path)
+    if not replaceable:
+        try:
+            with open(target, "wb") as f:
+                f.write(raw)
+        except OSError as e:
+            raise _cannot_write(path, e) from e
+        return
     with atomic_output(path) as tmp:
         try:
             with open(tmp, "wb") as f:
@@ -55,12 +87,18 @@ _KEPT_SUFFIXES = (".gz", ".zst")
 def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
     """A temp path for a writer that opens files by name (the simulator's trace writer).
 
-    The temp file is in the same directory and ends with the target's compression suffix
-    (`.gz`, `.zst`), so it is written the same way; when the block ends it replaces `path`,
-    and when the block raises it is removed."""
-    target = Path(path)
+    The temp file is in the same directory as the target (a symbolic link's target, see
+    `resolve_output`) and ends with the path's compression suffix (`.gz`, `.zst`), so it
+    is written the same way; when the block ends it replaces the target, and when the
+    block raises it is removed. A device or FIFO is handed over as it is, to be written
+    in place."""
+    target, replaceable = resolve_output(path)
+    if not replaceable:
+        yield os.fspath(target)
+        return
     directory = target.parent if str(target.parent) else Path(".")
-    suffix = next((s for s in _KEPT_SUFFIXES if target.name.endswith(s)), "")
+    name = Path(path).name
+    suffix = next((s for s in _KEPT_SUFFIXES if name.endswith(s)), "")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{suffix}", dir=directory)
         os.close(fd)
@@ -76,7 +114,11 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
             message = str(e).replace(tmp, os.fspath(path))
             raise make_error(type(e), message, getattr(e, "kind", "io")) from e
         try:
-            os.chmod(tmp, 0o666 & ~_umask())
+            try:
+                mode = stat.S_IMODE(os.stat(target).st_mode)  # keep an existing file's mode
+            except OSError:
+                mode = 0o666 & ~_umask()
+            os.chmod(tmp, mode)
             os.replace(tmp, target)
         except OSError as e:
             raise _cannot_write(path, e) from e

@@ -15,6 +15,7 @@ import gzip
 import html
 import io
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -52,8 +53,18 @@ def guess_format(path: str | os.PathLike[str]) -> str:
     except OSError as e:
         raise make_error(InputError, f"cannot read `{name}`: {e.strerror or e}", "io") from e
     fields = line.split()
-    if line.startswith("t_wall,") or line.count(",") == 6:
+    columns = [c.strip() for c in line.split(",")]
+    if line.startswith("t_wall,") or (
+        len(columns) == 7 and re.fullmatch(r"[0-9a-fA-F]{16}", columns[5]) is not None
+    ):
         return "pgbench-hashed"
+    if len(columns) == 7 and columns[3].lower() in {"read", "write"}:
+        raise make_error(
+            InputError,
+            f"{name}:1: this looks like an MSR Cambridge trace, which carries no content "
+            f"hashes; value analyses need a hashed trace ({', '.join(HASHED_FORMATS)})",
+            "trace",
+        )
     if len(fields) >= 2 and fields[0] in {"W", "F", "T", "Z", "R"} and fields[1].isdigit():
         return "nbdkit-hashlog"
     if len(fields) == 9:
@@ -117,7 +128,13 @@ def values(
     sizes = [int(n) for n in pools]
     if any(n < 1 for n in sizes):
         raise make_error(InputError, "pool sizes must be at least 1 entry", "config")
-    text = _core.analyze_values(name, fmt, sizes, limit=limit, on_error=on_error)
+    try:
+        text = _core.analyze_values(name, fmt, sizes, limit=limit, on_error=on_error)
+    except InputError as e:
+        if format is not None:
+            raise
+        guessed = f" (read as {fmt}, guessed from the first line; give --format if that is wrong)"
+        raise make_error(InputError, f"{e}{guessed}", getattr(e, "kind", "trace")) from e
     return ValueAnalysis(json.loads(text))
 
 

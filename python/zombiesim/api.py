@@ -13,13 +13,14 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from . import _core
 from ._errors import ConfigError, SimulationInterrupted, WorkloadError, make_error
 from .config import Config
 from .report import Report
-from .trace import TraceInput
+from .trace import TraceInput, parse_size
 from .workload import Workload, parse
 
 __all__ = [
@@ -83,42 +84,63 @@ class _Watch:
         return True
 
 
-def _simulate(
-    config: Config,
-    source: _Source,
-    seed: int,
-    verify: bool,
-    reproducible: bool,
-    watch: _Watch,
-) -> Report:
+#: The largest seed (seeds are unsigned 64-bit numbers).
+MAX_SEED = 2**64 - 1
+
+
+@dataclass(frozen=True)
+class _RunOptions:
+    """What every run takes besides its config and source, checked once."""
+
+    seed: int
+    verify: bool = False
+    reproducible: bool = False
+    max_memory: int | None = None
+
+    def __post_init__(self) -> None:
+        seed = self.seed
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+            raise make_error(
+                ConfigError,
+                f"config key `seed`: expected a whole number from 0 to 2^64 - 1, found {seed!r}",
+                "config",
+            )
+        if self.max_memory is not None:
+            object.__setattr__(self, "max_memory", parse_size(self.max_memory, "max_memory"))
+
+    def core(self) -> dict[str, Any]:
+        """The binding's keyword arguments."""
+        return {
+            "seed": self.seed,
+            "verify": bool(self.verify),
+            "reproducible": bool(self.reproducible),
+            "max_memory": self.max_memory,
+        }
+
+
+def _simulate(config: Config, source: _Source, opts: _RunOptions, watch: _Watch) -> Report:
     if isinstance(source, TraceInput):
         text = _core.simulate_trace(
             config.core,
             source.path,
             source.format,
-            seed=seed,
-            verify=verify,
-            reproducible=reproducible,
             progress=watch,
+            **opts.core(),
             **source.options(),
         )
     else:
-        text = _core.simulate(
-            config.core, source, seed=seed, verify=verify, reproducible=reproducible, progress=watch
-        )
+        text = _core.simulate(config.core, source, progress=watch, **opts.core())
     return Report(text)
 
 
 def _run_one(
     config: Config | None,
     source: _Source,
-    seed: int,
-    verify: bool,
-    reproducible: bool,
+    opts: _RunOptions,
     progress: ProgressFn | None,
 ) -> Report:
     watch = _Watch(progress)
-    report = _simulate(Config.coerce(config), source, seed, verify, reproducible, watch)
+    report = _simulate(Config.coerce(config), source, opts, watch)
     if report.interrupted and not watch.stopped_by_user:
         raise SimulationInterrupted(report=report)
     return report
@@ -131,6 +153,7 @@ def simulate(
     seed: int = DEFAULT_SEED,
     verify: bool = False,
     reproducible: bool = False,
+    max_memory: int | str | None = None,
     progress: ProgressFn | None = None,
 ) -> Report:
     """Run one simulation and return its `Report`.
@@ -141,8 +164,12 @@ def simulate(
     oracle and invariant checks (slower); `reproducible` leaves wall times out of the report
     so identical runs give byte-identical JSON. When `progress` returns False the partial
     report is returned (`report.run.interrupted` is true); Ctrl-C raises
-    `SimulationInterrupted` carrying the partial report."""
-    return _run_one(config, _source(workload), seed, verify, reproducible, progress)
+    `SimulationInterrupted` carrying the partial report. `seed` is a whole number from 0
+    to 2^64 - 1. A configuration whose state would not fit in `max_memory` bytes (or a
+    size such as `"8GiB"`; default: the memory available now) raises `ConfigError`
+    naming the key to change, before anything is allocated."""
+    opts = _RunOptions(seed, verify, reproducible, max_memory)
+    return _run_one(config, _source(workload), opts, progress)
 
 
 def simulate_trace(
@@ -159,6 +186,7 @@ def simulate_trace(
     limit: int | None = None,
     time_scale: float = 1.0,
     time_offset: float = 0.0,
+    max_memory: int | str | None = None,
     progress: ProgressFn | None = None,
 ) -> Report:
     """Replay a block trace (`format`: `zs.trace.formats()`) and return its `Report`.
@@ -172,7 +200,8 @@ def simulate_trace(
     first records; `time_scale` multiplies the trace's times and `time_offset` (seconds)
     is added after scaling (timing mode, open replay).
     `progress`'s fraction is `None` in the measured phase unless `limit` is given.
-    Interruption works as in `simulate`."""
+    Interruption, `seed` and `max_memory` work as in `simulate`."""
+    opts = _RunOptions(seed, verify, reproducible, max_memory)
     source = TraceInput(
         os.fspath(path),
         format,
@@ -183,7 +212,7 @@ def simulate_trace(
         time_scale=time_scale,
         time_offset=time_offset,
     )
-    return _run_one(config, source, seed, verify, reproducible, progress)
+    return _run_one(config, source, opts, progress)
 
 
 def compare_configs(
@@ -272,6 +301,17 @@ def _run_pool(
     return results, failure, interrupted
 
 
+def _check_jobs(jobs: int | None) -> None:
+    if jobs is None:
+        return
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise make_error(
+            ConfigError,
+            f"config key `jobs`: expected a whole number from 1, found {jobs!r}",
+            "config",
+        )
+
+
 def _jobs(jobs: int | None, n: int) -> int:
     if jobs is None or jobs <= 0:
         jobs = os.cpu_count() or 1
@@ -290,6 +330,7 @@ def compare_reports(
     jobs: int | None = None,
     verify: bool = False,
     reproducible: bool = False,
+    max_memory: int | str | None = None,
     progress: MultiProgressFn | None = None,
 ) -> dict[str, Report]:
     """Like `compare`, but returns the full `Report` of each run, by label, in order."""
@@ -301,6 +342,7 @@ def compare_reports(
         jobs=jobs,
         verify=verify,
         reproducible=reproducible,
+        max_memory=max_memory,
         progress=progress,
     )
 
@@ -312,12 +354,16 @@ def simulate_many(
     jobs: int | None = None,
     verify: bool = False,
     reproducible: bool = False,
+    max_memory: int | str | None = None,
     progress: MultiProgressFn | None = None,
 ) -> dict[str, Report]:
     """Run each labelled `(config, workload or trace)` pair, in parallel (`jobs` threads,
     default: one per core), and return the reports by label in the order given. Unlike
     `compare_reports`, each run may have its own workload. Ctrl-C raises
-    `SimulationInterrupted` carrying the reports that finished."""
+    `SimulationInterrupted` carrying the reports that finished. `max_memory` applies to
+    each run (runs in parallel add up: lower `jobs` when memory is short)."""
+    opts = _RunOptions(seed, verify, reproducible, max_memory)
+    _check_jobs(jobs)
     prepared = {
         str(label): (Config.coerce(cfg), _source(source)) for label, (cfg, source) in runs.items()
     }
@@ -330,7 +376,7 @@ def simulate_many(
             def user(phase: str, fraction: float | None, pages: int) -> bool | None:
                 return progress(label, phase, fraction, pages)
 
-        return _simulate(cfg, src, seed, verify, reproducible, _Watch(user, stop))
+        return _simulate(cfg, src, opts, _Watch(user, stop))
 
     tasks = {
         label: (lambda lbl=label, c=cfg, s=src: one(lbl, c, s))
@@ -368,6 +414,7 @@ def compare(
     jobs: int | None = None,
     verify: bool = False,
     reproducible: bool = False,
+    max_memory: int | str | None = None,
     progress: MultiProgressFn | None = None,
 ):
     """Run several policies / schemes / configs on the same workload and seed (so every run
@@ -390,6 +437,7 @@ def compare(
             jobs=jobs,
             verify=verify,
             reproducible=reproducible,
+            max_memory=max_memory,
             progress=progress,
         )
     )
@@ -417,6 +465,8 @@ def validate(
     whose `.report` is the frame of finished cases."""
     import pandas as pd
 
+    _RunOptions(seed)  # checks the seed
+    _check_jobs(jobs)
     cases = validation_cases(full)
     stop = threading.Event()
     tolerance = _core.validation_tolerance()

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from . import _core
-from ._errors import InputError, ZombiesimError, make_error
+from ._errors import ConfigError, InputError, ZombiesimError, make_error
 
 __all__ = ["Config", "toml_value"]
 
@@ -120,8 +120,31 @@ class Config:
         `ConfigError` naming the key)."""
         if settings is None:
             return self
+        if isinstance(settings, str | bytes):
+            raise make_error(
+                ConfigError,
+                f"Config.override: expected a mapping of dotted keys to values, such as "
+                f'{{"gc.policy": "greedy"}}, or (key, value) pairs; found the string {settings!r}',
+                "config",
+            )
         items = settings.items() if isinstance(settings, Mapping) else settings
-        pairs = [(str(k), toml_value(v)) for k, v in items]
+        pairs = []
+        for item in items:
+            if not (isinstance(item, tuple | list) and len(item) == 2):
+                raise make_error(
+                    ConfigError,
+                    f"Config.override: expected (key, value) pairs, found {item!r}",
+                    "config",
+                )
+            key, value = str(item[0]), item[1]
+            if value is None:
+                raise make_error(
+                    ConfigError, f"config key `{key}`: expected a value, found None", "config"
+                )
+            try:
+                pairs.append((key, toml_value(value)))
+            except TypeError as e:
+                raise make_error(ConfigError, f"config key `{key}`: {e}", "config") from None
         if not pairs:
             return self
         return Config._wrap(self._inner.set(pairs))

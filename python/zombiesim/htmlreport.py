@@ -39,10 +39,11 @@ def comparison_figure(reports: Mapping[str, Report]):
         bars_ax, lines_ax = fig.subplots(1, 2, width_ratios=[1, 1.5])
 
     best = best_label(reports)
-    wafs = [reports[k].raw["waf"] for k in labels]
+    wafs = [reports[k].raw["waf"] for k in labels]  # None: the run wrote nothing
     colours = ["#1f6f43" if k == best else "#7fa8c9" for k in labels]
-    bars = bars_ax.bar(range(len(labels)), wafs, color=colours)
-    bars_ax.bar_label(bars, labels=[f"{w:.2f}" for w in wafs], fontsize=8, padding=2)
+    bars = bars_ax.bar(range(len(labels)), [w or 0.0 for w in wafs], color=colours)
+    bar_labels = [f"{w:.2f}" if w is not None else "n/a" for w in wafs]
+    bars_ax.bar_label(bars, labels=bar_labels, fontsize=8, padding=2)
     bars_ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=9)
     bars_ax.set_ylabel("write amplification (measured phase)")
     bars_ax.set_title("WAF per run")

@@ -30,6 +30,7 @@ __all__ = [
     "TraceInput",
     "convert",
     "format_names",
+    "writable_format_names",
     "formats",
     "parse_size",
     "stats",
@@ -49,6 +50,11 @@ def formats() -> list[tuple[str, str]]:
 def format_names() -> list[str]:
     """The format names alone: `msr`, `spc`, `disksim`, `fio`, `blkparse`, `native`."""
     return [n for n, _ in formats()]
+
+
+def writable_format_names() -> list[str]:
+    """The formats `convert` can write (the hashed formats are read only)."""
+    return [str(n) for n in _core.writable_trace_formats()]
 
 
 def parse_size(value: int | str, key: str = "page_size") -> int:

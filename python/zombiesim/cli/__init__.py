@@ -6,19 +6,24 @@ subparser; `parser` holds the shared flags and argument types, `common` what the
 share at run time.
 
 Exit codes: 0 success, 1 a check failed (`validate` out of tolerance, an integrity check),
-2 bad input (config, arguments, workload, files), 130 interrupted.
+2 bad input (config, arguments, workload, files), 130 interrupted (Ctrl-C, SIGINT),
+143 terminated (SIGTERM). Both signals stop a run the same way: what finished is kept and
+written (a partial report is marked `run.interrupted`).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from .. import _core
 from .._errors import ZombiesimError
-from . import compare, demo, listings, reproduce, run, trace, validate
+from . import common, compare, demo, listings, reproduce, run, trace, validate
 from .common import EXIT_BAD_INPUT, EXIT_OK, error, interrupted
 from .parser import Formatter
 
@@ -40,14 +45,35 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """While a command runs, SIGTERM stops it as Ctrl-C does (a `KeyboardInterrupt` that
+    the simulator notices within ~100 ms), and the exit code becomes 143."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_term(signum: int, frame: object) -> None:
+        common.terminated = True
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
+    common.terminated = False
     try:
-        return args.func(args, parser)
+        with _sigterm_interrupts():
+            return args.func(args, parser)
     except ZombiesimError as e:
         error(e)
         return int(getattr(e, "exit_code", EXIT_BAD_INPUT))

@@ -8,14 +8,15 @@ import argparse
 import os
 import sys
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
+from .. import _core
 from .._errors import InputError, make_error
-from .._io import atomic_write
+from .._format import size
+from .._io import atomic_write, resolve_output
 from .._progress import LazyProgress
 from ..config import Config
 from ..trace import TraceInput, format_names
@@ -23,11 +24,12 @@ from ..workload import Workload
 from ..workload import parse as parse_workload
 from .parser import TRACE_OPTIONS
 
-EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
 out = Console(highlight=False)
 if not out.is_terminal and "COLUMNS" not in os.environ:
-    out.width = 120  # pipes and files: do not squeeze tables into 80 columns
+    # Pipes and files: tables at their full width, never squeezed into 80 columns.
+    out.width = 1000
 
 
 # -- messages --------------------------------------------------------------------------------
@@ -40,10 +42,16 @@ def error(message: object) -> None:
     sys.stderr.flush()
 
 
+#: Set when SIGTERM (not Ctrl-C) stopped the command.
+terminated = False
+
+
 def interrupted(detail: str = "") -> int:
-    """Say the run was interrupted (and what was kept); the exit code to return."""
-    sys.stderr.write("zombiesim: interrupted" + (f" ({detail})" if detail else "") + "\n")
-    return EXIT_INTERRUPTED
+    """Say the run was interrupted (and what was kept); the exit code to return: 130 after
+    Ctrl-C (SIGINT), 143 after SIGTERM."""
+    word = "terminated" if terminated else "interrupted"
+    sys.stderr.write(f"zombiesim: {word}" + (f" ({detail})" if detail else "") + "\n")
+    return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
 
 
 def progress_bar(args: argparse.Namespace) -> LazyProgress:
@@ -69,13 +77,37 @@ def check_writable(*paths: str | None) -> None:
     for path in paths:
         if path is None or path == "-":
             continue
-        directory = Path(path).parent
-        if Path(path).is_dir():
+        target, replaceable = resolve_output(path)
+        if target.is_dir():
             raise make_error(InputError, f"cannot write `{path}`: is a directory", "io")
+        if not replaceable:  # a device or FIFO, written in place
+            if not os.access(target, os.W_OK):
+                raise make_error(InputError, f"cannot write `{path}`: permission denied", "io")
+            continue
+        directory = target.parent
         if not directory.is_dir():
             raise make_error(InputError, f"cannot write `{path}`: no directory `{directory}`", "io")
         if not os.access(directory, os.W_OK):
             raise make_error(InputError, f"cannot write `{path}`: permission denied", "io")
+
+
+#: Above this much simulator state, `run` and `compare` say how much a run will hold.
+MEMORY_NOTE_BYTES = 1 << 30
+
+
+def memory_note(cfg: Config, verify: bool = False, runs: int = 1, limit: int | None = None) -> None:
+    """Tell (on stderr) how much memory a large run will take; a run over the limit is
+    refused by the simulator itself, before it allocates, with its own message."""
+    total, parts = _core.memory_estimate(cfg.core, verify)
+    limit = limit if limit is not None else _core.available_memory()
+    if total * runs < MEMORY_NOTE_BYTES or (limit is not None and total > limit):
+        return
+    largest = max(parts, key=lambda p: p[2])
+    each = f" each, {size(total * runs)} for {runs} runs at once" if runs > 1 else ""
+    sys.stderr.write(
+        f"zombiesim: note: this run holds about {size(total)} of simulator state{each} "
+        f"(mostly {largest[0]}: `{largest[1]}`)\n"
+    )
 
 
 def write_json(path: str, text: str) -> None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -26,6 +28,7 @@ from .common import (
     describe,
     interrupted,
     load_config,
+    memory_note,
     origin,
     out,
     progress_bar,
@@ -36,6 +39,7 @@ from .parser import (
     add_command,
     config_options,
     jobs_option,
+    memory_option,
     name_list,
     seed_option,
     source_options,
@@ -73,6 +77,7 @@ def register(sub: Any) -> None:
     which.add_argument("--schemes", metavar="A,B,...", type=name_list, help="schemes")
     source_options(p, required=True)
     seed_option(p)
+    memory_option(p)
     jobs_option(p)
     p.add_argument("--csv", metavar="OUT", help="write one row per run (every report field)")
     p.add_argument("--json", metavar="OUT", help="write {label: report} as JSON (`-` = stdout)")
@@ -86,6 +91,12 @@ def cmd_compare(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     spec = describe(src)
     check_writable(args.json, args.csv, args.report)
     variants = compare_configs(cfg, policies=args.policies, schemes=args.schemes)
+    if not args.quiet:
+        memory_note(
+            cfg,
+            runs=min(len(variants), args.jobs or os.cpu_count() or 1),
+            limit=args.max_memory,
+        )
     show = not args.quiet and "-" not in (args.json, args.csv, args.report)
     with progress_bar(args) as bar:
         try:
@@ -94,6 +105,7 @@ def cmd_compare(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
                 trace=src if isinstance(src, TraceInput) else None,
                 configs=variants,
                 seed=args.seed,
+                max_memory=args.max_memory,
                 jobs=args.jobs,
                 progress=multi_progress(bar),
             )
@@ -111,22 +123,93 @@ def cmd_compare(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     return EXIT_OK
 
 
-def compare_table(reports: Mapping[str, Report], title: str | None = None) -> Table:
-    """One row per run, the best WAF in bold green (when there is more than one)."""
-    table = Table(title=title, title_justify="left")
-    table.add_column("label", no_wrap=True)
+def compare_table(
+    reports: Mapping[str, Report], title: str | None = None, width: int | None = None
+) -> RenderableType:
+    """The runs side by side, the best WAF in bold green (when there is more than one).
+
+    Numbers are never cut: one row per run when that fits `width` (default: the
+    console's), else one column per run (metrics as rows), split into several tables
+    when even that is too wide."""
+    width = out.width if width is None else width
     columns = compare_columns(reports)
-    for heading, _, _ in columns:
-        table.add_column(heading, justify="right")
+    cells = {label: [fmt(get(rep)) for _, get, fmt in columns] for label, rep in reports.items()}
     best = best_label(reports)
-    for label, rep in reports.items():
-        cells = [fmt(get(rep)) for _, get, fmt in columns]
-        name = label + (" (interrupted)" if rep.interrupted else "")
-        style = "bold green" if label == best and len(reports) > 1 else None
-        table.add_row(Text(name), *cells, style=style)
-    if best is not None and len(reports) > 1:
-        table.caption = f"best WAF: {best}"
-        table.caption_justify = "left"
+    highlight = best if len(reports) > 1 else None
+    names = {k: k + (" (interrupted)" if r.interrupted else "") for k, r in reports.items()}
+    caption = f"best WAF: {best}" if highlight is not None else None
+
+    # One row per run: a column is as wide as its longest number or heading word.
+    label_width = max(len(n) for n in names.values())
+    widths = [
+        max(max(len(c[i]) for c in cells.values()), *(len(w) for w in heading.split()))
+        for i, (heading, _, _) in enumerate(columns)
+    ]
+    if _table_width([label_width, *widths]) <= width:
+        rows = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
+        rows.add_column("label", no_wrap=True, min_width=label_width)
+        for (heading, _, _), w in zip(columns, widths, strict=True):
+            rows.add_column(heading, justify="right", no_wrap=True, min_width=w)
+        for label in reports:
+            style = "bold green" if label == highlight else None
+            rows.add_row(Text(names[label]), *cells[label], style=style)
+        return rows
+
+    # Transposed: a column per run; as many runs per table as fit.
+    tables = []
+    labels = list(reports)
+    metric_width = max(len(h) for h, _, _ in columns)
+
+    def run_width(label: str) -> int:
+        return max(len(names[label]), *(len(c) for c in cells[label]))
+
+    start = 0
+    while start < len(labels):
+        end = start + 1
+        while (
+            end < len(labels)
+            and _table_width([metric_width, *(run_width(k) for k in labels[start : end + 1])])
+            <= width
+        ):
+            end += 1
+        table = _transposed(labels[start:end], names, cells, columns, highlight)
+        table.title = title if start == 0 else None
+        table.title_justify = "left"
+        tables.append(table)
+        start = end
+    if caption is not None:
+        tables[-1].caption = caption
+        tables[-1].caption_justify = "left"
+    return Group(*tables)
+
+
+def _table_width(columns: list[int]) -> int:
+    """Characters a boxed table with these column widths takes (a space of padding on
+    each side of a cell, a border between and around the columns)."""
+    return sum(w + 3 for w in columns) + 1
+
+
+def _transposed(
+    labels: list[str],
+    names: Mapping[str, str],
+    cells: Mapping[str, list[str]],
+    columns: list,
+    highlight: str | None,
+) -> Table:
+    table = Table()
+    table.add_column("metric", no_wrap=True)
+    for label in labels:
+        longest = max(len(names[label]), *(len(c) for c in cells[label]))
+        style = "bold green" if label == highlight else None
+        table.add_column(
+            Text(names[label], style=style or ""),
+            justify="right",
+            no_wrap=True,
+            min_width=longest,
+            style=style,
+        )
+    for i, (heading, _, _) in enumerate(columns):
+        table.add_row(heading, *(cells[label][i] for label in labels))
     return table
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import trace as traces
 from .._errors import ConfigError
-from ..api import DEFAULT_SEED
+from ..api import DEFAULT_SEED, MAX_SEED
 
 #: A command: `(args, parser) -> exit code`, set as the `func` default of its subparser.
 Command = Callable[[argparse.Namespace, argparse.ArgumentParser], int]
@@ -65,6 +65,33 @@ def non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected 0 or more, got {text!r}")
     return value
+
+
+def positive_int(text: str) -> int:
+    value = non_negative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected 1 or more, got {text!r}")
+    return value
+
+
+def seed_value(text: str) -> int:
+    """A seed: a whole number from 0 to 2^64 - 1."""
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 0 to 2^64 - 1, got {text}")
+    return value
+
+
+def memory_size(text: str) -> int:
+    try:
+        return traces.parse_size(text, "--max-memory")
+    except ConfigError:
+        raise argparse.ArgumentTypeError(
+            f"expected a size above 0 (e.g. 8GiB, 512MiB), got {text!r}"
+        ) from None
 
 
 def _number(text: str) -> float:
@@ -201,11 +228,24 @@ def time_options(group: Any) -> None:
 
 def seed_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})"
+        "--seed",
+        type=seed_value,
+        default=DEFAULT_SEED,
+        help=f"random seed, 0 to 2^64 - 1 (default {DEFAULT_SEED})",
+    )
+
+
+def memory_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        type=memory_size,
+        help="refuse a run whose simulator state would exceed SIZE (default: the memory "
+        "available now)",
     )
 
 
 def jobs_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--jobs", "-j", type=int, metavar="N", help="parallel runs (default: one per CPU)"
+        "--jobs", "-j", type=positive_int, metavar="N", help="parallel runs (default: one per CPU)"
     )

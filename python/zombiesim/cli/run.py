@@ -20,6 +20,7 @@ from .common import (
     check_writable,
     interrupted,
     load_config,
+    memory_note,
     origin,
     out,
     print_fields,
@@ -27,7 +28,7 @@ from .common import (
     source,
     write_json,
 )
-from .parser import add_command, config_options, seed_option, source_options
+from .parser import add_command, config_options, memory_option, seed_option, source_options
 
 EPILOG = """\
 examples:
@@ -59,6 +60,7 @@ def register(sub: Any) -> None:
     config_options(p)
     source_options(p, required=False)
     seed_option(p)
+    memory_option(p)
     p.add_argument("--json", metavar="OUT", help="write the report as JSON (`-` = stdout)")
     p.add_argument("--verify", action="store_true", help="run the integrity oracle (slower)")
     p.add_argument(
@@ -77,6 +79,8 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return EXIT_OK
     src = source(args, args.subparser)
     check_writable(args.json)
+    if not args.quiet:
+        memory_note(cfg, args.verify, limit=args.max_memory)
     to_stdout = args.json == "-"
     show = not args.quiet and not to_stdout
     with progress_bar(args) as bar:
@@ -85,6 +89,7 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 cfg,
                 src,
                 seed=args.seed,
+                max_memory=args.max_memory,
                 verify=args.verify,
                 reproducible=args.reproducible,
                 progress=bar.simulation_callback("run"),
@@ -131,7 +136,7 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
     status = "interrupted" if run["interrupted"] else "complete"
     by_cause = flash["programs_by_cause"]
     lines = [
-        ("WAF", num(r["waf"], 3)),
+        ("WAF", num(r["waf"], 3) if r["waf"] is not None else "undefined (no host writes)"),
         (
             "host",
             f"{count(host['write_pages'])} page writes "
@@ -162,8 +167,7 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
             "device",
             f"{count(dev['blocks'])} blocks x {dev['pages_per_block']} pages x "
             f"{size(dev['page_size'])} = {size(dev['physical_pages'] * dev['page_size'])}, "
-            f"OP {dev['over_provisioning'] * 100:.1f}% "
-            f"(effective {dev['effective_over_provisioning'] * 100:.1f}%)",
+            f"OP {dev['over_provisioning'] * 100:.1f}%" + _effective_op(dev),
         ),
         (
             "precondition",
@@ -178,6 +182,12 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
         ),
     ]
     return lines
+
+
+def _effective_op(dev: dict[str, Any]) -> str:
+    """` (effective 6.5%)`, or nothing when the device never filled (no such figure)."""
+    eff = dev.get("effective_over_provisioning")
+    return "" if eff is None else f" (effective {eff * 100:.1f}%)"
 
 
 def _utilisation(values: Sequence[float]) -> str:

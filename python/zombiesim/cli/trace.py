@@ -88,7 +88,15 @@ def register(sub: Any) -> None:
     )
     t.add_argument("input", metavar="IN")
     format_option(t, "--from", "from_format", "the input's format", required=True)
-    format_option(t, "--to", "to_format", "the output's format", required=True)
+    t.add_argument(
+        "--to",
+        dest="to_format",
+        metavar="FMT",
+        required=True,
+        choices=traces.writable_format_names(),
+        help=f"the output's format: {', '.join(traces.writable_format_names())} "
+        "(the hashed formats are read only)",
+    )
     t.add_argument(
         "--output",
         "-o",
@@ -296,9 +304,22 @@ def _trace_analyze(args: argparse.Namespace) -> int:
         raise make_error(
             InputError, f"--pools {args.pools}: expected whole numbers, comma-separated", "config"
         ) from None
-    a = analyze.values(
-        args.values, args.format, pools=pools, limit=args.limit, on_error=args.on_error
-    )
+    fmt = args.format
+    if fmt is None:
+        fmt = analyze.guess_format(args.values)
+        sys.stderr.write(
+            f"zombiesim: reading {args.values} as {fmt} (guessed; --format to choose)\n"
+        )
+    try:
+        a = analyze.values(args.values, fmt, pools=pools, limit=args.limit, on_error=args.on_error)
+    except InputError as e:
+        if args.format is not None:
+            raise
+        raise make_error(
+            InputError,
+            f"{e} (read as {fmt}, guessed from the first line; give --format if that is wrong)",
+            "trace",
+        ) from e
     if args.json:
         write_json(args.json, json.dumps(a.data, indent=2))
     if args.json == "-":
