@@ -38,3 +38,14 @@ def run_cli(
 @pytest.fixture
 def cli():
     return run_cli
+
+
+#: The MSR Cambridge excerpt that ships beside the repository (`../shared/traces`).
+MSR_SAMPLE = Path(__file__).resolve().parents[2] / "shared/traces/msr-src1_0-excerpt.csv"
+
+
+@pytest.fixture
+def msr_sample() -> Path:
+    if not MSR_SAMPLE.exists():
+        pytest.skip("the shared MSR excerpt is not beside the repository")
+    return MSR_SAMPLE

@@ -131,7 +131,7 @@ def test_load_errors_name_the_file(tmp_path):
 
 
 def test_override_rejects_unconvertible_values():
-    with pytest.raises(TypeError):
+    with pytest.raises(zs.ConfigError, match="gc.policy"):
         zs.Config().override({"gc.policy": object()})
 
 
