@@ -9,7 +9,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 CARGO  ?= cargo
 
-.PHONY: demo test test-rust test-python bench lint fmt build clean
+.PHONY: demo test test-rust test-python goldens bench lint fmt build clean
 
 $(BIN)/maturin:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,11 @@ test-rust:
 
 test-python: build
 	$(BIN)/python -m pytest -q
+
+# Rewrite the golden reports (crates/zombiesim/tests/golden/) from the current code,
+# after a deliberate behaviour change only (docs/validation.md, "Golden reports").
+goldens:
+	ZOMBIESIM_BLESS=1 $(CARGO) test -p zombiesim --release --test golden
 
 bench: build
 	$(CARGO) build --release -p zombiesim --example run_config
