@@ -253,6 +253,7 @@ fn run_case(case: &Case) -> Outcome {
         seed: 1,
         verify: true,
         reproducible: true,
+        ..Default::default()
     };
     let result = match &case.source {
         Source::Synthetic(w) => {
