@@ -95,10 +95,13 @@ fn simulate(
     Ok(report.to_json())
 }
 
+/// One part of a memory estimate: `(what, config key, bytes)`.
+type MemoryPartTuple = (String, String, u64);
+
 /// The estimated state of a run of `config`: `(total bytes, [(what, key, bytes)])`.
 #[pyfunction]
 #[pyo3(signature = (config, verify = false))]
-fn memory_estimate(config: &PyConfig, verify: bool) -> PyResult<(u64, Vec<(String, String, u64)>)> {
+fn memory_estimate(config: &PyConfig, verify: bool) -> PyResult<(u64, Vec<MemoryPartTuple>)> {
     config.inner.validate().py()?;
     let est = zombiesim::config::MemoryEstimate::new(&config.inner, verify).py()?;
     let parts = est

@@ -226,7 +226,7 @@ fn skew(runs: &mut [(u32, u64)]) -> WriteSkew {
     if n == 0 || total == 0 {
         return WriteSkew::default();
     }
-    runs.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    runs.sort_unstable_by_key(|r| std::cmp::Reverse(r.0));
     // The writes of the `k` hottest pages.
     let top = |k: u64| {
         let (mut left, mut sum) = (k, 0u128);
