@@ -21,10 +21,13 @@ def small() -> zs.Config:
 
 
 def run_cli(
-    *args: str, cwd: Path | None = None, timeout: float = 60
+    *args: str, cwd: Path | None = None, timeout: float = 60, columns: str | None = "160"
 ) -> subprocess.CompletedProcess:
-    """`python -m zombiesim ARGS` with stdout/stderr captured as text (never a TTY)."""
-    env = dict(os.environ, COLUMNS="160")
+    """`python -m zombiesim ARGS` with stdout/stderr captured as text (never a TTY), with
+    `COLUMNS` set to `columns` (`None`: unset, as in a plain pipe)."""
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    if columns is not None:
+        env["COLUMNS"] = columns
     return subprocess.run(
         [sys.executable, "-m", "zombiesim", *args],
         capture_output=True,

@@ -23,19 +23,6 @@ SMALL = ["--set", "flash.blocks_per_plane=64"]
 MSR_LINE = "128166372003061629,src1,0,{op},{offset},{size},100\n"
 
 
-def cli_env(*args: str, timeout: float = 60, **env: str) -> subprocess.CompletedProcess:
-    """`python -m zombiesim ARGS` with extra environment variables (never a TTY)."""
-    full = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-    full.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "zombiesim", *args],
-        capture_output=True,
-        text=True,
-        env=full,
-        timeout=timeout,
-    )
-
-
 def msr(path: Path, *records: tuple[str, int, int]) -> Path:
     path.write_text("".join(MSR_LINE.format(op=o, offset=a, size=s) for o, a, s in records))
     return path
@@ -277,7 +264,7 @@ def test_sigterm_writes_a_partial_report_and_exits_143(tmp_path):
 # -- presentation ---------------------------------------------------------------------------
 
 
-def test_tables_never_cut_numbers(tmp_path):
+def test_tables_never_cut_numbers(cli):
     args = (
         "compare",
         "--set",
@@ -289,11 +276,11 @@ def test_tables_never_cut_numbers(tmp_path):
         "-w",
         "uniform:drive_writes=0.3,read=0.3",
     )
-    narrow = cli_env(*args, COLUMNS="80")
+    narrow = cli(*args, columns="80")
     assert narrow.returncode == 0, narrow.stderr
     assert "…" not in narrow.stdout
     assert max(len(line) for line in narrow.stdout.splitlines()) <= 80
-    piped = cli_env(*args)
+    piped = cli(*args, columns=None)
     assert piped.returncode == 0, piped.stderr
     assert "…" not in piped.stdout
     header = next(line for line in piped.stdout.splitlines() if "label" in line)

@@ -65,7 +65,8 @@ def cmd_demo(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     out.print(
         compare_table(
             result.reports,
-            f"demo: {result.workload} · seed {args.seed} · preset zombie-chasing (1/4 scale)",
+            f"demo: {result.workload} · seed {args.seed} · preset zombie-chasing "
+            f"({'1/8' if args.quick else '1/4'} scale)",
         )
     )
     out.print(f"finished in {seconds(result.wall_s)}")

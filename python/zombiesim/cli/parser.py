@@ -85,13 +85,17 @@ def seed_value(text: str) -> int:
     return value
 
 
-def memory_size(text: str) -> int:
+def _size(text: str, flag: str, examples: str) -> int:
     try:
-        return traces.parse_size(text, "--max-memory")
+        return traces.parse_size(text, flag)
     except ConfigError:
         raise argparse.ArgumentTypeError(
-            f"expected a size above 0 (e.g. 8GiB, 512MiB), got {text!r}"
+            f"expected a size above 0 (e.g. {examples}), got {text!r}"
         ) from None
+
+
+def memory_size(text: str) -> int:
+    return _size(text, "--max-memory", "8GiB, 512MiB")
 
 
 def _number(text: str) -> float:
@@ -116,12 +120,7 @@ def finite_float(text: str) -> float:
 
 
 def page_size(text: str) -> int:
-    try:
-        return traces.parse_size(text, "--page-size")
-    except ConfigError:
-        raise argparse.ArgumentTypeError(
-            f"expected a size above 0 (e.g. 4096, 4KiB, 16KiB), got {text!r}"
-        ) from None
+    return _size(text, "--page-size", "4096, 4KiB, 16KiB")
 
 
 # -- flag groups -----------------------------------------------------------------------------

@@ -47,33 +47,33 @@ impl Geometry {
     /// Resolve and check the geometry; errors name the config key to change.
     pub fn new(cfg: &Config) -> Result<Geometry> {
         let f = &cfg.flash;
-        // Products in u128: four u32 factors cannot overflow it.
-        let planes128 = u128::from(f.channels)
-            * u128::from(f.chips_per_channel)
-            * u128::from(f.dies_per_chip)
-            * u128::from(f.planes_per_die);
-        let pages128 = planes128 * u128::from(f.blocks_per_plane) * u128::from(f.pages_per_block);
-        if pages128 >= u128::from(u32::MAX) {
+        // The product of the six factors, checked: `None` when it overflows 128 bits.
+        let pages = [
+            f.channels,
+            f.chips_per_channel,
+            f.dies_per_chip,
+            f.planes_per_die,
+            f.blocks_per_plane,
+            f.pages_per_block,
+        ]
+        .iter()
+        .try_fold(1u128, |acc, &x| acc.checked_mul(u128::from(x)));
+        if pages.is_none_or(|p| p >= u128::from(u32::MAX)) {
+            let count = pages.map_or_else(|| "more than 2^128".to_string(), |p| p.to_string());
             return Err(Error::config(
                 "flash.blocks_per_plane",
                 format!(
-                    "the device has {pages128} pages; at most {} fit the simulator's 32-bit page numbers (use larger pages)",
+                    "the device has {count} pages; at most {} fit the simulator's 32-bit page numbers (use larger pages)",
                     u32::MAX - 1
                 ),
             ));
         }
-        let planes64 = planes128 as u64;
+        // Every factor and product now fits in 32 bits.
+        let planes64 = f.channels as u64
+            * f.chips_per_channel as u64
+            * f.dies_per_chip as u64
+            * f.planes_per_die as u64;
         let blocks64 = planes64 * f.blocks_per_plane as u64;
-        let pages64 = blocks64 * f.pages_per_block as u64;
-        if pages64 >= u32::MAX as u64 {
-            return Err(Error::config(
-                "flash.blocks_per_plane",
-                format!(
-                    "the device has {pages64} pages; at most {} fit the simulator's 32-bit page numbers (use larger pages)",
-                    u32::MAX - 1
-                ),
-            ));
-        }
         let planes = planes64 as u32;
         let blocks = blocks64 as u32;
         let reserved = cfg.ftl.reserved_blocks;
