@@ -160,21 +160,24 @@ def compare_table(
     labels = list(reports)
     metric_width = max(len(h) for h, _, _ in columns)
 
-    def run_width(label: str) -> int:
-        return max(len(names[label]), *(len(c) for c in cells[label]))
-
+    run_width = {k: max(len(names[k]), *(len(c) for c in cells[k])) for k in labels}
     start = 0
     while start < len(labels):
         end = start + 1
         while (
             end < len(labels)
-            and _table_width([metric_width, *(run_width(k) for k in labels[start : end + 1])])
+            and _table_width([metric_width, *(run_width[k] for k in labels[start : end + 1])])
             <= width
         ):
             end += 1
-        table = _transposed(labels[start:end], names, cells, columns, highlight)
+        shown = labels[start:end]
+        table = _transposed(shown, names, cells, columns, [run_width[k] for k in shown])
         table.title = title if start == 0 else None
         table.title_justify = "left"
+        for i, label in enumerate(shown):
+            if label == highlight:
+                table.columns[i + 1].style = "bold green"
+                table.columns[i + 1].header_style = "bold green"
         tables.append(table)
         start = end
     if caption is not None:
@@ -194,20 +197,13 @@ def _transposed(
     names: Mapping[str, str],
     cells: Mapping[str, list[str]],
     columns: list,
-    highlight: str | None,
+    widths: list[int],
 ) -> Table:
+    """Metrics as rows, one column per run (each `widths[i]` wide, never cut)."""
     table = Table()
     table.add_column("metric", no_wrap=True)
-    for label in labels:
-        longest = max(len(names[label]), *(len(c) for c in cells[label]))
-        style = "bold green" if label == highlight else None
-        table.add_column(
-            Text(names[label], style=style or ""),
-            justify="right",
-            no_wrap=True,
-            min_width=longest,
-            style=style,
-        )
+    for label, w in zip(labels, widths, strict=True):
+        table.add_column(names[label], justify="right", no_wrap=True, min_width=w)
     for i, (heading, _, _) in enumerate(columns):
         table.add_row(heading, *(cells[label][i] for label in labels))
     return table

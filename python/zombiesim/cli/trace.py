@@ -304,22 +304,14 @@ def _trace_analyze(args: argparse.Namespace) -> int:
         raise make_error(
             InputError, f"--pools {args.pools}: expected whole numbers, comma-separated", "config"
         ) from None
-    fmt = args.format
-    if fmt is None:
-        fmt = analyze.guess_format(args.values)
+    if args.format is None:
+        guessed = analyze.guess_format(args.values)
         sys.stderr.write(
-            f"zombiesim: reading {args.values} as {fmt} (guessed; --format to choose)\n"
+            f"zombiesim: reading {args.values} as {guessed} (guessed; --format to choose)\n"
         )
-    try:
-        a = analyze.values(args.values, fmt, pools=pools, limit=args.limit, on_error=args.on_error)
-    except InputError as e:
-        if args.format is not None:
-            raise
-        raise make_error(
-            InputError,
-            f"{e} (read as {fmt}, guessed from the first line; give --format if that is wrong)",
-            "trace",
-        ) from e
+    a = analyze.values(
+        args.values, args.format, pools=pools, limit=args.limit, on_error=args.on_error
+    )
     if args.json:
         write_json(args.json, json.dumps(a.data, indent=2))
     if args.json == "-":
