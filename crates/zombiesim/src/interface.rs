@@ -1,29 +1,96 @@
-//! The host interface in timing mode: when each request is issued, and its latency.
+//! The host interface in timing mode: when each command is issued, and its latency.
 //!
 //! ```text
 //!  closed loop (synthetic workloads, or interface.replay = "closed"):
 //!      queue_depth requests outstanding; the next is issued when the earliest completes
 //!  open loop (traces with timestamps, interface.replay = "open"):
 //!      issued at arrival / speed, or when a queue slot frees if queue_depth are outstanding
+//!  non-queued commands (a notification command, SATA TRIM-like): wait for every
+//!      outstanding command, and nothing is issued until they are done
 //!
 //!  latency = completion − arrival   (closed loop: arrival = issue)
 //! ```
 //!
-//! Outstanding requests sit in the deterministic [`EventQueue`] by completion time.
-//! Issue times never decrease, so the flash timelines are reserved in time order.
+//! [`Queue`] is the one queue-depth model: the device-level run loop
+//! ([`HostInterface`]) and the host model both issue through it. Issue times never
+//! decrease, so the flash timelines are reserved in time order.
 
 use crate::config::{Config, Replay};
-use crate::engine::EventQueue;
 use crate::latency::{LatencyRecorder, LatencyReport, Throughput};
 use crate::workload::{Op, Request};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
-/// Issues requests and records their latencies.
+/// Command slots of the device interface, issued in FIFO order.
+#[derive(Debug)]
+pub struct Queue {
+    depth: usize,
+    /// Completion times of the commands in flight.
+    outstanding: BinaryHeap<Reverse<u64>>,
+    last_issue: u64,
+}
+
+impl Queue {
+    /// A queue of `depth` slots (at least 1).
+    pub fn new(depth: u32) -> Self {
+        Queue {
+            depth: depth.max(1) as usize,
+            outstanding: BinaryHeap::new(),
+            last_issue: 0,
+        }
+    }
+
+    /// Slots of the queue.
+    pub fn depth(&self) -> u32 {
+        self.depth as u32
+    }
+
+    /// When a command submitted at `now` is issued: once a slot is free, and never
+    /// before an earlier command.
+    #[inline]
+    pub fn issue(&mut self, now: u64) -> u64 {
+        while self.outstanding.peek().is_some_and(|Reverse(t)| *t <= now) {
+            self.outstanding.pop();
+        }
+        let mut at = now.max(self.last_issue);
+        if self.outstanding.len() >= self.depth {
+            let Reverse(t) = self.outstanding.pop().expect("queue is full");
+            at = at.max(t);
+        }
+        self.last_issue = at;
+        at
+    }
+
+    /// The command issued last completes at `done`: it holds its slot until then.
+    #[inline]
+    pub fn complete(&mut self, done: u64) {
+        self.outstanding.push(Reverse(done));
+    }
+
+    /// A non-queued command submitted at `now` that takes `duration`: it starts once
+    /// every outstanding command has completed, and nothing is issued until it is
+    /// done. Returns when it is done.
+    pub fn barrier(&mut self, now: u64, duration: u64) -> u64 {
+        let drained = self
+            .outstanding
+            .drain()
+            .map(|Reverse(t)| t)
+            .fold(now.max(self.last_issue), u64::max);
+        let done = drained + duration;
+        self.last_issue = done;
+        self.outstanding.push(Reverse(done));
+        done
+    }
+}
+
+/// Issues a request stream to the device and records its latencies (the run loop
+/// without a host model).
 pub struct HostInterface {
     open: bool,
     speed: f64,
-    queue_depth: usize,
     page_size: u64,
-    outstanding: EventQueue<()>,
+    queue: Queue,
+    /// The issue time of the latest request.
     clock: u64,
     last_done: u64,
     latency: LatencyRecorder,
@@ -34,9 +101,8 @@ impl HostInterface {
         HostInterface {
             open: cfg.interface.replay == Replay::Open,
             speed: cfg.interface.speed,
-            queue_depth: cfg.interface.queue_depth as usize,
             page_size: cfg.flash.page_size.bytes(),
-            outstanding: EventQueue::new(),
+            queue: Queue::new(cfg.interface.queue_depth),
             clock: 0,
             last_done: 0,
             latency: LatencyRecorder::default(),
@@ -49,26 +115,11 @@ impl HostInterface {
         match req.arrival_ns.filter(|_| self.open) {
             Some(t) => {
                 let arrival = (t as f64 / self.speed) as u64;
-                while self
-                    .outstanding
-                    .peek_time()
-                    .is_some_and(|done| done <= arrival)
-                {
-                    self.outstanding.pop();
-                }
-                let mut at = arrival.max(self.clock);
-                if self.outstanding.len() >= self.queue_depth {
-                    let (done, ()) = self.outstanding.pop().expect("queue is full");
-                    at = at.max(done);
-                }
-                self.clock = at;
-                (at, arrival)
+                self.clock = self.queue.issue(arrival);
+                (self.clock, arrival)
             }
             None => {
-                if self.outstanding.len() >= self.queue_depth {
-                    let (done, ()) = self.outstanding.pop().expect("queue is full");
-                    self.clock = self.clock.max(done);
-                }
+                self.clock = self.queue.issue(self.clock);
                 (self.clock, self.clock)
             }
         }
@@ -77,7 +128,7 @@ impl HostInterface {
     /// `req`, which arrived at `arrival`, completed at `done`.
     #[inline]
     pub fn complete(&mut self, req: &Request, arrival: u64, done: u64) {
-        self.outstanding.push(done, ());
+        self.queue.complete(done);
         self.last_done = self.last_done.max(done);
         let bytes = if req.op == Op::Trim {
             0
@@ -99,5 +150,39 @@ impl HostInterface {
 
     pub fn throughput(&self) -> Throughput {
         self.latency.throughput(self.last_done)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_queue_issues_when_the_earliest_completes() {
+        let mut q = Queue::new(2);
+        assert_eq!(q.issue(0), 0);
+        q.complete(100);
+        assert_eq!(q.issue(10), 10);
+        q.complete(50);
+        // Both slots held: the next waits for the earlier completion (50).
+        assert_eq!(q.issue(20), 50);
+        q.complete(70);
+        // Never issued before an earlier command.
+        assert_eq!(q.issue(0), 70);
+    }
+
+    #[test]
+    fn a_barrier_waits_for_every_outstanding_command() {
+        let mut q = Queue::new(4);
+        q.issue(0);
+        q.complete(300);
+        q.issue(5);
+        q.complete(200);
+        assert_eq!(q.barrier(10, 40), 340);
+        assert_eq!(
+            q.issue(20),
+            340,
+            "nothing is issued before the barrier is done"
+        );
     }
 }

@@ -22,6 +22,7 @@
 pub mod analytic;
 pub mod config;
 pub mod content;
+pub mod device;
 pub mod engine;
 pub mod error;
 pub mod flash;

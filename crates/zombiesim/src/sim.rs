@@ -17,14 +17,15 @@
 use crate::config::{
     available_memory, Config, MemoryEstimate, PreconditionPattern, TracePlacement,
 };
+use crate::device::{Device, Payload};
 use crate::error::Result;
 use crate::flash::Geometry;
-use crate::ftl::{self, Ftl};
+use crate::ftl::Ftl;
 use crate::host::{self, AppSource, HostSim, RequestSource};
 use crate::interface::HostInterface;
 use crate::report::{DeviceInfo, PhaseReport, Report, RunInfo};
 use crate::stats::{Counters, SeriesPoint};
-use crate::workload::{Op, Request, Synthetic, TraceSpec, TraceWorkload, Workload, WorkloadSpec};
+use crate::workload::{Request, Synthetic, TraceSpec, TraceWorkload, Workload, WorkloadSpec};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use std::collections::VecDeque;
@@ -323,8 +324,8 @@ fn run(
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Report> {
     let started = Instant::now();
-    let mut ftl = ftl::build(cfg, stream_seed(opts.seed, STREAM_GC), opts.verify)?;
-    let logical = ftl.logical_pages();
+    let mut device = Device::new(cfg, stream_seed(opts.seed, STREAM_GC), opts.verify)?;
+    let logical = device.logical_pages();
     let mut ticker = Ticker {
         callback: progress,
         last: Instant::now(),
@@ -332,14 +333,14 @@ fn run(
         stopped: false,
     };
 
-    ftl.set_timing(false);
-    let steady = precondition(cfg, ftl.as_mut(), synthetic, opts, &mut ticker)?;
-    let pre = *ftl.counters();
-    let pre_content = ftl.content_stats().map(|(c, _)| c);
+    device.set_timing(false);
+    let steady = precondition(cfg, device.ftl_mut(), synthetic, opts, &mut ticker)?;
+    let pre = *device.ftl().counters();
+    let pre_content = device.ftl().content_stats().map(|(c, _)| c);
     let timed = cfg.timing.enabled;
-    ftl.set_timing(timed);
+    device.set_timing(timed);
     if opts.verify {
-        ftl.verify()?;
+        device.ftl().verify()?;
     }
 
     let measure_start = Instant::now();
@@ -364,7 +365,7 @@ fn run(
         next_verify: logical,
         held_sum: 0.0,
         held_samples: 0,
-        filled: cfg.precondition.fill || ftl.valid_pages() >= logical,
+        filled: cfg.precondition.fill || device.ftl().valid_pages() >= logical,
         filled_held_sum: 0.0,
         filled_samples: 0,
         held_every: (geo.pages_per_block as u64 * 4).max(64),
@@ -387,7 +388,7 @@ fn run(
             recorder: &mut rec,
             fraction: None,
         };
-        let outcome = HostSim::new(cfg, ftl.as_mut()).run(app.as_mut(), &mut observer)?;
+        let outcome = HostSim::new(cfg, &mut device).run(app.as_mut(), &mut observer)?;
         let fraction = app.progress();
         (
             Measured::Host(Box::new(outcome)),
@@ -398,15 +399,16 @@ fn run(
         let Source::Requests(mut workload) = source else {
             unreachable!("application sources run the host model")
         };
-        let outcome = measure_device(cfg, ftl.as_mut(), workload.as_mut(), &mut rec)?;
+        let outcome = measure_device(cfg, &mut device, workload.as_mut(), &mut rec)?;
         let fraction = workload.progress();
         (outcome, workload.trace_info(), fraction)
     };
     let interrupted = rec.ticker.stopped;
     let measured_wall = measure_start.elapsed().as_secs_f64();
     if opts.verify {
-        ftl.verify()?;
+        device.ftl().verify()?;
     }
+    let ftl = device.ftl();
     let total = *ftl.counters();
     let measured = total.since(&pre);
     if !interrupted && measured.host_requests == 0 {
@@ -420,8 +422,8 @@ fn run(
         });
     }
     let (host, flash, gc) = Report::sections(&measured);
-    let held_mean = rec.held_mean(ftl.as_ref());
-    let effective_op = rec.effective_over_provisioning(ftl.as_ref(), geo.physical_pages);
+    let held_mean = rec.held_mean(ftl);
+    let effective_op = rec.effective_over_provisioning(ftl, geo.physical_pages);
     let series = std::mem::take(&mut rec.series);
     let (elapsed_ns, latency, throughput, app, cache, notify) = match measured_phase {
         Measured::Device(iface) => (
@@ -538,13 +540,12 @@ enum Measured {
 /// The measured phase without a host model: requests go to the device interface.
 fn measure_device(
     cfg: &Config,
-    ftl: &mut dyn Ftl,
+    device: &mut Device,
     workload: &mut dyn Workload,
     rec: &mut Recorder,
 ) -> Result<Measured> {
     let timed = cfg.timing.enabled;
     let mut iface = HostInterface::new(cfg);
-    let background = timed && cfg.gc.background;
     // Requests are drawn a few ahead so the FTL can prefetch their mapping entries.
     let mut pending: VecDeque<Request> = VecDeque::with_capacity(LOOKAHEAD);
     // The request being timed (a trace request may span several runs) and its arrival.
@@ -553,7 +554,7 @@ fn measure_device(
         while pending.len() < LOOKAHEAD {
             match workload.next_request()? {
                 Some(r) => {
-                    ftl.prefetch(r.lpn);
+                    device.ftl().prefetch(r.lpn);
                     pending.push_back(r);
                 }
                 None => break,
@@ -564,52 +565,22 @@ fn measure_device(
         };
         if !req.continued {
             if let Some((prev, arrival)) = current.take() {
-                iface.complete(&prev, arrival, ftl.finish());
+                iface.complete(&prev, arrival, device.end());
             }
-            ftl.count_request();
             let (issue, arrival) = if timed { iface.issue(&req) } else { (0, 0) };
-            if background {
-                let idle_from = ftl.busy_until();
-                if idle_from < issue {
-                    ftl.idle(idle_from.max(iface.elapsed()), issue)?;
-                }
-            }
-            ftl.begin(issue);
+            device.start(issue)?;
             if timed {
                 current = Some((req, arrival));
             }
         } else if let Some((prev, _)) = current.as_mut() {
             prev.pages += req.pages;
         }
-        let end = req.lpn + req.pages as u64;
-        match req.op {
-            Op::Write => match req.value {
-                None => {
-                    for lpn in req.lpn..end {
-                        ftl.write(lpn)?;
-                    }
-                }
-                Some(v) => {
-                    for lpn in req.lpn..end {
-                        ftl.write_value(lpn, v)?;
-                    }
-                }
-            },
-            Op::Read => {
-                for lpn in req.lpn..end {
-                    ftl.read(lpn)?;
-                }
-            }
-            Op::Trim => {
-                for lpn in req.lpn..end {
-                    ftl.trim(lpn)?;
-                }
-            }
-        }
-        rec.after(ftl, || workload.progress())?;
+        let payload = req.value.map_or(Payload::Unknown, Payload::Same);
+        device.apply(req.op, req.lpn, req.pages, payload)?;
+        rec.after(device.ftl_mut(), || workload.progress())?;
     }
     if let Some((prev, arrival)) = current.take() {
-        iface.complete(&prev, arrival, ftl.finish());
+        iface.complete(&prev, arrival, device.end());
     }
     Ok(Measured::Device(Box::new(iface)))
 }

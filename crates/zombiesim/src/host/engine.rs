@@ -1,64 +1,42 @@
 //! The host model's steps: application operations, device commands, writeback,
 //! notifications and samples.
 
-use super::{
-    AppOp, AwarenessPoint, DeviceOp, Event, HostOutcome, HostSim, NotifyReport, Observer, Reason,
-};
+use super::{AppOp, AwarenessPoint, Event, HostOutcome, HostSim, NotifyReport, Observer, Reason};
 use crate::config::NotifyMode;
+use crate::device::{Command, Payload, NO_VALUE};
 use crate::error::Result;
+use crate::workload::Op;
 
 impl HostSim<'_> {
-    /// Submit one device command at `now`; returns its completion time.
+    /// Submit one device command at `now`; returns its completion time. Piggybacked
+    /// notifications ride on every read and write.
     fn submit(
         &mut self,
         now: u64,
-        op: DeviceOp,
+        op: Op,
         lpn: u64,
         pages: u32,
+        payload: Payload,
         observer: &mut dyn Observer,
     ) -> Result<u64> {
         let issue = self.queue.issue(now);
-        if self.background_gc {
-            let idle_from = self.ftl.busy_until();
-            if idle_from < issue {
-                self.ftl
-                    .idle(idle_from.max(self.last_done.min(issue)), issue)?;
-            }
+        let mut hints = std::mem::take(&mut self.hints);
+        hints.clear();
+        if self.channel.mode == NotifyMode::Piggyback && op != Op::Trim {
+            self.deliverable(&mut hints);
         }
-        self.ftl.count_request();
-        self.ftl.begin(issue);
-        if self.channel.mode == NotifyMode::Piggyback && op != DeviceOp::Trim {
-            self.deliver()?;
-        }
-        let end = lpn + pages as u64;
-        match op {
-            DeviceOp::Read => {
-                for l in lpn..end {
-                    self.ftl.read(l)?;
-                }
-            }
-            DeviceOp::Write => {
-                for l in lpn..end {
-                    self.ftl.write(l)?;
-                }
-            }
-            DeviceOp::Trim => {
-                for l in lpn..end {
-                    self.ftl.trim(l)?;
-                }
-            }
-        }
-        let done = self.ftl.finish().max(issue);
-        self.queue.outstanding.push(std::cmp::Reverse(done));
+        let mut cmd = Command::new(op, lpn, pages);
+        cmd.payload = payload;
+        cmd.zombies = &hints;
+        let done = self.device.submit(issue, &cmd);
+        self.hints = hints;
+        let done = done?;
+        self.queue.complete(done);
         self.last_done = self.last_done.max(done);
-        let bytes = if op == DeviceOp::Trim {
-            0
-        } else {
-            pages as u64
-        };
-        self.device
-            .record(op == DeviceOp::Read, done - now, bytes * self.page_bytes());
-        if !observer.after_command(self.ftl)? {
+        let bytes = if op == Op::Trim { 0 } else { pages as u64 };
+        self.device_latency
+            .record(op == Op::Read, done - now, bytes * self.page_bytes());
+        if !observer.after_command(self.device.ftl_mut())? {
             self.commands_ok = false;
         }
         Ok(done)
@@ -68,34 +46,58 @@ impl HostSim<'_> {
         self.cache_page_bytes
     }
 
-    /// Deliver the extents one command carries: the pages still dirty become zombies.
-    fn deliver(&mut self) -> Result<()> {
-        let extents: Vec<(u64, u32)> = self.channel.take().collect();
-        for (lpn, len) in extents {
+    /// The extents one command carries: the pages still dirty in the host become
+    /// zombie hints (into `out`); the rest are stale.
+    fn deliverable(&mut self, out: &mut Vec<u64>) {
+        let (mut delivered, mut stale) = (0, 0);
+        for (lpn, len) in self.channel.take() {
             for l in lpn..lpn + len as u64 {
                 if self.cache.is_dirty(l) {
-                    self.ftl.set_zombie(l, true)?;
-                    self.channel.counters.delivered_pages += 1;
+                    out.push(l);
+                    delivered += 1;
                 } else {
-                    self.channel.counters.stale_pages += 1;
+                    stale += 1;
                 }
             }
         }
-        Ok(())
+        self.channel.counters.delivered_pages += delivered;
+        self.channel.counters.stale_pages += stale;
+    }
+
+    /// The cached page `lpn` now holds `value` (content-aware devices see it when the
+    /// page is written back). The table is allocated at the first known value.
+    fn remember_value(&mut self, lpn: u64, value: Option<u64>) {
+        match value {
+            Some(v) => {
+                if self.values.is_empty() {
+                    self.values = vec![NO_VALUE; self.device.logical_pages() as usize];
+                }
+                self.values[lpn as usize] = v;
+            }
+            None if !self.values.is_empty() => self.values[lpn as usize] = NO_VALUE,
+            None => {}
+        }
     }
 
     /// Page `lpn` went clean → dirty in the host.
     fn dirtied(&mut self, lpn: u64, now: u64) -> Result<()> {
         if self.channel.dirtied(lpn) {
-            self.ftl.set_zombie(lpn, true)?;
+            self.device.hint_zombie(lpn, true)?;
             self.channel.counters.delivered_pages += 1;
         }
         if self.channel.command_due() {
             // An explicit notification command, non-queued like SATA TRIM: it waits for
             // the queue to drain and holds the interface for `command_us`.
-            self.deliver()?;
+            let mut hints = std::mem::take(&mut self.hints);
+            hints.clear();
+            self.deliverable(&mut hints);
+            for &l in &hints {
+                self.device.hint_zombie(l, true)?;
+            }
+            self.hints = hints;
             self.channel.counters.commands += 1;
             let done = self.queue.barrier(now, self.command_ns);
+            self.device.hold_until(done);
             self.last_done = self.last_done.max(done);
         }
         Ok(())
@@ -117,7 +119,16 @@ impl HostSim<'_> {
             Reason::Evict => wb.evict += pages as u64,
         }
         self.cache_counts.writeback_commands += 1;
-        self.submit(now, DeviceOp::Write, lpn, pages, observer)
+        // The content each page was dirtied with travels with the writeback.
+        let values = std::mem::take(&mut self.values);
+        let payload = if values.is_empty() {
+            Payload::Unknown
+        } else {
+            Payload::PerPage(&values[lpn as usize..(lpn + pages as u64) as usize])
+        };
+        let done = self.submit(now, Op::Write, lpn, pages, payload, observer);
+        self.values = values;
+        done
     }
 
     /// Run one application operation issued at `now`. Returns when it completes and
@@ -147,7 +158,14 @@ impl HostSim<'_> {
                     if a.hit {
                         self.cache_counts.read_hits += 1;
                         if let Some((s, n)) = run.take() {
-                            done = done.max(self.submit(now, DeviceOp::Read, s, n, observer)?);
+                            done = done.max(self.submit(
+                                now,
+                                Op::Read,
+                                s,
+                                n,
+                                Payload::Unknown,
+                                observer,
+                            )?);
                         }
                     } else {
                         self.cache_counts.read_misses += 1;
@@ -158,19 +176,22 @@ impl HostSim<'_> {
                     }
                 }
                 if let Some((s, n)) = run {
-                    done = done.max(self.submit(now, DeviceOp::Read, s, n, observer)?);
+                    done =
+                        done.max(self.submit(now, Op::Read, s, n, Payload::Unknown, observer)?);
                 }
                 self.app
                     .record(true, done - start, pages as u64 * self.page_bytes());
             }
-            AppOp::Write { lpn, pages } => {
+            AppOp::Write { lpn, pages, value } => {
                 self.app_counts.requests += 1;
                 self.app_counts.write_pages += pages as u64;
                 if self.cache.capacity() == 0 {
-                    done = done.max(self.submit(now, DeviceOp::Write, lpn, pages, observer)?);
+                    let payload = value.map_or(Payload::Unknown, Payload::Same);
+                    done = done.max(self.submit(now, Op::Write, lpn, pages, payload, observer)?);
                 } else {
                     for l in lpn..lpn + pages as u64 {
                         let a = self.cache.write(l, now);
+                        self.remember_value(l, value);
                         if let Some(victim) = a.evicted_dirty {
                             let t =
                                 self.write_back(now, victim as u64, 1, Reason::Evict, observer)?;
@@ -198,7 +219,14 @@ impl HostSim<'_> {
             AppOp::SyncWrite { lpn, pages } => {
                 self.app_counts.requests += 1;
                 self.app_counts.sync_write_pages += pages as u64;
-                done = done.max(self.submit(now, DeviceOp::Write, lpn, pages, observer)?);
+                done = done.max(self.submit(
+                    now,
+                    Op::Write,
+                    lpn,
+                    pages,
+                    Payload::Unknown,
+                    observer,
+                )?);
                 self.app
                     .record(false, done - start, pages as u64 * self.page_bytes());
             }
@@ -208,7 +236,8 @@ impl HostSim<'_> {
                 for l in lpn..lpn + pages as u64 {
                     self.cache.discard(l);
                 }
-                done = done.max(self.submit(now, DeviceOp::Trim, lpn, pages, observer)?);
+                done =
+                    done.max(self.submit(now, Op::Trim, lpn, pages, Payload::Unknown, observer)?);
             }
             AppOp::Commit => {
                 self.app_counts.transactions += 1;
@@ -222,7 +251,7 @@ impl HostSim<'_> {
     /// have expired since the last flusher wake, keep up to the queue depth of
     /// writeback commands in flight.
     pub(super) fn pump(&mut self, now: u64, observer: &mut dyn Observer) -> Result<()> {
-        while self.inflight < self.queue.depth as u32 {
+        while self.inflight < self.queue.depth() {
             let background = self.cache.dirty() > self.background_limit;
             if self.sweep.is_none() {
                 let expired = self
@@ -283,7 +312,7 @@ impl HostSim<'_> {
     /// Record dirty pages and the device's known zombies.
     pub(super) fn sample(&mut self, now: u64) {
         let dirty = self.cache.dirty();
-        let known = self.ftl.known_zombies();
+        let known = self.device.known_zombies();
         let awareness = if dirty > 0 {
             known as f64 / dirty as f64
         } else {
@@ -344,8 +373,8 @@ impl HostSim<'_> {
             },
             app,
             cache,
-            device_latency: self.device.report(),
-            device_throughput: self.device.throughput(self.last_done.max(end)),
+            device_latency: self.device_latency.report(),
+            device_throughput: self.device_latency.throughput(self.last_done.max(end)),
             elapsed_ns: end,
             interrupted,
         }

@@ -9,13 +9,13 @@
 //!                              ▼                                                      │
 //!   PageCache (CLOCK) ── evicting a dirty page writes it back (the thread waits)      │
 //!        │  clean → dirty ─────────────► NotificationChannel (none/ideal/piggyback/   │
-//!        │                               command) ──► Ftl::set_zombie                 │
+//!        │                               command) ──► zombie hints to the Device      │
 //!        ▼                                                                            │
 //!   flusher: wakes every dirty_writeback; writes files dirty longer than dirty_expire,│
 //!   and the oldest files while dirty > dirty_background_ratio; at most queue_depth  ◄─┘
 //!   writeback commands in flight
 //!        ▼
-//!   DeviceQueue (queue_depth slots, FIFO) ──► Ftl (timing on): completion times
+//!   interface::Queue (queue_depth slots, FIFO) ──► Device::submit: completion times
 //! ```
 //!
 //! Everything runs on one deterministic [`EventQueue`]: thread wake-ups, arrivals, the
@@ -36,13 +36,13 @@ pub use page_cache::PageCache;
 pub use source::{AppOp, AppSource, RequestSource};
 
 use crate::config::{Config, NotifyMode};
+use crate::device::Device;
 use crate::engine::EventQueue;
 use crate::error::Result;
 use crate::ftl::Ftl;
+use crate::interface::Queue;
 use crate::latency::{LatencyRecorder, LatencyReport, Throughput};
 use serde::Serialize;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// The application's view of the measured phase.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -127,44 +127,6 @@ pub struct HostOutcome {
     pub interrupted: bool,
 }
 
-/// Device command slots, issued in FIFO order.
-struct DeviceQueue {
-    depth: usize,
-    outstanding: BinaryHeap<Reverse<u64>>,
-    last_issue: u64,
-}
-
-impl DeviceQueue {
-    /// When a command submitted at `now` is issued (a slot is free, never before an
-    /// earlier command).
-    fn issue(&mut self, now: u64) -> u64 {
-        while self.outstanding.peek().is_some_and(|Reverse(t)| *t <= now) {
-            self.outstanding.pop();
-        }
-        let mut at = now.max(self.last_issue);
-        if self.outstanding.len() >= self.depth {
-            let Reverse(t) = self.outstanding.pop().expect("queue is full");
-            at = at.max(t);
-        }
-        self.last_issue = at;
-        at
-    }
-
-    /// A non-queued command submitted at `now` (SATA TRIM-like): it starts once every
-    /// outstanding command has completed, and nothing is issued until it is done.
-    fn barrier(&mut self, now: u64, duration: u64) -> u64 {
-        let drained = self
-            .outstanding
-            .drain()
-            .map(|Reverse(t)| t)
-            .fold(now.max(self.last_issue), u64::max);
-        let done = drained + duration;
-        self.last_issue = done;
-        self.outstanding.push(Reverse(done));
-        done
-    }
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Event {
     /// A closed-loop thread is ready for its next operation.
@@ -184,13 +146,6 @@ enum Reason {
     Evict,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum DeviceOp {
-    Read,
-    Write,
-    Trim,
-}
-
 /// Hooks the measured loop gives the host model: progress and stop, and checks.
 pub trait Observer {
     /// Called after each device command; false stops the run.
@@ -201,11 +156,11 @@ pub trait Observer {
 
 /// The host model running over one FTL.
 pub struct HostSim<'a> {
-    ftl: &'a mut dyn Ftl,
+    device: &'a mut Device,
     cache: PageCache,
     channel: NotificationChannel,
     events: EventQueue<Event>,
-    queue: DeviceQueue,
+    queue: Queue,
     threads: u32,
     open_loop: bool,
     request_ns: u64,
@@ -215,7 +170,6 @@ pub struct HostSim<'a> {
     background_limit: u64,
     dirty_limit: u64,
     command_ns: u64,
-    background_gc: bool,
     cache_page_bytes: u64,
     // Writeback state.
     sweep: Option<page_cache::Sweep>,
@@ -224,9 +178,13 @@ pub struct HostSim<'a> {
     expire_armed: bool,
     /// Threads sleeping until dirty pages fall under the limit, with when they slept.
     throttled: Vec<(u32, u64)>,
+    /// The content value of each cached page (empty until a write carries one).
+    values: Vec<u64>,
+    /// Reused list of the zombie hints one command carries.
+    hints: Vec<u64>,
     // Accounting.
     app: LatencyRecorder,
-    device: LatencyRecorder,
+    device_latency: LatencyRecorder,
     app_counts: AppReport,
     cache_counts: CacheReport,
     awareness: Vec<AwarenessPoint>,
@@ -243,9 +201,9 @@ pub struct HostSim<'a> {
 }
 
 impl<'a> HostSim<'a> {
-    pub fn new(cfg: &Config, ftl: &'a mut dyn Ftl) -> Self {
+    pub fn new(cfg: &Config, device: &'a mut Device) -> Self {
         let page = cfg.flash.page_size.bytes();
-        let logical = ftl.logical_pages();
+        let logical = device.logical_pages();
         let h = &cfg.host;
         let cache_pages = h.cache.bytes() / page;
         let file_pages = h.file_size.bytes().div_ceil(page);
@@ -259,11 +217,7 @@ impl<'a> HostSim<'a> {
             cache: PageCache::new(cache_pages, logical, file_pages),
             channel: NotificationChannel::new(&cfg.notify, page),
             events: EventQueue::new(),
-            queue: DeviceQueue {
-                depth: qd as usize,
-                outstanding: BinaryHeap::new(),
-                last_issue: 0,
-            },
+            queue: Queue::new(qd),
             threads,
             open_loop: h.threads == 0,
             request_ns: (h.request_us * 1e3) as u64,
@@ -273,15 +227,16 @@ impl<'a> HostSim<'a> {
             background_limit: (h.dirty_background_ratio * cache_pages as f64) as u64,
             dirty_limit: (h.dirty_ratio * cache_pages as f64) as u64,
             command_ns: (cfg.notify.command_us * 1e3) as u64,
-            background_gc: cfg.gc.background,
             cache_page_bytes: page,
             sweep: None,
             sweep_reason: Reason::Background,
             inflight: 0,
             expire_armed: false,
             throttled: Vec::new(),
+            values: Vec::new(),
+            hints: Vec::new(),
             app: LatencyRecorder::default(),
-            device: LatencyRecorder::default(),
+            device_latency: LatencyRecorder::default(),
             app_counts: AppReport {
                 threads: if h.threads == 0 { 0 } else { threads },
                 requests: 0,
@@ -317,7 +272,7 @@ impl<'a> HostSim<'a> {
             last_done: 0,
             app_end: 0,
             commands_ok: true,
-            ftl,
+            device,
         }
     }
 

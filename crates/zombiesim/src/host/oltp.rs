@@ -137,7 +137,11 @@ impl OltpWorkload {
         let mut q = std::mem::take(&mut self.queues[u]);
         let update = |q: &mut VecDeque<AppOp>, lpn: u64| {
             q.push_back(AppOp::Read { lpn, pages: 1 });
-            q.push_back(AppOp::Write { lpn, pages: 1 });
+            q.push_back(AppOp::Write {
+                lpn,
+                pages: 1,
+                value: None,
+            });
         };
         let read = |q: &mut VecDeque<AppOp>, lpn: u64| q.push_back(AppOp::Read { lpn, pages: 1 });
         let kind = rng.random_range(0..100u32);

@@ -8,8 +8,12 @@ use crate::workload::{Op, TraceInfo, Workload};
 pub enum AppOp {
     /// Read pages (through the buffer cache).
     Read { lpn: u64, pages: u32 },
-    /// Write whole pages (buffered in the cache).
-    Write { lpn: u64, pages: u32 },
+    /// Write whole pages (buffered in the cache), each holding `value` when known.
+    Write {
+        lpn: u64,
+        pages: u32,
+        value: Option<u64>,
+    },
     /// Discard pages (a dirty copy is dropped; the device is trimmed).
     Trim { lpn: u64, pages: u32 },
     /// Write pages directly and synchronously, bypassing the cache (a redo log).
@@ -50,7 +54,11 @@ impl AppSource for RequestSource {
         let (lpn, pages) = (r.lpn, r.pages);
         let op = match r.op {
             Op::Read => AppOp::Read { lpn, pages },
-            Op::Write => AppOp::Write { lpn, pages },
+            Op::Write => AppOp::Write {
+                lpn,
+                pages,
+                value: r.value,
+            },
             Op::Trim => AppOp::Trim { lpn, pages },
         };
         Ok(Some((op, r.arrival_ns)))
