@@ -139,6 +139,14 @@ impl HostInterface {
             .record(req.op == Op::Read, done.saturating_sub(arrival), bytes);
     }
 
+    /// A flush completed at `done`: it held a queue slot until then (flushes have
+    /// no latency figures of their own).
+    #[inline]
+    pub fn complete_flush(&mut self, done: u64) {
+        self.queue.complete(done);
+        self.last_done = self.last_done.max(done);
+    }
+
     /// Simulated time from 0 to the last completion (ns).
     pub fn elapsed(&self) -> u64 {
         self.last_done

@@ -129,6 +129,8 @@ pub struct Report {
     pub run: RunInfo,
     /// Content-aware flash (dead-value pool, dedup); `null` when `content` is off.
     pub content: Option<crate::content::ContentReport>,
+    /// The device write buffer (`device.buffer`); `null` without one.
+    pub buffer: Option<crate::device::BufferReport>,
 }
 
 impl Report {

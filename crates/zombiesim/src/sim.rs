@@ -17,7 +17,7 @@
 use crate::config::{
     available_memory, Config, MemoryEstimate, PreconditionPattern, TracePlacement,
 };
-use crate::device::{Device, Payload};
+use crate::device::{Command, Device, Payload};
 use crate::error::Result;
 use crate::flash::Geometry;
 use crate::ftl::Ftl;
@@ -25,7 +25,7 @@ use crate::host::{self, AppSource, HostSim, RequestSource};
 use crate::interface::HostInterface;
 use crate::report::{DeviceInfo, PhaseReport, Report, RunInfo};
 use crate::stats::{Counters, SeriesPoint};
-use crate::workload::{Request, Synthetic, TraceSpec, TraceWorkload, Workload, WorkloadSpec};
+use crate::workload::{Op, Request, Synthetic, TraceSpec, TraceWorkload, Workload, WorkloadSpec};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use std::collections::VecDeque;
@@ -229,8 +229,14 @@ struct Recorder<'t, 'c> {
 impl Recorder<'_, '_> {
     /// After a device operation: sample, check, report progress. False once stopped.
     #[inline]
-    fn after(&mut self, ftl: &mut dyn Ftl, fraction: impl FnOnce() -> Option<f64>) -> Result<bool> {
-        let written = ftl.counters().host_write_pages - self.pre.host_write_pages;
+    fn after(
+        &mut self,
+        device: &mut Device,
+        fraction: impl FnOnce() -> Option<f64>,
+    ) -> Result<bool> {
+        let counters = device.counters();
+        let written = counters.host_write_pages - self.pre.host_write_pages;
+        let ftl = device.ftl();
         if written >= self.next_held {
             let held = ftl.held_back_pages() as f64;
             self.held_sum += held;
@@ -243,14 +249,14 @@ impl Recorder<'_, '_> {
             self.next_held = written + self.held_every;
         }
         if self.series_every > 0 && written >= self.next_point {
-            let now = *ftl.counters();
+            let now = counters;
             self.series
                 .push(series_point(&self.pre, &self.last_point, &now));
             self.last_point = now;
             self.next_point = written + self.series_every;
         }
         if self.verify && written >= self.next_verify {
-            ftl.verify()?;
+            device.verify()?;
             self.next_verify = written + self.logical;
         }
         self.iter += 1;
@@ -294,9 +300,9 @@ struct HostObserver<'r, 't, 'c> {
 }
 
 impl host::Observer for HostObserver<'_, '_, '_> {
-    fn after_command(&mut self, ftl: &mut dyn Ftl) -> Result<bool> {
+    fn after_command(&mut self, device: &mut Device) -> Result<bool> {
         let fraction = self.fraction;
-        self.recorder.after(ftl, || fraction)
+        self.recorder.after(device, || fraction)
     }
 
     fn progress(&mut self, fraction: Option<f64>) {
@@ -335,12 +341,12 @@ fn run(
 
     device.set_timing(false);
     let steady = precondition(cfg, device.ftl_mut(), synthetic, opts, &mut ticker)?;
-    let pre = *device.ftl().counters();
+    let pre = device.counters();
     let pre_content = device.ftl().content_stats().map(|(c, _)| c);
     let timed = cfg.timing.enabled;
     device.set_timing(timed);
     if opts.verify {
-        device.ftl().verify()?;
+        device.verify()?;
     }
 
     let measure_start = Instant::now();
@@ -406,10 +412,10 @@ fn run(
     let interrupted = rec.ticker.stopped;
     let measured_wall = measure_start.elapsed().as_secs_f64();
     if opts.verify {
-        device.ftl().verify()?;
+        device.verify()?;
     }
+    let total = device.counters();
     let ftl = device.ftl();
-    let total = *ftl.counters();
     let measured = total.since(&pre);
     if !interrupted && measured.host_requests == 0 {
         return Err(nothing_to_simulate(label, trace_info.as_ref()));
@@ -465,7 +471,7 @@ fn run(
             over_provisioning: geo.over_provisioning(),
             held_back_pages_mean: held_mean,
             effective_over_provisioning: effective_op,
-            state_bytes: ftl.memory_bytes() as u64,
+            state_bytes: device.memory_bytes() as u64,
         },
         elapsed_s: timed.then_some(elapsed_ns as f64 / 1e9),
         latency,
@@ -501,6 +507,7 @@ fn run(
             },
         },
         content,
+        buffer: device.buffer_report(),
     })
 }
 
@@ -563,6 +570,18 @@ fn measure_device(
         let Some(req) = pending.pop_front() else {
             break;
         };
+        if req.op == Op::Flush {
+            if let Some((prev, arrival)) = current.take() {
+                iface.complete(&prev, arrival, device.end());
+            }
+            let (issue, _) = if timed { iface.issue(&req) } else { (0, 0) };
+            let done = device.submit(issue, &Command::new(Op::Flush, 0, 0))?;
+            if timed {
+                iface.complete_flush(done);
+            }
+            rec.after(device, || workload.progress())?;
+            continue;
+        }
         if !req.continued {
             if let Some((prev, arrival)) = current.take() {
                 iface.complete(&prev, arrival, device.end());
@@ -577,7 +596,7 @@ fn measure_device(
         }
         let payload = req.value.map_or(Payload::Unknown, Payload::Same);
         device.apply(req.op, req.lpn, req.pages, payload)?;
-        rec.after(device.ftl_mut(), || workload.progress())?;
+        rec.after(device, || workload.progress())?;
     }
     if let Some((prev, arrival)) = current.take() {
         iface.complete(&prev, arrival, device.end());

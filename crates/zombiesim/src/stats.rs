@@ -10,16 +10,19 @@ pub enum Cause {
     Host = 0,
     /// Garbage collection (copies of valid pages, victim erases).
     Gc = 1,
+    /// The device write buffer writing back dirty pages (evictions and flushes).
+    Buffer = 2,
 }
 
 impl Cause {
-    pub const COUNT: usize = 2;
-    pub const ALL: [Cause; Cause::COUNT] = [Cause::Host, Cause::Gc];
+    pub const COUNT: usize = 3;
+    pub const ALL: [Cause; Cause::COUNT] = [Cause::Host, Cause::Gc, Cause::Buffer];
 
     pub fn name(self) -> &'static str {
         match self {
             Cause::Host => "host",
             Cause::Gc => "gc",
+            Cause::Buffer => "buffer",
         }
     }
 }

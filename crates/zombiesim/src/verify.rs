@@ -75,6 +75,12 @@ impl Oracle {
         self.latest[lpn] = 0;
     }
 
+    /// The content value last written to `lpn`, when it was written with one.
+    pub fn content_of(&self, lpn: usize) -> Option<u64> {
+        let id = self.latest[lpn];
+        (id >> 63 == 1).then_some(id & !(1 << 63))
+    }
+
     /// The FTL resolved a read of `lpn` to `ppn` (or to nothing).
     pub fn check_read(&self, lpn: usize, ppn: Option<u32>) -> Result<()> {
         let want = self.latest[lpn];

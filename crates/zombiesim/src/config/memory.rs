@@ -5,7 +5,9 @@
 //!  flash state   physical pages × 4⅛ B (owner, valid bit) + blocks × 42 B
 //!  mapping       logical pages × 4 B (+1 B region, +⅛ B zombie bit)
 //!  host cache    cache pages × 9 B + logical pages × 4 B (slot index)
+//!  write buffer  buffer pages × 45 B (slots, recency list, hash map)
 //!  content       physical pages × 40 B + pool entries × 64 B
+//!                (+ logical pages × 8 B: cached pages' values, with the host model)
 //!  oracle        (logical + physical) pages × 8 B        (--verify only)
 //! ```
 //!
@@ -56,7 +58,23 @@ impl MemoryEstimate {
                 bytes: (cache_pages * 9.0 + logical * 4.0).ceil() as u64,
             });
         }
+        let buffer_pages = cfg.device.buffer_pages(geo.page_size);
+        if buffer_pages > 0 {
+            parts.push(MemoryPart {
+                what: "device write buffer",
+                key: "device.buffer",
+                bytes: buffer_pages * 45,
+            });
+        }
         if cfg.content.enabled() {
+            if cfg.host.enabled() {
+                // The value of every cached page the host writes back.
+                parts.push(MemoryPart {
+                    what: "host page values",
+                    key: "host.cache",
+                    bytes: (logical * 8.0).ceil() as u64,
+                });
+            }
             parts.push(MemoryPart {
                 what: "content layer",
                 key: "content.pool_entries",

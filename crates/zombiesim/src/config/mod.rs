@@ -14,12 +14,14 @@
 //! here means the blocks the FTL may use: all blocks minus `ftl.reserved_blocks`.
 
 mod content;
+mod device;
 mod host;
 mod memory;
 mod policy;
 mod presets;
 
 pub use content::{ContentConfig, PoolPolicy};
+pub use device::{BufferPolicy, DeviceConfig, Scheduler};
 pub use host::{HostConfig, NotifyConfig, NotifyMode, TracePlacement};
 pub use memory::{available_memory, MemoryEstimate, MemoryPart};
 pub use policy::PolicySpec;
@@ -49,6 +51,8 @@ pub struct Config {
     pub notify: NotifyConfig,
     /// Content-aware flash: dead-value pool, deduplication.
     pub content: ContentConfig,
+    /// The device's write buffer.
+    pub device: DeviceConfig,
 }
 
 /// NAND geometry. The parallel units are planes: `channels × chips × dies × planes`.
@@ -163,6 +167,12 @@ pub struct GcConfig {
     pub background_watermark: u32,
     /// GC copies pages the device knows as zombies to a dedicated open block (000).
     pub zombie_block: bool,
+    /// Victims reclaimed per GC trigger (0 = until `high_watermark`, in one go).
+    /// With a bound, GC works in steps between host operations, and goes on past the
+    /// bound only while the unit has `hard_watermark` free blocks or fewer.
+    pub max_victims_per_trigger: u32,
+    /// Free blocks at or below which a bounded GC keeps reclaiming.
+    pub hard_watermark: u32,
 }
 
 impl Default for GcConfig {
@@ -175,6 +185,8 @@ impl Default for GcConfig {
             background: false,
             background_watermark: 4,
             zombie_block: false,
+            max_victims_per_trigger: 0,
+            hard_watermark: 1,
         }
     }
 }
@@ -204,6 +216,12 @@ pub struct TimingConfig {
     /// Planes of a die run operations in parallel (multi-plane); otherwise a die
     /// runs one operation at a time.
     pub multi_plane: bool,
+    /// When queued flash work runs: `fifo`, `rps` (reads first) or `suspend`.
+    pub scheduler: Scheduler,
+    /// Time to suspend a program or erase for a host read, and to resume it, µs.
+    pub suspend_us: f64,
+    /// Suspensions one program or erase allows before it runs to completion.
+    pub max_suspensions: u32,
 }
 
 impl Default for TimingConfig {
@@ -219,6 +237,9 @@ impl Default for TimingConfig {
             dram_ns: 20.0,
             gc_search_us: 0.0,
             multi_plane: true,
+            scheduler: Scheduler::Fifo,
+            suspend_us: 20.0,
+            max_suspensions: 4,
         }
     }
 }
@@ -553,8 +574,51 @@ impl Config {
         }
         host::validate(&self.host, &self.notify, self.timing.enabled)?;
         self.content.validate()?;
+        self.validate_scheduling()?;
         // Geometry-derived checks (sizes, spare blocks per GC unit).
         crate::flash::Geometry::new(self).map(|_| ())
+    }
+}
+
+impl Config {
+    /// The write buffer, the scheduler and bounded GC.
+    fn validate_scheduling(&self) -> Result<()> {
+        let t = &self.timing;
+        if !(t.suspend_us.is_finite() && t.suspend_us >= 0.0) {
+            return Err(Error::config(
+                "timing.suspend_us",
+                format!("{}: must be a non-negative number of µs", t.suspend_us),
+            ));
+        }
+        if t.scheduler != Scheduler::Fifo && !t.enabled {
+            return Err(Error::config(
+                "timing.scheduler",
+                format!(
+                    "`{}` orders flash operations in time: set timing.enabled = true (or keep `fifo`)",
+                    t.scheduler.name()
+                ),
+            ));
+        }
+        let g = &self.gc;
+        if g.max_victims_per_trigger > 0 && g.hard_watermark >= g.low_watermark {
+            return Err(Error::config(
+                "gc.hard_watermark",
+                format!(
+                    "{} must be below gc.low_watermark ({}): bounded GC (gc.max_victims_per_trigger) \
+                     goes on past its bound only while free blocks are at or below it",
+                    g.hard_watermark, g.low_watermark
+                ),
+            ));
+        }
+        if g.max_victims_per_trigger > 0 && g.hard_watermark == 0 {
+            return Err(Error::config(
+                "gc.hard_watermark",
+                "must be at least 1 with bounded GC (a unit must never run out of free blocks)",
+            ));
+        }
+        let page = self.flash.page_size.bytes();
+        let geo = crate::flash::Geometry::new(self)?;
+        self.device.validate(page, geo.logical_pages * page)
     }
 }
 

@@ -18,9 +18,16 @@
 //! whatever sits above the device, and a write's content value travels with it all
 //! the way down.
 
+mod buffer;
+mod replacement;
+
+pub use buffer::{BufferCounters, BufferReport, WriteBuffer};
+pub use replacement::{Replacement, SlotView};
+
 use crate::config::Config;
 use crate::error::Result;
 use crate::ftl::{self, Ftl};
+use crate::stats::Counters;
 use crate::workload::Op;
 
 /// The content of the pages a write carries.
@@ -63,6 +70,8 @@ pub struct Command<'a> {
     /// Logical pages the host says, piggybacked on this command, hold a dirty newer
     /// copy above the device (zombie hints).
     pub zombies: &'a [u64],
+    /// Forced unit access: a write goes through the buffer to flash.
+    pub fua: bool,
 }
 
 impl<'a> Command<'a> {
@@ -74,6 +83,7 @@ impl<'a> Command<'a> {
             pages,
             payload: Payload::Unknown,
             zombies: &[],
+            fua: false,
         }
     }
 }
@@ -81,20 +91,47 @@ impl<'a> Command<'a> {
 /// The simulated device.
 pub struct Device {
     ftl: Box<dyn Ftl>,
+    /// The DRAM write buffer (`device.buffer` > 0).
+    buffer: Option<WriteBuffer>,
+    /// Buffer counters when the measured phase began.
+    buffer_start: BufferCounters,
+    /// Host page writes absorbed by the buffer and host page reads it served: the
+    /// FTL never sees them, but they are host pages (the WAF's denominator).
+    buffered_writes: u64,
+    buffered_reads: u64,
     /// Background GC may run in idle time (timing on and `gc.background`).
     background_gc: bool,
+    /// DRAM time per page moved through the buffer (ns), when timing is on.
+    dram_ns: u64,
+    timing_on: bool,
+    /// The command in progress: when it was issued and the DRAM pages it moved.
+    issue: u64,
+    dram_pages: u64,
     /// The latest completion so far (ns).
     last_done: u64,
+    /// Reused list of pages the buffer writes back.
+    writebacks: Vec<(u64, u64)>,
 }
 
 impl Device {
     /// A freshly erased device as `cfg` describes it. `seed` drives the randomised
     /// GC policies; `verify` keeps the integrity oracle.
     pub fn new(cfg: &Config, seed: u64, verify: bool) -> Result<Device> {
+        let page = cfg.flash.page_size.bytes();
+        let pages = cfg.device.buffer_pages(page);
         Ok(Device {
             ftl: ftl::build(cfg, seed, verify)?,
+            buffer: (pages > 0).then(|| WriteBuffer::new(&cfg.device, pages)),
+            buffer_start: BufferCounters::default(),
+            buffered_writes: 0,
+            buffered_reads: 0,
             background_gc: cfg.timing.enabled && cfg.gc.background,
+            dram_ns: cfg.timing.dram_ns.round() as u64,
+            timing_on: false,
+            issue: 0,
+            dram_pages: 0,
             last_done: 0,
+            writebacks: Vec::new(),
         })
     }
 
@@ -103,10 +140,15 @@ impl Device {
         self.ftl.as_ref()
     }
 
-    /// The flash translation layer, for writes that bypass the interface
-    /// (preconditioning) and for checks.
+    /// The flash translation layer, for writes that bypass the interface and the
+    /// buffer (preconditioning).
     pub fn ftl_mut(&mut self) -> &mut dyn Ftl {
         self.ftl.as_mut()
+    }
+
+    /// The write buffer, when there is one.
+    pub fn buffer(&self) -> Option<&WriteBuffer> {
+        self.buffer.as_ref()
     }
 
     /// Pages the host can address.
@@ -114,11 +156,24 @@ impl Device {
         self.ftl.logical_pages()
     }
 
+    /// Every counter so far: the FTL's, plus the host pages the buffer absorbed or
+    /// served.
+    pub fn counters(&self) -> Counters {
+        let mut c = *self.ftl.counters();
+        c.host_write_pages += self.buffered_writes;
+        c.host_read_pages += self.buffered_reads;
+        c
+    }
+
     /// Turn the timing model on or off (off while preconditioning); the measured
-    /// phase starts at time 0.
+    /// phase starts at time 0, and the buffer's counters start again.
     pub fn set_timing(&mut self, on: bool) {
         self.ftl.set_timing(on);
+        self.timing_on = on;
         self.last_done = 0;
+        if let Some(b) = &self.buffer {
+            self.buffer_start = b.counters;
+        }
     }
 
     /// The latest completion so far (ns).
@@ -130,6 +185,13 @@ impl Device {
     /// command is counted. Its pages follow with [`Device::apply`].
     #[inline]
     pub fn start(&mut self, issue: u64) -> Result<()> {
+        self.begin(issue)?;
+        self.ftl.count_request();
+        Ok(())
+    }
+
+    #[inline]
+    fn begin(&mut self, issue: u64) -> Result<()> {
         if self.background_gc {
             let idle_from = self.ftl.busy_until();
             if idle_from < issue {
@@ -137,14 +199,18 @@ impl Device {
                     .idle(idle_from.max(self.last_done.min(issue)), issue)?;
             }
         }
-        self.ftl.count_request();
         self.ftl.begin(issue);
+        self.issue = issue;
+        self.dram_pages = 0;
         Ok(())
     }
 
     /// One run of pages of the command started last.
     #[inline]
     pub fn apply(&mut self, op: Op, lpn: u64, pages: u32, payload: Payload) -> Result<()> {
+        if self.buffer.is_some() {
+            return self.apply_buffered(op, lpn, pages, payload, false);
+        }
         let end = lpn + pages as u64;
         match op {
             Op::Write => match payload {
@@ -172,25 +238,114 @@ impl Device {
                     self.ftl.trim(l)?;
                 }
             }
+            Op::Flush => {}
         }
+        Ok(())
+    }
+
+    /// [`Device::apply`] through the write buffer; `fua` writes go through to flash.
+    fn apply_buffered(
+        &mut self,
+        op: Op,
+        lpn: u64,
+        pages: u32,
+        payload: Payload,
+        fua: bool,
+    ) -> Result<()> {
+        let buffer = self.buffer.as_mut().expect("a buffer");
+        let end = lpn + pages as u64;
+        match op {
+            Op::Write if fua => {
+                for (i, l) in (lpn..end).enumerate() {
+                    buffer.discard(l);
+                    buffer.counters.fua_pages += 1;
+                    match payload.value(i) {
+                        Some(v) => self.ftl.write_value(l, v)?,
+                        None => self.ftl.write(l)?,
+                    }
+                }
+            }
+            Op::Write => {
+                let zombies = self.ftl.known_zombies() > 0;
+                for (i, l) in (lpn..end).enumerate() {
+                    let v = payload.value(i).unwrap_or(NO_VALUE);
+                    self.buffered_writes += 1;
+                    self.dram_pages += 1;
+                    // The host's newer copy is now in the device: not a host zombie.
+                    if zombies {
+                        self.ftl.set_zombie(l, false)?;
+                    }
+                    let buffer = self.buffer.as_mut().expect("a buffer");
+                    if buffer.write_hit(l, v) {
+                        continue;
+                    }
+                    buffer.make_room(&mut self.writebacks);
+                    buffer.insert_dirty(l, v);
+                    self.write_back()?;
+                }
+            }
+            Op::Read => {
+                for l in lpn..end {
+                    if self.buffer.as_mut().expect("a buffer").read(l) {
+                        self.buffered_reads += 1;
+                        self.dram_pages += 1;
+                    } else {
+                        self.ftl.read(l)?;
+                    }
+                }
+            }
+            Op::Trim => {
+                for l in lpn..end {
+                    self.buffer.as_mut().expect("a buffer").discard(l);
+                    self.ftl.trim(l)?;
+                }
+            }
+            Op::Flush => {
+                buffer.flush(&mut self.writebacks);
+                self.write_back()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Program the pages the buffer gave up (evicted or flushed dirty pages).
+    fn write_back(&mut self) -> Result<()> {
+        for i in 0..self.writebacks.len() {
+            let (lpn, v) = self.writebacks[i];
+            self.ftl
+                .write_buffered(lpn, Some(v).filter(|&v| v != NO_VALUE))?;
+        }
+        self.writebacks.clear();
         Ok(())
     }
 
     /// The command started last is complete: when (ns).
     #[inline]
     pub fn end(&mut self) -> u64 {
-        let done = self.ftl.finish();
+        let mut done = self.ftl.finish();
+        if self.timing_on && self.dram_pages > 0 {
+            done = done.max(self.issue + self.dram_pages * self.dram_ns);
+        }
         self.last_done = self.last_done.max(done);
         done
     }
 
-    /// Issue `cmd` at `issue`; returns when it completes.
+    /// Issue `cmd` at `issue`; returns when it completes. A flush is not counted as a
+    /// host request (it moves no host pages).
     pub fn submit(&mut self, issue: u64, cmd: &Command) -> Result<u64> {
-        self.start(issue)?;
+        if cmd.op == Op::Flush {
+            self.begin(issue)?;
+        } else {
+            self.start(issue)?;
+        }
         for &lpn in cmd.zombies {
             self.ftl.set_zombie(lpn, true)?;
         }
-        self.apply(cmd.op, cmd.lpn, cmd.pages, cmd.payload)?;
+        if cmd.fua && self.buffer.is_some() {
+            self.apply_buffered(cmd.op, cmd.lpn, cmd.pages, cmd.payload, true)?;
+        } else {
+            self.apply(cmd.op, cmd.lpn, cmd.pages, cmd.payload)?;
+        }
         Ok(self.end().max(issue))
     }
 
@@ -208,5 +363,46 @@ impl Device {
     /// Logical pages the device knows as zombies.
     pub fn known_zombies(&self) -> u64 {
         self.ftl.known_zombies()
+    }
+
+    /// Power is lost and restored. A volatile buffer loses its dirty pages (their
+    /// logical numbers are returned, ascending; flash keeps the older copies); every
+    /// zombie page is live again (the host's buffers are gone too).
+    pub fn power_loss(&mut self) -> Vec<u64> {
+        let mut lost = Vec::new();
+        if let Some(b) = self.buffer.as_mut() {
+            b.power_loss(&mut lost);
+        }
+        self.ftl.clear_zombies();
+        lost
+    }
+
+    /// What a read of `lpn` returns now, as the content value last written to it
+    /// (`None`: unwritten, trimmed, or written without a value). Needs the integrity
+    /// oracle (`verify`) for pages that are not buffered.
+    pub fn content_of(&self, lpn: u64) -> Option<u64> {
+        match self.buffer.as_ref().and_then(|b| b.value_of(lpn)) {
+            Some(v) => Some(v).filter(|&v| v != NO_VALUE),
+            None => self.ftl.oracle().and_then(|o| o.content_of(lpn as usize)),
+        }
+    }
+
+    /// The buffer's report over the measured phase, when there is a buffer.
+    pub fn buffer_report(&self) -> Option<BufferReport> {
+        self.buffer.as_ref().map(|b| b.report(&self.buffer_start))
+    }
+
+    /// Run the FTL's invariant checks and integrity oracle, and check the buffer.
+    pub fn verify(&self) -> Result<()> {
+        self.ftl.verify()?;
+        if let Some(b) = &self.buffer {
+            b.check().map_err(crate::Error::integrity)?;
+        }
+        Ok(())
+    }
+
+    /// Approximate bytes of memory the device's state occupies.
+    pub fn memory_bytes(&self) -> usize {
+        self.ftl.memory_bytes() + self.buffer.as_ref().map_or(0, |b| b.memory_bytes())
     }
 }

@@ -34,6 +34,10 @@ pub trait Ftl: Send {
     fn write_value(&mut self, lpn: u64, _value: u64) -> Result<()> {
         self.write(lpn)
     }
+    /// Write one logical page the device's write buffer evicts or flushes (`value`:
+    /// its fingerprint, when known). Programs count under `Cause::Buffer`; the host
+    /// page was counted when it entered the buffer.
+    fn write_buffered(&mut self, lpn: u64, value: Option<u64>) -> Result<()>;
     /// Read one logical page (an unwritten or trimmed page is counted, not an error).
     fn read(&mut self, lpn: u64) -> Result<()>;
     /// Trim (discard) one logical page.
@@ -78,6 +82,8 @@ pub trait Ftl: Send {
     fn counters(&self) -> &Counters;
     /// Run the invariant checks and the integrity oracle (when enabled).
     fn verify(&self) -> Result<()>;
+    /// The integrity oracle, when the FTL keeps one.
+    fn oracle(&self) -> Option<&crate::verify::Oracle>;
     /// Erase-count summary over usable blocks.
     fn wear(&self) -> Wear;
     /// Pages currently held out of the data cycle: free blocks plus the unwritten

@@ -10,33 +10,34 @@ use crate::workload::Op;
 impl HostSim<'_> {
     /// Submit one device command at `now`; returns its completion time. Piggybacked
     /// notifications ride on every read and write.
-    fn submit(
-        &mut self,
-        now: u64,
-        op: Op,
-        lpn: u64,
-        pages: u32,
-        payload: Payload,
-        observer: &mut dyn Observer,
-    ) -> Result<u64> {
+    fn submit(&mut self, now: u64, cmd: Command, observer: &mut dyn Observer) -> Result<u64> {
         let issue = self.queue.issue(now);
         let mut hints = std::mem::take(&mut self.hints);
         hints.clear();
-        if self.channel.mode == NotifyMode::Piggyback && op != Op::Trim {
+        if self.channel.mode == NotifyMode::Piggyback && matches!(cmd.op, Op::Read | Op::Write) {
             self.deliverable(&mut hints);
         }
-        let mut cmd = Command::new(op, lpn, pages);
-        cmd.payload = payload;
-        cmd.zombies = &hints;
-        let done = self.device.submit(issue, &cmd);
+        let done = self.device.submit(
+            issue,
+            &Command {
+                zombies: &hints,
+                ..cmd
+            },
+        );
         self.hints = hints;
         let done = done?;
         self.queue.complete(done);
         self.last_done = self.last_done.max(done);
-        let bytes = if op == Op::Trim { 0 } else { pages as u64 };
-        self.device_latency
-            .record(op == Op::Read, done - now, bytes * self.page_bytes());
-        if !observer.after_command(self.device.ftl_mut())? {
+        if cmd.op != Op::Flush {
+            let bytes = if cmd.op == Op::Trim {
+                0
+            } else {
+                cmd.pages as u64
+            };
+            self.device_latency
+                .record(cmd.op == Op::Read, done - now, bytes * self.page_bytes());
+        }
+        if !observer.after_command(self.device)? {
             self.commands_ok = false;
         }
         Ok(done)
@@ -126,7 +127,11 @@ impl HostSim<'_> {
         } else {
             Payload::PerPage(&values[lpn as usize..(lpn + pages as u64) as usize])
         };
-        let done = self.submit(now, Op::Write, lpn, pages, payload, observer);
+        let cmd = Command {
+            payload,
+            ..Command::new(Op::Write, lpn, pages)
+        };
+        let done = self.submit(now, cmd, observer);
         self.values = values;
         done
     }
@@ -158,14 +163,8 @@ impl HostSim<'_> {
                     if a.hit {
                         self.cache_counts.read_hits += 1;
                         if let Some((s, n)) = run.take() {
-                            done = done.max(self.submit(
-                                now,
-                                Op::Read,
-                                s,
-                                n,
-                                Payload::Unknown,
-                                observer,
-                            )?);
+                            let cmd = Command::new(Op::Read, s, n);
+                            done = done.max(self.submit(now, cmd, observer)?);
                         }
                     } else {
                         self.cache_counts.read_misses += 1;
@@ -176,8 +175,7 @@ impl HostSim<'_> {
                     }
                 }
                 if let Some((s, n)) = run {
-                    done =
-                        done.max(self.submit(now, Op::Read, s, n, Payload::Unknown, observer)?);
+                    done = done.max(self.submit(now, Command::new(Op::Read, s, n), observer)?);
                 }
                 self.app
                     .record(true, done - start, pages as u64 * self.page_bytes());
@@ -186,8 +184,11 @@ impl HostSim<'_> {
                 self.app_counts.requests += 1;
                 self.app_counts.write_pages += pages as u64;
                 if self.cache.capacity() == 0 {
-                    let payload = value.map_or(Payload::Unknown, Payload::Same);
-                    done = done.max(self.submit(now, Op::Write, lpn, pages, payload, observer)?);
+                    let cmd = Command {
+                        payload: value.map_or(Payload::Unknown, Payload::Same),
+                        ..Command::new(Op::Write, lpn, pages)
+                    };
+                    done = done.max(self.submit(now, cmd, observer)?);
                 } else {
                     for l in lpn..lpn + pages as u64 {
                         let a = self.cache.write(l, now);
@@ -219,14 +220,12 @@ impl HostSim<'_> {
             AppOp::SyncWrite { lpn, pages } => {
                 self.app_counts.requests += 1;
                 self.app_counts.sync_write_pages += pages as u64;
-                done = done.max(self.submit(
-                    now,
-                    Op::Write,
-                    lpn,
-                    pages,
-                    Payload::Unknown,
-                    observer,
-                )?);
+                // A synchronous write (O_DIRECT | O_SYNC) is durable when it completes.
+                let cmd = Command {
+                    fua: true,
+                    ..Command::new(Op::Write, lpn, pages)
+                };
+                done = done.max(self.submit(now, cmd, observer)?);
                 self.app
                     .record(false, done - start, pages as u64 * self.page_bytes());
             }
@@ -236,8 +235,11 @@ impl HostSim<'_> {
                 for l in lpn..lpn + pages as u64 {
                     self.cache.discard(l);
                 }
-                done =
-                    done.max(self.submit(now, Op::Trim, lpn, pages, Payload::Unknown, observer)?);
+                done = done.max(self.submit(now, Command::new(Op::Trim, lpn, pages), observer)?);
+            }
+            AppOp::Flush => {
+                self.app_counts.requests += 1;
+                done = done.max(self.submit(now, Command::new(Op::Flush, 0, 0), observer)?);
             }
             AppOp::Commit => {
                 self.app_counts.transactions += 1;

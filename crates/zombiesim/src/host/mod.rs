@@ -39,7 +39,6 @@ use crate::config::{Config, NotifyMode};
 use crate::device::Device;
 use crate::engine::EventQueue;
 use crate::error::Result;
-use crate::ftl::Ftl;
 use crate::interface::Queue;
 use crate::latency::{LatencyRecorder, LatencyReport, Throughput};
 use serde::Serialize;
@@ -149,7 +148,7 @@ enum Reason {
 /// Hooks the measured loop gives the host model: progress and stop, and checks.
 pub trait Observer {
     /// Called after each device command; false stops the run.
-    fn after_command(&mut self, ftl: &mut dyn Ftl) -> Result<bool>;
+    fn after_command(&mut self, device: &mut Device) -> Result<bool>;
     /// The workload's progress (fraction done, when known), before each event.
     fn progress(&mut self, _fraction: Option<f64>) {}
 }

@@ -20,6 +20,8 @@ pub enum AppOp {
     SyncWrite { lpn: u64, pages: u32 },
     /// A transaction committed (counted for TPS).
     Commit,
+    /// A cache flush reaches the device (a trace's flush record).
+    Flush,
 }
 
 /// A source of application operations for the host's threads.
@@ -60,6 +62,7 @@ impl AppSource for RequestSource {
                 value: r.value,
             },
             Op::Trim => AppOp::Trim { lpn, pages },
+            Op::Flush => AppOp::Flush,
         };
         Ok(Some((op, r.arrival_ns)))
     }

@@ -25,6 +25,9 @@ pub enum Op {
     Read,
     Write,
     Trim,
+    /// Make every write acknowledged so far durable (a cache flush): moves no pages
+    /// of its own (`lpn` 0, `pages` 0).
+    Flush,
 }
 
 /// One host request over a run of logical pages.
@@ -33,7 +36,7 @@ pub struct Request {
     pub op: Op,
     /// First logical page.
     pub lpn: u64,
-    /// Number of consecutive logical pages (at least 1).
+    /// Number of consecutive logical pages (at least 1; 0 for a flush).
     pub pages: u32,
     /// When the request arrives (ns from the start), for open-loop replay of traces;
     /// `None` for closed-loop sources.

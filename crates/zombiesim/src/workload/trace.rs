@@ -2,8 +2,8 @@
 //!
 //! Each record becomes one host request. When remapping splits it into several runs
 //! of logical pages, the runs after the first are marked `continued`, so the
-//! request is counted, issued and timed once. Flush records carry no pages and are
-//! counted apart (the page-mapped FTL has no volatile cache to flush). Arrival
+//! request is counted, issued and timed once. Flush records become flush requests
+//! (no pages; the device writes its buffer back) and are counted apart. Arrival
 //! times are the trace's, for open-loop replay.
 //!
 //! Hashed formats carry one content fingerprint per 4 KiB written: their writes become
@@ -129,7 +129,14 @@ impl Workload for TraceWorkload {
             let op = match rec.op {
                 TraceOp::Flush => {
                     self.flushes += 1;
-                    continue;
+                    return Ok(Some(Request {
+                        op: Op::Flush,
+                        lpn: 0,
+                        pages: 0,
+                        arrival_ns: Some(rec.time_ns),
+                        continued: false,
+                        value: None,
+                    }));
                 }
                 other => other.to_workload_op().unwrap_or(Op::Write),
             };

@@ -120,10 +120,17 @@ macro_rules! content {
 
 impl PageMappedFtl {
     /// A host write with content awareness on (`value` = the page's fingerprint).
-    pub(super) fn write_content(&mut self, lpn: u64, value: Option<u64>) -> Result<()> {
+    pub(super) fn write_content(
+        &mut self,
+        lpn: u64,
+        value: Option<u64>,
+        cause: Cause,
+    ) -> Result<()> {
         let l = self.check_lpn(lpn)?;
         self.clock += 1;
-        self.counters.host_write_pages += 1;
+        if cause == Cause::Host {
+            self.counters.host_write_pages += 1;
+        }
         // The host's write is the newest copy (no longer a zombie); DAC promotes it.
         let mapped = self.l2p[l];
         self.drop_zombie(l, mapped);
@@ -171,7 +178,7 @@ impl PageMappedFtl {
         let Some(v) = v else {
             content!(self).popularity[l] = 0;
             let plane = self.host_plane();
-            let ppn = self.program(plane, stream, l as u32, Cause::Host, start)?;
+            let ppn = self.program(plane, stream, l as u32, cause, start)?;
             self.l2p[l] = ppn;
             if let Some(o) = &mut self.oracle {
                 o.write(l, ppn);
@@ -203,7 +210,7 @@ impl PageMappedFtl {
         }
         content!(self).popularity[l] = 1;
         let plane = self.host_plane();
-        let ppn = self.program(plane, stream, l as u32, Cause::Host, start)?;
+        let ppn = self.program(plane, stream, l as u32, cause, start)?;
         self.l2p[l] = ppn;
         if let Some(o) = &mut self.oracle {
             o.write_value(l, ppn, v);

@@ -203,6 +203,37 @@ impl PageMappedFtl {
         self.l2p.get(lpn as usize).copied().filter(|&p| p != NONE)
     }
 
+    /// Write one logical page: for the host (`Cause::Host`, counted as a host page)
+    /// or for the device's write buffer (`Cause::Buffer`).
+    #[inline]
+    fn write_page(&mut self, lpn: u64, value: Option<u64>, cause: Cause) -> Result<()> {
+        if self.content.is_some() {
+            return self.write_content(lpn, value, cause);
+        }
+        let l = self.check_lpn(lpn)?;
+        self.clock += 1;
+        if cause == Cause::Host {
+            self.counters.host_write_pages += 1;
+        }
+        let old = self.l2p[l];
+        // The written copy is the newest: whatever the device knew as a zombie is gone.
+        self.drop_zombie(l, old);
+        if old != NONE {
+            self.invalidate(old);
+        }
+        let stream = self.host_stream(l, old != NONE);
+        let plane = self.host_plane();
+        let ppn = self.program(plane, stream, l as u32, cause, self.now)?;
+        self.l2p[l] = ppn;
+        if let Some(o) = &mut self.oracle {
+            match value {
+                Some(v) => o.write_value(l, ppn, v),
+                None => o.write(l, ppn),
+            }
+        }
+        Ok(())
+    }
+
     #[inline]
     fn check_lpn(&self, lpn: u64) -> Result<usize> {
         if lpn < self.l2p.len() as u64 {
@@ -294,7 +325,7 @@ impl PageMappedFtl {
                 let u = self.block_unit[block as usize] as usize;
                 self.units[u].valid += 1;
                 // GC copies are timed as a whole by `reclaim`.
-                if self.timing_on && cause == Cause::Host {
+                if self.timing_on && cause != Cause::Gc {
                     let on_plane = self.geo.plane_of(block);
                     if let Some(t) = self.timing.as_mut() {
                         let end = t.program(on_plane, start, false, cause);
@@ -365,33 +396,15 @@ impl Ftl for PageMappedFtl {
 
     #[inline]
     fn write(&mut self, lpn: u64) -> Result<()> {
-        if self.content.is_some() {
-            return self.write_content(lpn, None);
-        }
-        let l = self.check_lpn(lpn)?;
-        self.clock += 1;
-        self.counters.host_write_pages += 1;
-        let old = self.l2p[l];
-        // The written copy is the newest: whatever the device knew as a zombie is gone.
-        self.drop_zombie(l, old);
-        if old != NONE {
-            self.invalidate(old);
-        }
-        let stream = self.host_stream(l, old != NONE);
-        let plane = self.host_plane();
-        let ppn = self.program(plane, stream, l as u32, Cause::Host, self.now)?;
-        self.l2p[l] = ppn;
-        if let Some(o) = &mut self.oracle {
-            o.write(l, ppn);
-        }
-        Ok(())
+        self.write_page(lpn, None, Cause::Host)
     }
 
     fn write_value(&mut self, lpn: u64, value: u64) -> Result<()> {
-        if self.content.is_some() {
-            return self.write_content(lpn, Some(value));
-        }
-        self.write(lpn)
+        self.write_page(lpn, Some(value), Cause::Host)
+    }
+
+    fn write_buffered(&mut self, lpn: u64, value: Option<u64>) -> Result<()> {
+        self.write_page(lpn, value, Cause::Buffer)
     }
 
     fn content_stats(
@@ -522,6 +535,10 @@ impl Ftl for PageMappedFtl {
             o.check_all(&self.l2p)?;
         }
         Ok(())
+    }
+
+    fn oracle(&self) -> Option<&Oracle> {
+        self.oracle.as_ref()
     }
 
     fn wear(&self) -> Wear {

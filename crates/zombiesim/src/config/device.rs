@@ -1,0 +1,118 @@
+//! `[device]`: the device's DRAM write buffer, and the scheduling keys of `[timing]`
+//! and `[gc]` that decide when flash work runs.
+//!
+//! The buffer is off by default (`buffer = 0`): host writes then go straight to the
+//! FTL, exactly as without a device layer.
+
+use crate::error::{Error, Result};
+use crate::units::ByteSize;
+use serde::{Deserialize, Serialize};
+
+/// Which page the write buffer evicts when it is full.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BufferPolicy {
+    /// Least recently used page (written or read).
+    Lru,
+    /// Clean-first LRU: among the `cflru_window` least recently used pages, a clean
+    /// page is evicted before a dirty one (no program); otherwise the LRU page.
+    Cflru,
+}
+
+impl BufferPolicy {
+    pub const ALL: [BufferPolicy; 2] = [BufferPolicy::Lru, BufferPolicy::Cflru];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BufferPolicy::Lru => "lru",
+            BufferPolicy::Cflru => "cflru",
+        }
+    }
+}
+
+/// The `[device]` section.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DeviceConfig {
+    /// DRAM write buffer capacity in bytes (0 = no buffer: writes go to flash).
+    pub buffer: ByteSize,
+    /// Replacement policy of the write buffer.
+    pub buffer_policy: BufferPolicy,
+    /// Fraction of the buffer (from the LRU end) where `cflru` looks for clean pages.
+    pub cflru_window: f64,
+    /// Buffered data survives power loss (capacitor-backed DRAM).
+    pub buffer_nonvolatile: bool,
+}
+
+impl Default for DeviceConfig {
+    fn default() -> Self {
+        DeviceConfig {
+            buffer: ByteSize(0),
+            buffer_policy: BufferPolicy::Lru,
+            cflru_window: 0.25,
+            buffer_nonvolatile: false,
+        }
+    }
+}
+
+impl DeviceConfig {
+    /// Buffer pages of `page_size` bytes.
+    pub fn buffer_pages(&self, page_size: u64) -> u64 {
+        self.buffer.bytes() / page_size
+    }
+
+    /// Check the section against the device's size (`device_bytes`, the logical
+    /// capacity) and page size.
+    pub fn validate(&self, page_size: u64, device_bytes: u64) -> Result<()> {
+        let b = self.buffer.bytes();
+        if b > 0 && b < page_size {
+            return Err(Error::config(
+                "device.buffer",
+                format!("{b} bytes holds no page of {page_size} bytes (0 turns the buffer off)"),
+            ));
+        }
+        if b > device_bytes {
+            return Err(Error::config(
+                "device.buffer",
+                format!(
+                    "{} is larger than the device's logical capacity ({}); a buffer caches part of the device",
+                    self.buffer, ByteSize(device_bytes)
+                ),
+            ));
+        }
+        if !(self.cflru_window.is_finite() && self.cflru_window > 0.0 && self.cflru_window <= 1.0) {
+            return Err(Error::config(
+                "device.cflru_window",
+                format!("{}: must be in (0, 1]", self.cflru_window),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// When queued flash work runs (`timing.scheduler`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scheduler {
+    /// First come, first served: GC reserves its die when it is triggered, and host
+    /// operations issued later on that die wait behind all of it.
+    Fifo,
+    /// Read priority: GC work waits in per-die queues and runs when its die has no
+    /// host operation to do; a host read waits at most for the operation in progress.
+    Rps,
+    /// `rps`, and a host read also suspends a program or erase in progress
+    /// (`timing.suspend_us` each way, at most `timing.max_suspensions` per operation).
+    Suspend,
+}
+
+impl Scheduler {
+    pub const ALL: [Scheduler; 3] = [Scheduler::Fifo, Scheduler::Rps, Scheduler::Suspend];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheduler::Fifo => "fifo",
+            Scheduler::Rps => "rps",
+            Scheduler::Suspend => "suspend",
+        }
+    }
+}

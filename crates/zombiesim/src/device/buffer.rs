@@ -1,0 +1,330 @@
+//! The device's DRAM write buffer: pages the host wrote that flash does not hold yet.
+//!
+//! ```text
+//!   host write L ─► hit: the buffered copy is replaced (absorbed: no program)
+//!                └► miss: full? evict the policy's victim(s): a dirty victim is
+//!                   written to flash (Cause::Buffer), a clean one just dropped;
+//!                   then L is buffered, dirty
+//!   host read L  ─► hit: served from DRAM;  miss: read from flash (not buffered)
+//!   flush        ─► every dirty page written to flash; they stay buffered, clean
+//!   FUA write, trim of L ─► the buffered copy of L is dropped (flash gets the write)
+//!   power loss   ─► volatile: dirty pages are lost; non-volatile: they survive
+//! ```
+//!
+//! A logical page is *device-shadow* exactly while a dirty copy of it sits here
+//! ([`WriteBuffer::is_dirty`]): its flash copy (if any) is valid but stale. The
+//! buffer keeps slot arrays and a hash map from logical page to slot; eviction order
+//! is the [`Replacement`] policy's.
+
+use super::replacement::{self, Replacement, SlotView};
+use crate::config::DeviceConfig;
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+/// The buffer's counters and end state, as the report shows them.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct BufferReport {
+    pub capacity_pages: u64,
+    pub policy: String,
+    pub nonvolatile: bool,
+    /// Host page reads served from the buffer, and those that went to flash.
+    pub read_hits: u64,
+    pub read_misses: u64,
+    /// Host page writes that found the page buffered (absorbed), and those that did not.
+    pub write_hits: u64,
+    pub write_misses: u64,
+    /// Pages evicted to make room, and how many of them were dirty (written to flash).
+    pub evictions: u64,
+    pub dirty_evictions: u64,
+    /// Flush commands, and the dirty pages they wrote to flash.
+    pub flushes: u64,
+    pub flushed_pages: u64,
+    /// Host page writes with forced unit access (written through to flash).
+    pub fua_pages: u64,
+    /// Dirty pages lost to power loss (volatile buffer only).
+    pub lost_pages: u64,
+    pub dirty_pages_end: u64,
+}
+
+/// Counters kept as the run goes (the report takes differences).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BufferCounters {
+    pub read_hits: u64,
+    pub read_misses: u64,
+    pub write_hits: u64,
+    pub write_misses: u64,
+    pub evictions: u64,
+    pub dirty_evictions: u64,
+    pub flushes: u64,
+    pub flushed_pages: u64,
+    pub fua_pages: u64,
+    pub lost_pages: u64,
+}
+
+impl BufferCounters {
+    /// `self − earlier`, field by field.
+    pub fn since(&self, e: &BufferCounters) -> BufferCounters {
+        BufferCounters {
+            read_hits: self.read_hits - e.read_hits,
+            read_misses: self.read_misses - e.read_misses,
+            write_hits: self.write_hits - e.write_hits,
+            write_misses: self.write_misses - e.write_misses,
+            evictions: self.evictions - e.evictions,
+            dirty_evictions: self.dirty_evictions - e.dirty_evictions,
+            flushes: self.flushes - e.flushes,
+            flushed_pages: self.flushed_pages - e.flushed_pages,
+            fua_pages: self.fua_pages - e.fua_pages,
+            lost_pages: self.lost_pages - e.lost_pages,
+        }
+    }
+}
+
+/// The write buffer.
+pub struct WriteBuffer {
+    capacity: u32,
+    slot_of: FxHashMap<u64, u32>,
+    lpn: Vec<u64>,
+    value: Vec<u64>,
+    dirty: Vec<bool>,
+    free: Vec<u32>,
+    dirty_pages: u64,
+    policy: Box<dyn Replacement>,
+    policy_name: &'static str,
+    nonvolatile: bool,
+    pub counters: BufferCounters,
+    scratch: Vec<u32>,
+}
+
+impl WriteBuffer {
+    /// A buffer of `capacity` pages (at least 1) as `cfg` describes it.
+    pub fn new(cfg: &DeviceConfig, capacity: u64) -> Self {
+        let capacity = capacity.clamp(1, u32::MAX as u64 - 1) as u32;
+        let n = capacity as usize;
+        let mut slot_of = FxHashMap::default();
+        slot_of.reserve(n);
+        WriteBuffer {
+            capacity,
+            slot_of,
+            lpn: vec![0; n],
+            value: vec![0; n],
+            dirty: vec![false; n],
+            free: (0..capacity).rev().collect(),
+            dirty_pages: 0,
+            policy: replacement::build(cfg.buffer_policy, capacity, cfg.cflru_window),
+            policy_name: cfg.buffer_policy.name(),
+            nonvolatile: cfg.buffer_nonvolatile,
+            counters: BufferCounters::default(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Pages the buffer holds.
+    pub fn capacity(&self) -> u64 {
+        self.capacity as u64
+    }
+
+    /// Dirty pages now.
+    pub fn dirty_pages(&self) -> u64 {
+        self.dirty_pages
+    }
+
+    /// Whether a dirty copy of `lpn` is buffered (the page is device-shadow).
+    #[inline]
+    pub fn is_dirty(&self, lpn: u64) -> bool {
+        self.slot_of
+            .get(&lpn)
+            .is_some_and(|&s| self.dirty[s as usize])
+    }
+
+    /// The content value buffered for `lpn`, if it is buffered.
+    pub fn value_of(&self, lpn: u64) -> Option<u64> {
+        self.slot_of.get(&lpn).map(|&s| self.value[s as usize])
+    }
+
+    /// A host read of `lpn`: whether the buffer serves it.
+    #[inline]
+    pub fn read(&mut self, lpn: u64) -> bool {
+        match self.slot_of.get(&lpn) {
+            Some(&s) => {
+                self.policy.touch(s);
+                self.counters.read_hits += 1;
+                true
+            }
+            None => {
+                self.counters.read_misses += 1;
+                false
+            }
+        }
+    }
+
+    /// A host write of `lpn` holding `value`, if the page is buffered (absorbed): true.
+    /// Otherwise the caller makes room ([`WriteBuffer::make_room`]) and inserts it.
+    #[inline]
+    pub fn write_hit(&mut self, lpn: u64, value: u64) -> bool {
+        let Some(&s) = self.slot_of.get(&lpn) else {
+            self.counters.write_misses += 1;
+            return false;
+        };
+        let i = s as usize;
+        self.value[i] = value;
+        if !self.dirty[i] {
+            self.dirty[i] = true;
+            self.dirty_pages += 1;
+        }
+        self.policy.touch(s);
+        self.counters.write_hits += 1;
+        true
+    }
+
+    /// Make room for one page when the buffer is full: the policy's victims leave
+    /// the buffer, and the dirty ones are appended to `out` as `(lpn, value)` for the
+    /// caller to write to flash.
+    pub fn make_room(&mut self, out: &mut Vec<(u64, u64)>) {
+        if !self.free.is_empty() {
+            return;
+        }
+        let mut victims = std::mem::take(&mut self.scratch);
+        victims.clear();
+        self.policy.victims(
+            &SlotView {
+                lpn: &self.lpn,
+                dirty: &self.dirty,
+            },
+            &mut victims,
+        );
+        debug_assert!(!victims.is_empty(), "a full buffer has a victim");
+        for &s in &victims {
+            let i = s as usize;
+            self.counters.evictions += 1;
+            if self.dirty[i] {
+                self.counters.dirty_evictions += 1;
+                out.push((self.lpn[i], self.value[i]));
+            }
+            self.drop_slot(s);
+        }
+        self.scratch = victims;
+    }
+
+    /// Buffer `lpn` (not buffered yet, and room made), dirty, holding `value`.
+    #[inline]
+    pub fn insert_dirty(&mut self, lpn: u64, value: u64) {
+        let s = self.free.pop().expect("room was made");
+        let i = s as usize;
+        self.lpn[i] = lpn;
+        self.value[i] = value;
+        self.dirty[i] = true;
+        self.dirty_pages += 1;
+        self.slot_of.insert(lpn, s);
+        self.policy.insert(s);
+    }
+
+    /// Drop the buffered copy of `lpn`, if any (a trim, or a write through to flash).
+    pub fn discard(&mut self, lpn: u64) {
+        if let Some(&s) = self.slot_of.get(&lpn) {
+            self.drop_slot(s);
+        }
+    }
+
+    fn drop_slot(&mut self, s: u32) {
+        let i = s as usize;
+        if self.dirty[i] {
+            self.dirty[i] = false;
+            self.dirty_pages -= 1;
+        }
+        self.slot_of.remove(&self.lpn[i]);
+        self.policy.remove(s);
+        self.free.push(s);
+    }
+
+    /// A flush: every dirty page, in ascending logical order, into `out` as
+    /// `(lpn, value)`; they stay buffered, clean.
+    pub fn flush(&mut self, out: &mut Vec<(u64, u64)>) {
+        self.counters.flushes += 1;
+        let start = out.len();
+        for (&lpn, &s) in &self.slot_of {
+            let i = s as usize;
+            if self.dirty[i] {
+                self.dirty[i] = false;
+                out.push((lpn, self.value[i]));
+            }
+        }
+        out[start..].sort_unstable_by_key(|&(l, _)| l);
+        let n = (out.len() - start) as u64;
+        self.dirty_pages -= n;
+        self.counters.flushed_pages += n;
+    }
+
+    /// Power is lost. A volatile buffer loses everything: the dirty pages' logical
+    /// numbers are appended to `lost` (ascending). A non-volatile buffer keeps its
+    /// contents and loses nothing.
+    pub fn power_loss(&mut self, lost: &mut Vec<u64>) {
+        if self.nonvolatile {
+            return;
+        }
+        let start = lost.len();
+        let slots: Vec<u32> = self.slot_of.values().copied().collect();
+        for s in slots {
+            if self.dirty[s as usize] {
+                lost.push(self.lpn[s as usize]);
+            }
+            self.drop_slot(s);
+        }
+        lost[start..].sort_unstable();
+        self.counters.lost_pages += (lost.len() - start) as u64;
+    }
+
+    /// The report of the counters since `start`.
+    pub fn report(&self, start: &BufferCounters) -> BufferReport {
+        let c = self.counters.since(start);
+        BufferReport {
+            capacity_pages: self.capacity as u64,
+            policy: self.policy_name.to_string(),
+            nonvolatile: self.nonvolatile,
+            read_hits: c.read_hits,
+            read_misses: c.read_misses,
+            write_hits: c.write_hits,
+            write_misses: c.write_misses,
+            evictions: c.evictions,
+            dirty_evictions: c.dirty_evictions,
+            flushes: c.flushes,
+            flushed_pages: c.flushed_pages,
+            fua_pages: c.fua_pages,
+            lost_pages: c.lost_pages,
+            dirty_pages_end: self.dirty_pages,
+        }
+    }
+
+    /// Check the buffer's bookkeeping: the map and the slots agree, and the dirty
+    /// count is right.
+    pub fn check(&self) -> Result<(), String> {
+        let used = self.capacity as usize - self.free.len();
+        if self.slot_of.len() != used {
+            return Err(format!(
+                "write buffer: {} pages mapped but {used} slots in use",
+                self.slot_of.len()
+            ));
+        }
+        let mut dirty = 0u64;
+        for (&lpn, &s) in &self.slot_of {
+            if self.lpn[s as usize] != lpn {
+                return Err(format!(
+                    "write buffer: slot {s} maps page {lpn} but holds {}",
+                    self.lpn[s as usize]
+                ));
+            }
+            dirty += u64::from(self.dirty[s as usize]);
+        }
+        if dirty != self.dirty_pages {
+            return Err(format!(
+                "write buffer: {dirty} dirty slots, counted {}",
+                self.dirty_pages
+            ));
+        }
+        Ok(())
+    }
+
+    /// Approximate bytes of memory the buffer's state occupies.
+    pub fn memory_bytes(&self) -> usize {
+        self.capacity as usize * (8 + 8 + 1 + 4 + 16 + 8)
+    }
+}

@@ -1,0 +1,208 @@
+//! Replacement policies of the device write buffer, behind one trait.
+//!
+//! ```text
+//!   slots of the buffer:  0 1 2 3 ... capacity-1      (each holds one logical page)
+//!   recency list:  MRU ◄──► ... ◄──► LRU             (intrusive: prev/next per slot)
+//!
+//!   lru    evict the LRU slot
+//!   cflru  look at the `window` slots nearest the LRU end; evict the clean one
+//!          nearest the end if there is one (it costs no program), else the LRU slot
+//! ```
+//!
+//! A policy sees slots, not logical pages: the buffer tells it when a slot is filled,
+//! touched and emptied, and asks it for victims, giving it a [`SlotView`] of each
+//! slot's page and state. A victim set may hold several slots, so block-granularity
+//! policies (evict a whole logical block, pad it) are further implementations of the
+//! same trait.
+
+use crate::config::BufferPolicy;
+
+/// What a policy may look at when it chooses victims.
+pub struct SlotView<'a> {
+    /// The logical page each slot holds.
+    pub lpn: &'a [u64],
+    /// Whether each slot's page is dirty (newer than flash).
+    pub dirty: &'a [bool],
+}
+
+/// A replacement policy over the slots of a buffer.
+pub trait Replacement: Send {
+    /// `slot` now holds a page (most recently used).
+    fn insert(&mut self, slot: u32);
+    /// `slot` was read or written again.
+    fn touch(&mut self, slot: u32);
+    /// `slot` is emptied.
+    fn remove(&mut self, slot: u32);
+    /// Choose the slots to evict (at least one, while any slot is filled) into `out`.
+    fn victims(&mut self, view: &SlotView, out: &mut Vec<u32>);
+}
+
+/// Build the policy a configuration names, for `capacity` slots.
+pub fn build(policy: BufferPolicy, capacity: u32, cflru_window: f64) -> Box<dyn Replacement> {
+    match policy {
+        BufferPolicy::Lru => Box::new(Lru {
+            order: Recency::new(capacity),
+        }),
+        BufferPolicy::Cflru => Box::new(Cflru {
+            order: Recency::new(capacity),
+            window: ((capacity as f64 * cflru_window).ceil() as u32).max(1),
+        }),
+    }
+}
+
+const END: u32 = u32::MAX;
+
+/// A doubly linked list of slots, most recently used at the head.
+struct Recency {
+    prev: Vec<u32>,
+    next: Vec<u32>,
+    head: u32,
+    tail: u32,
+}
+
+impl Recency {
+    fn new(capacity: u32) -> Self {
+        Recency {
+            prev: vec![END; capacity as usize],
+            next: vec![END; capacity as usize],
+            head: END,
+            tail: END,
+        }
+    }
+
+    fn push_front(&mut self, slot: u32) {
+        let s = slot as usize;
+        self.prev[s] = END;
+        self.next[s] = self.head;
+        if self.head != END {
+            self.prev[self.head as usize] = slot;
+        } else {
+            self.tail = slot;
+        }
+        self.head = slot;
+    }
+
+    fn unlink(&mut self, slot: u32) {
+        let s = slot as usize;
+        let (p, n) = (self.prev[s], self.next[s]);
+        if p != END {
+            self.next[p as usize] = n;
+        } else {
+            self.head = n;
+        }
+        if n != END {
+            self.prev[n as usize] = p;
+        } else {
+            self.tail = p;
+        }
+        self.prev[s] = END;
+        self.next[s] = END;
+    }
+
+    fn to_front(&mut self, slot: u32) {
+        if self.head != slot {
+            self.unlink(slot);
+            self.push_front(slot);
+        }
+    }
+
+    /// Slots from the LRU end towards the MRU end.
+    fn from_lru(&self) -> impl Iterator<Item = u32> + '_ {
+        std::iter::successors((self.tail != END).then_some(self.tail), |&s| {
+            let p = self.prev[s as usize];
+            (p != END).then_some(p)
+        })
+    }
+}
+
+/// Least recently used.
+struct Lru {
+    order: Recency,
+}
+
+impl Replacement for Lru {
+    fn insert(&mut self, slot: u32) {
+        self.order.push_front(slot);
+    }
+    fn touch(&mut self, slot: u32) {
+        self.order.to_front(slot);
+    }
+    fn remove(&mut self, slot: u32) {
+        self.order.unlink(slot);
+    }
+    fn victims(&mut self, _view: &SlotView, out: &mut Vec<u32>) {
+        if self.order.tail != END {
+            out.push(self.order.tail);
+        }
+    }
+}
+
+/// Clean-first LRU (Park et al.): a clean page in the window at the LRU end goes first.
+struct Cflru {
+    order: Recency,
+    window: u32,
+}
+
+impl Replacement for Cflru {
+    fn insert(&mut self, slot: u32) {
+        self.order.push_front(slot);
+    }
+    fn touch(&mut self, slot: u32) {
+        self.order.to_front(slot);
+    }
+    fn remove(&mut self, slot: u32) {
+        self.order.unlink(slot);
+    }
+    fn victims(&mut self, view: &SlotView, out: &mut Vec<u32>) {
+        let clean = self
+            .order
+            .from_lru()
+            .take(self.window as usize)
+            .find(|&s| !view.dirty[s as usize]);
+        match clean {
+            Some(s) => out.push(s),
+            None if self.order.tail != END => out.push(self.order.tail),
+            None => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn victim(p: &mut dyn Replacement, lpn: &[u64], dirty: &[bool]) -> u32 {
+        let mut out = Vec::new();
+        p.victims(&SlotView { lpn, dirty }, &mut out);
+        assert_eq!(out.len(), 1);
+        out[0]
+    }
+
+    #[test]
+    fn lru_evicts_the_least_recently_used() {
+        let mut p = build(BufferPolicy::Lru, 3, 0.5);
+        let (lpn, dirty) = ([10, 11, 12], [true; 3]);
+        for s in 0..3 {
+            p.insert(s);
+        }
+        assert_eq!(victim(p.as_mut(), &lpn, &dirty), 0);
+        p.touch(0);
+        assert_eq!(victim(p.as_mut(), &lpn, &dirty), 1);
+        p.remove(1);
+        assert_eq!(victim(p.as_mut(), &lpn, &dirty), 2);
+    }
+
+    #[test]
+    fn cflru_prefers_a_clean_page_inside_its_window() {
+        // Window of 2 slots at the LRU end.
+        let mut p = build(BufferPolicy::Cflru, 4, 0.5);
+        for s in 0..4 {
+            p.insert(s);
+        }
+        let lpn = [0, 1, 2, 3];
+        // LRU order: 0, 1, 2, 3. Slot 1 clean: inside the window.
+        assert_eq!(victim(p.as_mut(), &lpn, &[true, false, true, true]), 1);
+        // Only slot 3 clean: outside the window, so the LRU (dirty) slot goes.
+        assert_eq!(victim(p.as_mut(), &lpn, &[true, true, true, false]), 0);
+    }
+}
