@@ -19,6 +19,9 @@ pub struct LatencySummary {
 pub struct LatencyReport {
     pub read: LatencySummary,
     pub write: LatencySummary,
+    /// Device latency only: host flash reads that waited for GC on their die.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gc_blocked: Option<crate::timing::GcBlocked>,
 }
 
 /// Requests and bytes per simulated second.
@@ -92,6 +95,7 @@ impl LatencyRecorder {
         LatencyReport {
             read: summary(&self.read),
             write: summary(&self.write),
+            gc_blocked: None,
         }
     }
 

@@ -449,6 +449,11 @@ fn run(
             Some(o.notify),
         ),
     };
+    let timing = ftl.timing_summary(elapsed_ns);
+    let latency = latency.map(|mut l| {
+        l.gc_blocked = timing.as_ref().map(|t| t.gc_blocked.clone());
+        l
+    });
     let wall = started.elapsed().as_secs_f64();
     let content = ftl.content_stats().map(|(c, g)| {
         let c = pre_content.map_or(c, |p| c.since(&p));
@@ -476,7 +481,7 @@ fn run(
         elapsed_s: timed.then_some(elapsed_ns as f64 / 1e9),
         latency,
         throughput,
-        timing: ftl.timing_summary(elapsed_ns),
+        timing,
         trace: trace_info,
         app,
         cache,

@@ -172,3 +172,56 @@ fn every_preset_runs_timed_when_scaled_down() {
         );
     }
 }
+
+/// Mean read and write latency (µs) and WAF of a mixed closed-loop workload (one
+/// request outstanding) under a scheduler, with one GC victim per trigger.
+fn mixed(scheduler: &str) -> (f64, f64, f64) {
+    let mut cfg = Config::preset("default").unwrap();
+    cfg.set_many(&[
+        ("flash.blocks_per_plane".into(), "64".into()),
+        ("precondition.random_drive_writes".into(), "1".into()),
+        ("ftl.allocation".into(), "stripe".into()),
+        ("timing.enabled".into(), "true".into()),
+        ("timing.scheduler".into(), scheduler.into()),
+        ("gc.max_victims_per_trigger".into(), "1".into()),
+        ("interface.queue_depth".into(), "1".into()),
+    ])
+    .unwrap();
+    let wl = WorkloadSpec::parse("uniform:drive_writes=1,read=0.5").unwrap();
+    let opts = RunOptions {
+        seed: 2,
+        verify: true,
+        reproducible: true,
+        ..Default::default()
+    };
+    let r = simulate(&cfg, &wl, &opts, &mut |_| true).unwrap();
+    let l = r.latency.unwrap();
+    (l.read.mean_us, l.write.mean_us, r.waf.unwrap())
+}
+
+/// SPEC §10: reads overtake GC with `rps`, and also suspend it with `suspend`; the
+/// writes pay at most a few percent, and no decision of the FTL changes.
+#[test]
+fn read_latency_orders_fifo_rps_suspend_at_little_cost_to_writes() {
+    let (r_fifo, w_fifo, waf_fifo) = mixed("fifo");
+    let (r_rps, w_rps, waf_rps) = mixed("rps");
+    let (r_sus, w_sus, waf_sus) = mixed("suspend");
+    eprintln!("read {r_fifo:.0} {r_rps:.0} {r_sus:.0} write {w_fifo:.0} {w_rps:.0} {w_sus:.0} µs");
+    assert!(
+        r_fifo > 3.0 * r_rps,
+        "rps: reads no longer wait for whole victims"
+    );
+    assert!(
+        r_rps > r_sus,
+        "suspend: reads also interrupt programs and erases"
+    );
+    for w in [w_rps, w_sus] {
+        assert!(
+            w <= w_fifo * 1.06,
+            "writes {w:.0} µs vs fifo {w_fifo:.0} µs"
+        );
+    }
+    // Striped allocation: the scheduler changes when flash work happens, never what.
+    assert_eq!(waf_fifo, waf_rps);
+    assert_eq!(waf_fifo, waf_sus);
+}

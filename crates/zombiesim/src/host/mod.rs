@@ -211,6 +211,7 @@ impl<'a> HostSim<'a> {
         let latency = || LatencyReport {
             read: Default::default(),
             write: Default::default(),
+            gc_blocked: None,
         };
         HostSim {
             cache: PageCache::new(cache_pages, logical, file_pages),

@@ -17,7 +17,9 @@ impl PageMappedFtl {
         self.units[u].policy.select(&mut ctx)
     }
 
-    /// Garbage-collect unit `u` until it has `high` free blocks.
+    /// Garbage-collect unit `u` until it has `high` free blocks; with
+    /// `gc.max_victims_per_trigger`, stop after that many victims unless the unit is
+    /// down to `gc.hard_watermark` free blocks.
     pub(super) fn collect(&mut self, u: usize) -> Result<()> {
         self.in_gc = true;
         self.counters.gc_invocations += 1;
@@ -29,9 +31,15 @@ impl PageMappedFtl {
     fn collect_inner(&mut self, u: usize) -> Result<()> {
         let ppb = self.geo.pages_per_block;
         let mut fruitless = 0usize;
+        let mut victims = 0u32;
         // GC operations are issued when the request that triggered GC was.
         let mut start = self.now;
         while self.units[u].free < self.high {
+            if self.max_victims > 0 && victims >= self.max_victims && self.units[u].free > self.hard
+            {
+                return Ok(());
+            }
+            victims += 1;
             let victim = self.select_victim(u);
             let Some(victim) = victim else {
                 if self.units[u].free == 0 {
@@ -125,7 +133,7 @@ impl PageMappedFtl {
         self.flash.erase(victim);
         self.counters.erases.add(Cause::Gc, 1);
         if let Some(t) = self.clock_model() {
-            t.erase(plane, start, Cause::Gc);
+            t.erase(plane, victim, start);
         }
         self.free[plane as usize].push_back(victim);
         self.units[u].free += 1;

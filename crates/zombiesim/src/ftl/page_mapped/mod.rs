@@ -67,6 +67,10 @@ pub struct PageMappedFtl {
     in_gc: bool,
     low: u32,
     high: u32,
+    /// Victims per GC trigger (0 = until `high`), and the free-block count at or
+    /// below which GC goes on past that bound.
+    max_victims: u32,
+    hard: u32,
     /// Background GC target (0 = off).
     background: u32,
     counters: Counters,
@@ -162,6 +166,8 @@ impl PageMappedFtl {
             in_gc: false,
             low: cfg.gc.low_watermark,
             high: cfg.gc.high_watermark,
+            max_victims: cfg.gc.max_victims_per_trigger,
+            hard: cfg.gc.hard_watermark,
             background: if cfg.gc.background {
                 cfg.gc.background_watermark
             } else {
@@ -364,6 +370,10 @@ impl PageMappedFtl {
     fn open_block(&mut self, plane: u32, stream: u32) -> Result<()> {
         let u = self.unit_of_plane(plane);
         let block = self.take_free(plane, u)?;
+        let on_plane = self.geo.plane_of(block);
+        if let Some(t) = self.clock_model() {
+            t.need_erased(on_plane, block);
+        }
         self.flash.open(block, stream as u8);
         self.open[(plane * self.geo.streams + stream) as usize] = block;
         self.units[u].free -= 1;
