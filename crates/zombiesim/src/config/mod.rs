@@ -91,6 +91,14 @@ pub enum FtlKind {
     Page,
 }
 
+impl FtlKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            FtlKind::Page => "page",
+        }
+    }
+}
+
 /// Where GC writes the pages it copies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -29,11 +29,9 @@ pub trait Ftl: Send {
     fn logical_pages(&self) -> u64;
     /// Write one logical page.
     fn write(&mut self, lpn: u64) -> Result<()>;
-    /// Write one logical page whose content has the fingerprint `value`. FTLs without
-    /// content awareness ignore the value.
-    fn write_value(&mut self, lpn: u64, _value: u64) -> Result<()> {
-        self.write(lpn)
-    }
+    /// Write one logical page whose content has the fingerprint `value` (the content
+    /// layer uses it when on; the integrity oracle checks reads by it).
+    fn write_value(&mut self, lpn: u64, value: u64) -> Result<()>;
     /// Write one logical page the device's write buffer evicts or flushes (`value`:
     /// its fingerprint, when known). Programs count under `Cause::Buffer`; the host
     /// page was counted when it entered the buffer.
@@ -43,39 +41,27 @@ pub trait Ftl: Send {
     /// Trim (discard) one logical page.
     fn trim(&mut self, lpn: u64) -> Result<()>;
     /// A hint that `lpn` will be accessed soon (lets the FTL start cache loads early).
-    fn prefetch(&self, _lpn: u64) {}
+    fn prefetch(&self, lpn: u64);
     /// Turn the timing model on or off (off while preconditioning). Turning it on
     /// clears all reservations: the measured phase starts at time 0.
-    fn set_timing(&mut self, _on: bool) {}
+    fn set_timing(&mut self, on: bool);
     /// A host request starts at `now` (ns); its operations are issued from then.
-    fn begin(&mut self, _now: u64) {}
+    fn begin(&mut self, now: u64);
     /// When the operations of the request begun last complete (ns).
-    fn finish(&mut self) -> u64 {
-        0
-    }
+    fn finish(&mut self) -> u64;
     /// The device is idle from `from` until `until` (ns): background GC may work.
-    fn idle(&mut self, _from: u64, _until: u64) -> Result<()> {
-        Ok(())
-    }
+    fn idle(&mut self, from: u64, until: u64) -> Result<()>;
     /// The latest time any flash resource is reserved until (ns).
-    fn busy_until(&self) -> u64 {
-        0
-    }
+    fn busy_until(&self) -> u64;
     /// Timing figures over `elapsed` ns, when the timing model is on.
-    fn timing_summary(&self, _elapsed: u64) -> Option<crate::timing::TimingSummary> {
-        None
-    }
+    fn timing_summary(&self, elapsed: u64) -> Option<crate::timing::TimingSummary>;
     /// The device learns (`true`) that `lpn` has a dirty newer copy in the host buffer,
     /// or (`false`) that the host lost it and the flash copy is live again.
-    fn set_zombie(&mut self, _lpn: u64, _zombie: bool) -> Result<()> {
-        Ok(())
-    }
+    fn set_zombie(&mut self, lpn: u64, zombie: bool) -> Result<()>;
     /// Restart after power loss: every zombie page is live again.
-    fn clear_zombies(&mut self) {}
+    fn clear_zombies(&mut self);
     /// Logical pages the device currently knows as zombies.
-    fn known_zombies(&self) -> u64 {
-        0
-    }
+    fn known_zombies(&self) -> u64;
     /// Count one host request (pages are counted by the operations).
     fn count_request(&mut self);
     /// Every counter so far.
@@ -99,14 +85,118 @@ pub trait Ftl: Send {
     ) -> Option<(
         crate::content::ContentCounters,
         crate::content::ContentGauges,
-    )> {
-        None
+    )>;
+}
+
+/// What an FTL can do beyond the contract every FTL implements. A configuration that
+/// asks an FTL for a capability it lacks is refused before the run, naming the key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capabilities {
+    /// Victim policies that score zombie pages (`gc.policy` z-greedy, ...).
+    pub zombie_scores: bool,
+    /// Separate write streams: hot/cold regions and the zombie block.
+    pub streams: bool,
+    /// Content-aware mapping: the dead-value pool and dedup.
+    pub content: bool,
+    /// Garbage collection in idle time.
+    pub background_gc: bool,
+    /// Garbage collection in bounded steps.
+    pub bounded_gc: bool,
+}
+
+impl Capabilities {
+    /// Every capability.
+    pub const ALL: Capabilities = Capabilities {
+        zombie_scores: true,
+        streams: true,
+        content: true,
+        background_gc: true,
+        bounded_gc: true,
+    };
+
+    /// Of an FTL kind.
+    pub fn of(kind: FtlKind) -> Capabilities {
+        match kind {
+            FtlKind::Page => Capabilities::ALL,
+        }
+    }
+
+    /// Refuse `cfg` if it asks for something this FTL (`name`) cannot do.
+    pub fn check(&self, cfg: &Config, name: &str) -> Result<()> {
+        let lacks = |key: &str, what: &str| {
+            Err(crate::Error::config(
+                key,
+                format!("the `{name}` FTL has no {what}; use ftl.kind = \"page\" or change {key}"),
+            ))
+        };
+        if cfg.gc.policy.zombie_aware() && !self.zombie_scores {
+            return lacks("gc.policy", "zombie-aware victim scores");
+        }
+        if cfg.gc.zombie_block && !self.streams {
+            return lacks("gc.zombie_block", "separate write streams");
+        }
+        if cfg.ftl.regions > 1 && !self.streams {
+            return lacks("ftl.regions", "separate write streams");
+        }
+        if cfg.content.dedup && !self.content {
+            return lacks("content.dedup", "content-aware mapping");
+        }
+        if cfg.content.enabled() && !self.content {
+            return lacks("content.pool", "content-aware mapping");
+        }
+        if cfg.gc.background && !self.background_gc {
+            return lacks("gc.background", "background garbage collection");
+        }
+        if cfg.gc.max_victims_per_trigger > 0 && !self.bounded_gc {
+            return lacks("gc.max_victims_per_trigger", "bounded garbage collection");
+        }
+        Ok(())
     }
 }
 
 /// Build the FTL a configuration names. `verify` keeps the integrity oracle.
 pub fn build(cfg: &Config, seed: u64, verify: bool) -> Result<Box<dyn Ftl>> {
+    Capabilities::of(cfg.ftl.kind).check(cfg, cfg.ftl.kind.name())?;
     match cfg.ftl.kind {
         FtlKind::Page => Ok(Box::new(PageMappedFtl::new(cfg, seed, verify)?)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_config_asking_for_a_missing_capability_is_refused_naming_the_key() {
+        let mut cfg = Config::preset("default").unwrap();
+        let plain = Capabilities {
+            zombie_scores: false,
+            streams: false,
+            content: false,
+            background_gc: false,
+            bounded_gc: false,
+        };
+        assert!(plain.check(&cfg, "plain").is_ok());
+        let cases: [(&str, &str); 6] = [
+            ("gc.policy", "z-greedy"),
+            ("gc.zombie_block", "true"),
+            ("ftl.regions", "2"),
+            ("content.dedup", "true"),
+            ("gc.background", "true"),
+            ("gc.max_victims_per_trigger", "1"),
+        ];
+        for (key, value) in cases {
+            let mut c = cfg.clone();
+            c.set(key, value).unwrap();
+            let err = plain.check(&c, "plain").unwrap_err().to_string();
+            assert!(err.contains(key), "{key}: {err}");
+            assert!(Capabilities::ALL.check(&c, "page").is_ok());
+        }
+        cfg.set("content.pool", "lru").unwrap();
+        assert!(plain
+            .check(&cfg, "plain")
+            .unwrap_err()
+            .to_string()
+            .contains("content.pool"));
     }
 }
