@@ -169,6 +169,13 @@ mod tests {
     #[test]
     fn a_config_asking_for_a_missing_capability_is_refused_naming_the_key() {
         let mut cfg = Config::preset("default").unwrap();
+        // Room for the extra GC streams some of the cases ask for.
+        cfg.set_many(&[
+            ("gc.low_watermark".into(), "4".into()),
+            ("gc.high_watermark".into(), "4".into()),
+            ("gc.background_watermark".into(), "6".into()),
+        ])
+        .unwrap();
         let plain = Capabilities {
             zombie_scores: false,
             streams: false,
@@ -187,7 +194,7 @@ mod tests {
         ];
         for (key, value) in cases {
             let mut c = cfg.clone();
-            c.set(key, value).unwrap();
+            c.set(key, value).unwrap_or_else(|e| panic!("{key}: {e}"));
             let err = plain.check(&c, "plain").unwrap_err().to_string();
             assert!(err.contains(key), "{key}: {err}");
             assert!(Capabilities::ALL.check(&c, "page").is_ok());
