@@ -134,13 +134,15 @@ class Report(Section):
         per-resource lists, `timing.channel_utilisation_mean`/`_max` and
         `timing.die_utilisation_mean`/`_max`; trace replays add `trace.*` (`records`,
         `flushes`, `skipped_lines`, `remap`, `remapped.*`, ...); content-aware runs add
-        `content.*` (`writes_avoided`, `pool_hit_rate`, ...). Sections that are null
-        (timing off, a synthetic workload, content off) add no columns."""
+        `content.*` (`writes_avoided`, `pool_hit_rate`, ...); runs with a device write
+        buffer add `buffer.*` (`read_hits`, `write_hits`, `evictions`, `flushed_pages`,
+        ...). Sections that are null (timing off, a synthetic workload, content off, no
+        buffer) add no columns."""
         data = dict(self._data)
         run = dict(data.pop("run", {}) or {})
         config = run.pop("config", {}) or {}
         data.pop("series", None)
-        for section in ("latency", "throughput", "timing", "trace", "content"):
+        for section in ("latency", "throughput", "timing", "trace", "content", "buffer"):
             if data.get(section) is None:
                 data.pop(section, None)
         timing = data.get("timing")

@@ -136,7 +136,7 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
     status = "interrupted" if run["interrupted"] else "complete"
     by_cause = flash["programs_by_cause"]
     lines = [
-        ("WAF", num(r["waf"], 3) if r["waf"] is not None else "undefined (no host writes)"),
+        ("WAF", _waf(r)),
         (
             "host",
             f"{count(host['write_pages'])} page writes "
@@ -146,8 +146,9 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
         (
             "flash",
             f"{count(flash['programs'])} programs (host {count(by_cause['host'])} + GC "
-            f"{count(by_cause['gc'])}), {count(flash['reads'])} reads, "
-            f"{count(flash['erases'])} erases",
+            f"{count(by_cause['gc'])}"
+            + (f" + buffer {count(by_cause['buffer'])}" if r.get("buffer") else "")
+            + f"), {count(flash['reads'])} reads, {count(flash['erases'])} erases",
         ),
         (
             "GC",
@@ -161,7 +162,7 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
             f"mean {num(wear['erase_mean'], 1)}, max {count(wear['erase_max'])}",
         ),
     ]
-    lines += _timing_summary(rep) + _trace_summary(rep)
+    lines += _buffer_summary(rep) + _timing_summary(rep) + _trace_summary(rep)
     lines += [
         (
             "device",
@@ -182,6 +183,39 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
         ),
     ]
     return lines
+
+
+def _waf(r: dict[str, Any]) -> str:
+    """The WAF, saying what the device buffer still holds (not yet programmed)."""
+    if r["waf"] is None:
+        return "undefined (no host writes)"
+    held = (r.get("buffer") or {}).get("dirty_pages_end", 0)
+    return num(r["waf"], 3) + (
+        f" ({count(held)} written pages still in the device buffer)" if held else ""
+    )
+
+
+def _buffer_summary(rep: Report) -> list[tuple[str, str]]:
+    """The device write buffer: hits, evictions, flushes, dirty pages at the end."""
+    b = rep.raw.get("buffer")
+    if b is None:
+        return []
+
+    def hit(hits: int, total: int) -> str:
+        return percent(hits / total) if total else "-"
+
+    kind = "non-volatile" if b["nonvolatile"] else "volatile"
+    return [
+        (
+            "buffer",
+            f"{count(b['capacity_pages'])} pages {b['policy']} ({kind}): read hits "
+            f"{hit(b['read_hits'], b['read_hits'] + b['read_misses'])}, write hits "
+            f"{hit(b['write_hits'], b['write_hits'] + b['write_misses'])}, "
+            f"{count(b['evictions'])} evictions ({count(b['dirty_evictions'])} dirty), "
+            f"{count(b['flushes'])} flushes ({count(b['flushed_pages'])} pages), "
+            f"{count(b['dirty_pages_end'])} dirty at the end",
+        )
+    ]
 
 
 def _effective_op(dev: dict[str, Any]) -> str:
@@ -216,6 +250,15 @@ def _timing_summary(rep: Report) -> list[tuple[str, str]]:
         lines.append(
             ("GC busy", f"{duration(timing['gc_busy_s'])} of flash time (summed over dies)")
         )
+        blocked = (r.get("latency") or {}).get("gc_blocked")
+        if blocked is not None:
+            lines.append(
+                (
+                    "GC blocked",
+                    f"{count(blocked['reads'])} host reads waited for GC on their die "
+                    f"(mean {num(blocked['mean_us'], 1)} µs, max {num(blocked['max_us'], 1)} µs)",
+                )
+            )
         lines.append(
             (
                 "utilisation",

@@ -86,6 +86,40 @@ impl DeviceConfig {
                 format!("{}: must be in (0, 1]", self.cflru_window),
             ));
         }
+        // A key that nothing would read is refused, not ignored.
+        let default = DeviceConfig::default();
+        if b == 0 {
+            for (key, changed) in [
+                (
+                    "device.buffer_policy",
+                    self.buffer_policy != default.buffer_policy,
+                ),
+                (
+                    "device.cflru_window",
+                    self.cflru_window != default.cflru_window,
+                ),
+                (
+                    "device.buffer_nonvolatile",
+                    self.buffer_nonvolatile != default.buffer_nonvolatile,
+                ),
+            ] {
+                if changed {
+                    return Err(Error::config(
+                        key,
+                        "has no effect without a write buffer: set device.buffer too",
+                    ));
+                }
+            }
+        }
+        if self.buffer_policy != BufferPolicy::Cflru && self.cflru_window != default.cflru_window {
+            return Err(Error::config(
+                "device.cflru_window",
+                format!(
+                    "is read only by the `cflru` policy (device.buffer_policy is `{}`)",
+                    self.buffer_policy.name()
+                ),
+            ));
+        }
         Ok(())
     }
 }

@@ -598,6 +598,26 @@ impl Config {
                 format!("{}: must be a non-negative number of µs", t.suspend_us),
             ));
         }
+        let defaults = TimingConfig::default();
+        if t.scheduler != Scheduler::Suspend {
+            for (key, changed) in [
+                ("timing.suspend_us", t.suspend_us != defaults.suspend_us),
+                (
+                    "timing.max_suspensions",
+                    t.max_suspensions != defaults.max_suspensions,
+                ),
+            ] {
+                if changed {
+                    return Err(Error::config(
+                        key,
+                        format!(
+                            "is read only by timing.scheduler = \"suspend\" (it is `{}`)",
+                            t.scheduler.name()
+                        ),
+                    ));
+                }
+            }
+        }
         if t.scheduler != Scheduler::Fifo && !t.enabled {
             return Err(Error::config(
                 "timing.scheduler",
@@ -608,6 +628,13 @@ impl Config {
             ));
         }
         let g = &self.gc;
+        if g.max_victims_per_trigger == 0 && g.hard_watermark != GcConfig::default().hard_watermark
+        {
+            return Err(Error::config(
+                "gc.hard_watermark",
+                "is read only by bounded GC: set gc.max_victims_per_trigger too",
+            ));
+        }
         if g.max_victims_per_trigger > 0 && g.hard_watermark >= g.low_watermark {
             return Err(Error::config(
                 "gc.hard_watermark",
