@@ -8,7 +8,8 @@ with the machine's CPU model:
 - counting-16g: counting mode, greedy, uniform random 4 KiB writes, 16 GiB logical,
   OP 7%: flash page programs per wall second, peak memory per physical page;
 - timing-8x8: the same device with the NAND timing model on, 30/70 reads/writes,
-  queue depth 32: host requests per wall second;
+  queue depth 32: host requests per wall second; timing-8x8-buffer: the same with a
+  64 MiB device write buffer;
 - replay: an MSR-format trace of 1 M and of 10 M records replayed on 1 GiB: records
   per second, and peak memory for both lengths (it must not grow with the trace).
 
@@ -94,12 +95,12 @@ def counting(n: int) -> bool:
     return ok_rate and ok_mem
 
 
-def timing(n: int) -> bool:
-    results = runs("benches/configs/timing-8x8.toml", "uniform:requests=4000000,read=0.3", n)
+def timing(n: int, config: str = "timing-8x8", title: str = "") -> bool:
+    results = runs(f"benches/configs/{config}.toml", "uniform:requests=4000000,read=0.3", n)
     rates = [r["host"]["requests"] / r["run"]["measured_wall_s"] for r, _ in results]
     report = results[-1][0]
     lat = report["latency"]
-    print("\ntiming-8x8: timing on, 8 x 8, OP 7%, uniform 4 KiB 30/70 reads/writes, QD 32")
+    print(f"\n{config}: timing on, 8 x 8, OP 7%, uniform 4 KiB 30/70 reads/writes, QD 32{title}")
     print(f"  host requests / wall s     {med(rates) / 1e6:.2f} M   (runs: {fmt_runs(rates)})")
     print(
         f"  WAF {report['waf']:.3f}; simulated {report['elapsed_s']:.1f} s, "
@@ -107,9 +108,22 @@ def timing(n: int) -> bool:
         f"{lat['read']['p99_us']:.0f} us, write p50/p99 {lat['write']['p50_us']:.0f}/"
         f"{lat['write']['p99_us']:.0f} us"
     )
+    buffer = report.get("buffer")
+    if buffer is not None:
+        reads = buffer["read_hits"] + buffer["read_misses"]
+        writes = buffer["write_hits"] + buffer["write_misses"]
+        print(
+            f"  buffer: read hits {buffer['read_hits'] / max(reads, 1) * 100:.1f}%, "
+            f"write hits {buffer['write_hits'] / max(writes, 1) * 100:.1f}%, "
+            f"{buffer['evictions']} evictions"
+        )
     ok = med(rates) >= 1e6
     print(f"  target >= 1 M requests/s: {verdict(ok)}")
     return ok
+
+
+def timing_buffer(n: int) -> bool:
+    return timing(n, "timing-8x8-buffer", ", 64 MiB write buffer")
 
 
 def msr_trace(records: int) -> Path:
@@ -160,12 +174,19 @@ def replay(n: int) -> bool:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3, help="runs per case (median reported)")
-    ap.add_argument("--only", choices=("counting", "timing", "replay"), help="one case")
+    ap.add_argument(
+        "--only", choices=("counting", "timing", "timing-buffer", "replay"), help="one case"
+    )
     args = ap.parse_args()
     if not BINARY.exists():
         sys.exit(f"bench: {BINARY.relative_to(ROOT)} is missing; run `make bench`")
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores, {platform.system()}")
-    cases = {"counting": counting, "timing": timing, "replay": replay}
+    cases = {
+        "counting": counting,
+        "timing": timing,
+        "timing-buffer": timing_buffer,
+        "replay": replay,
+    }
     chosen = [args.only] if args.only else list(cases)
     results = [cases[name](args.runs) for name in chosen]
     return 0 if all(results) else 1

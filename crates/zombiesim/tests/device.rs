@@ -50,10 +50,10 @@ fn a_buffer_larger_than_the_working_set_serves_every_read_and_programs_only_on_f
         0,
         "nothing reaches flash before a flush"
     );
-    let b = dev.buffer_report().unwrap();
+    let b = dev.buffer_report().unwrap().counters;
     assert_eq!((b.read_hits, b.read_misses), (200, 0), "read hit ratio 1");
     assert_eq!(b.write_hits, 160, "rewrites are absorbed");
-    assert_eq!(b.dirty_pages_end, 40);
+    assert_eq!(dev.buffer_report().unwrap().dirty_pages_end, 40);
     dev.submit(0, &Command::new(Op::Flush, 0, 0)).unwrap();
     let c = dev.counters();
     assert_eq!(c.host_write_pages, 200);
@@ -73,7 +73,7 @@ fn a_full_buffer_evicts_and_a_fua_write_goes_through() {
     for lpn in 0..10 {
         write(&mut dev, lpn, lpn, false);
     }
-    let b = dev.buffer_report().unwrap();
+    let b = dev.buffer_report().unwrap().counters;
     assert_eq!((b.evictions, b.dirty_evictions), (6, 6));
     assert_eq!(dev.counters().programs.total(), 6);
     write(&mut dev, 9, 99, true);
@@ -240,8 +240,9 @@ fn the_report_has_a_buffer_section_and_buffer_programs() {
         ..Default::default()
     };
     let r = simulate(&cfg, &wl, &opts, &mut |_| true).unwrap();
-    let b = r.buffer.as_ref().expect("a buffer section");
-    assert_eq!(b.capacity_pages, 16);
+    let report = r.buffer.as_ref().expect("a buffer section");
+    let b = &report.counters;
+    assert_eq!(report.capacity_pages, 16);
     assert!(b.write_hits > 0 && b.read_hits > 0);
     assert_eq!(
         b.write_hits + b.write_misses,

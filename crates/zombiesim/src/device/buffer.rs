@@ -22,11 +22,19 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 /// The buffer's counters and end state, as the report shows them.
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct BufferReport {
     pub capacity_pages: u64,
     pub policy: String,
     pub nonvolatile: bool,
+    #[serde(flatten)]
+    pub counters: BufferCounters,
+    pub dirty_pages_end: u64,
+}
+
+/// Counters kept as the run goes (the report takes differences).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct BufferCounters {
     /// Host page reads served from the buffer, and those that went to flash.
     pub read_hits: u64,
     pub read_misses: u64,
@@ -42,22 +50,6 @@ pub struct BufferReport {
     /// Host page writes with forced unit access (written through to flash).
     pub fua_pages: u64,
     /// Dirty pages lost to power loss (volatile buffer only).
-    pub lost_pages: u64,
-    pub dirty_pages_end: u64,
-}
-
-/// Counters kept as the run goes (the report takes differences).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct BufferCounters {
-    pub read_hits: u64,
-    pub read_misses: u64,
-    pub write_hits: u64,
-    pub write_misses: u64,
-    pub evictions: u64,
-    pub dirty_evictions: u64,
-    pub flushes: u64,
-    pub flushed_pages: u64,
-    pub fua_pages: u64,
     pub lost_pages: u64,
 }
 
@@ -275,21 +267,11 @@ impl WriteBuffer {
 
     /// The report of the counters since `start`.
     pub fn report(&self, start: &BufferCounters) -> BufferReport {
-        let c = self.counters.since(start);
         BufferReport {
             capacity_pages: self.capacity as u64,
             policy: self.policy_name.to_string(),
             nonvolatile: self.nonvolatile,
-            read_hits: c.read_hits,
-            read_misses: c.read_misses,
-            write_hits: c.write_hits,
-            write_misses: c.write_misses,
-            evictions: c.evictions,
-            dirty_evictions: c.dirty_evictions,
-            flushes: c.flushes,
-            flushed_pages: c.flushed_pages,
-            fua_pages: c.fua_pages,
-            lost_pages: c.lost_pages,
+            counters: self.counters.since(start),
             dirty_pages_end: self.dirty_pages,
         }
     }

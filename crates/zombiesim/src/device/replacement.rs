@@ -39,15 +39,14 @@ pub trait Replacement: Send {
 
 /// Build the policy a configuration names, for `capacity` slots.
 pub fn build(policy: BufferPolicy, capacity: u32, cflru_window: f64) -> Box<dyn Replacement> {
-    match policy {
-        BufferPolicy::Lru => Box::new(Lru {
-            order: Recency::new(capacity),
-        }),
-        BufferPolicy::Cflru => Box::new(Cflru {
-            order: Recency::new(capacity),
-            window: ((capacity as f64 * cflru_window).ceil() as u32).max(1),
-        }),
-    }
+    let clean_window = match policy {
+        BufferPolicy::Lru => None,
+        BufferPolicy::Cflru => Some(((capacity as f64 * cflru_window).ceil() as u32).max(1)),
+    };
+    Box::new(Lru {
+        order: Recency::new(capacity),
+        clean_window,
+    })
 }
 
 const END: u32 = u32::MAX;
@@ -115,9 +114,11 @@ impl Recency {
     }
 }
 
-/// Least recently used.
+/// Least recently used; with a clean window, clean-first LRU (Park et al.): a clean
+/// page among the `clean_window` least recently used goes before the LRU page.
 struct Lru {
     order: Recency,
+    clean_window: Option<u32>,
 }
 
 impl Replacement for Lru {
@@ -130,35 +131,13 @@ impl Replacement for Lru {
     fn remove(&mut self, slot: u32) {
         self.order.unlink(slot);
     }
-    fn victims(&mut self, _view: &SlotView, out: &mut Vec<u32>) {
-        if self.order.tail != END {
-            out.push(self.order.tail);
-        }
-    }
-}
-
-/// Clean-first LRU (Park et al.): a clean page in the window at the LRU end goes first.
-struct Cflru {
-    order: Recency,
-    window: u32,
-}
-
-impl Replacement for Cflru {
-    fn insert(&mut self, slot: u32) {
-        self.order.push_front(slot);
-    }
-    fn touch(&mut self, slot: u32) {
-        self.order.to_front(slot);
-    }
-    fn remove(&mut self, slot: u32) {
-        self.order.unlink(slot);
-    }
     fn victims(&mut self, view: &SlotView, out: &mut Vec<u32>) {
-        let clean = self
-            .order
-            .from_lru()
-            .take(self.window as usize)
-            .find(|&s| !view.dirty[s as usize]);
+        let clean = self.clean_window.and_then(|w| {
+            self.order
+                .from_lru()
+                .take(w as usize)
+                .find(|&s| !view.dirty[s as usize])
+        });
         match clean {
             Some(s) => out.push(s),
             None if self.order.tail != END => out.push(self.order.tail),
