@@ -98,7 +98,7 @@ impl Recency {
         self.next[s] = END;
     }
 
-    fn to_front(&mut self, slot: u32) {
+    fn move_to_front(&mut self, slot: u32) {
         if self.head != slot {
             self.unlink(slot);
             self.push_front(slot);
@@ -106,7 +106,7 @@ impl Recency {
     }
 
     /// Slots from the LRU end towards the MRU end.
-    fn from_lru(&self) -> impl Iterator<Item = u32> + '_ {
+    fn lru_first(&self) -> impl Iterator<Item = u32> + '_ {
         std::iter::successors((self.tail != END).then_some(self.tail), |&s| {
             let p = self.prev[s as usize];
             (p != END).then_some(p)
@@ -126,7 +126,7 @@ impl Replacement for Lru {
         self.order.push_front(slot);
     }
     fn touch(&mut self, slot: u32) {
-        self.order.to_front(slot);
+        self.order.move_to_front(slot);
     }
     fn remove(&mut self, slot: u32) {
         self.order.unlink(slot);
@@ -134,7 +134,7 @@ impl Replacement for Lru {
     fn victims(&mut self, view: &SlotView, out: &mut Vec<u32>) {
         let clean = self.clean_window.and_then(|w| {
             self.order
-                .from_lru()
+                .lru_first()
                 .take(w as usize)
                 .find(|&s| !view.dirty[s as usize])
         });

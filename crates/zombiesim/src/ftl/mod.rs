@@ -6,7 +6,10 @@
 //! checks and, when built with an oracle, the integrity check that every logical
 //! page resolves to the newest version written.
 
+mod blocks;
 mod page_mapped;
+
+pub use blocks::{BlockManager, GcUnit};
 
 pub use page_mapped::PageMappedFtl;
 

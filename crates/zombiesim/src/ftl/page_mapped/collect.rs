@@ -14,7 +14,7 @@ impl PageMappedFtl {
             now: self.clock,
             rng: &mut self.rng,
         };
-        self.units[u].policy.select(&mut ctx)
+        self.blocks.units[u].policy.select(&mut ctx)
     }
 
     /// Garbage-collect unit `u` until it has `high` free blocks; with
@@ -34,15 +34,17 @@ impl PageMappedFtl {
         let mut victims = 0u32;
         // GC operations are issued when the request that triggered GC was.
         let mut start = self.now;
-        while self.units[u].free < self.high {
-            if self.max_victims > 0 && victims >= self.max_victims && self.units[u].free > self.hard
+        while self.blocks.units[u].free < self.high {
+            if self.max_victims > 0
+                && victims >= self.max_victims
+                && self.blocks.units[u].free > self.hard
             {
                 return Ok(());
             }
             victims += 1;
             let victim = self.select_victim(u);
             let Some(victim) = victim else {
-                if self.units[u].free == 0 {
+                if self.blocks.units[u].free == 0 {
                     return Err(Error::DeviceFull {
                         reason: format!("GC unit {u} has no free block and nothing to reclaim"),
                     });
@@ -51,7 +53,7 @@ impl PageMappedFtl {
             };
             if self.flash.valid_count[victim as usize] == ppb {
                 fruitless += 1;
-                if fruitless > self.units[u].policy.len() + 1 {
+                if fruitless > self.blocks.units[u].policy.len() + 1 {
                     return Err(Error::DeviceFull {
                         reason: format!(
                             "GC unit {u}: every candidate block is fully valid; nothing can be reclaimed"
@@ -61,7 +63,7 @@ impl PageMappedFtl {
             } else {
                 fruitless = 0;
             }
-            let scored = self.units[u].policy.last_scored();
+            let scored = self.blocks.units[u].policy.last_scored();
             if let Some(t) = self.clock_model() {
                 start += t.search(scored);
             }
@@ -103,7 +105,7 @@ impl PageMappedFtl {
                 self.change_zombies(victim, false);
             }
             self.flash.invalidate(ppn, self.clock);
-            self.units[u].valid -= 1;
+            self.blocks.units[u].valid -= 1;
             let stream = self.gc_stream(lpn as usize, zombie);
             let new = match self.program(plane, stream, lpn, Cause::Gc, start) {
                 Ok(new) => new,
@@ -135,8 +137,7 @@ impl PageMappedFtl {
         if let Some(t) = self.clock_model() {
             t.erase(plane, victim, start);
         }
-        self.free[plane as usize].push_back(victim);
-        self.units[u].free += 1;
+        self.blocks.release(victim);
         Ok(())
     }
 
@@ -152,16 +153,16 @@ impl PageMappedFtl {
         let mut start = from;
         while start < until {
             let target = self.background;
-            let Some(u) = (0..self.units.len())
-                .filter(|&u| self.units[u].free < target)
-                .min_by_key(|&u| (self.units[u].free, u))
+            let Some(u) = (0..self.blocks.units.len())
+                .filter(|&u| self.blocks.units[u].free < target)
+                .min_by_key(|&u| (self.blocks.units[u].free, u))
             else {
                 break;
             };
             let victim = self.select_victim(u);
             let Some(victim) = victim else { break };
             if self.flash.valid_count[victim as usize] == ppb {
-                self.units[u].policy.insert(victim, &self.flash);
+                self.blocks.units[u].policy.insert(victim, &self.flash);
                 break;
             }
             self.in_gc = true;

@@ -331,10 +331,10 @@ impl PageMappedFtl {
     /// Make dead page `ppn` (holding `v`) the live copy of `l`.
     fn revive(&mut self, l: usize, ppn: u32, v: u64, popularity: u32) {
         let (block, valid) = self.flash.revive(ppn, l as u32, self.clock);
-        let u = self.block_unit[block as usize] as usize;
-        self.units[u].valid += 1;
+        let u = self.blocks.unit_of_block(block);
+        self.blocks.units[u].valid += 1;
         match self.flash.status[block as usize] {
-            BlockStatus::Closed => self.units[u].policy.revived(block, valid),
+            BlockStatus::Closed => self.blocks.units[u].policy.revived(block, valid),
             BlockStatus::Open => {}
             s => unreachable!("revived a page of a {s:?} block"),
         }
@@ -362,9 +362,9 @@ impl PageMappedFtl {
         let bw = &mut c.block_weight[block as usize];
         *bw = (*bw as i64 + delta) as u32;
         let weight = *bw;
-        let u = self.block_unit[block as usize] as usize;
+        let u = self.blocks.unit_of_block(block);
         let valid = self.flash.valid_count[block as usize];
-        self.units[u].policy.reweighed(block, valid, weight);
+        self.blocks.units[u].policy.reweighed(block, valid, weight);
     }
 
     /// GC moved logical page `lpn`'s page `from` to `to`: carry the content and fix
@@ -398,8 +398,8 @@ impl PageMappedFtl {
             c.value[ppn as usize] = NO_VALUE;
         }
         c.block_weight[block as usize] = 0;
-        let u = self.block_unit[block as usize] as usize;
-        self.units[u].policy.reweighed(block, 0, 0);
+        let u = self.blocks.unit_of_block(block);
+        self.blocks.units[u].policy.reweighed(block, 0, 0);
     }
 
     /// Counters and end-of-run state of the content layer.

@@ -7,9 +7,9 @@ use crate::flash::{BlockStatus, NONE};
 impl PageMappedFtl {
     /// Valid pages per GC unit, as the invariant check recounts them.
     fn unit_valid_counts(&self) -> Vec<u64> {
-        let mut counts = vec![0u64; self.units.len()];
+        let mut counts = vec![0u64; self.blocks.units.len()];
         for block in 0..self.geo.blocks {
-            counts[self.block_unit[block as usize] as usize] +=
+            counts[self.blocks.unit_of_block(block)] +=
                 self.flash.valid_count[block as usize] as u64;
         }
         counts
@@ -17,7 +17,7 @@ impl PageMappedFtl {
 
     pub(super) fn check_invariants(&self) -> Result<()> {
         let ppb = self.geo.pages_per_block;
-        let mut closed_per_unit = vec![0usize; self.units.len()];
+        let mut closed_per_unit = vec![0usize; self.blocks.units.len()];
         let mut free_blocks = 0usize;
         let mut valid_total = 0u64;
         for block in 0..self.geo.blocks {
@@ -40,7 +40,7 @@ impl PageMappedFtl {
                     }
                 }
                 BlockStatus::Closed => {
-                    closed_per_unit[self.block_unit[b] as usize] += 1;
+                    closed_per_unit[self.blocks.unit_of_block(block)] += 1;
                     if self.flash.write_ptr[b] != ppb {
                         return Err(Error::integrity(format!(
                             "closed block {block} is not full"
@@ -48,7 +48,7 @@ impl PageMappedFtl {
                     }
                 }
                 BlockStatus::Open => {
-                    if !self.open.contains(&block) {
+                    if !self.blocks.is_open(block) {
                         return Err(Error::integrity(format!(
                             "block {block} is open but no frontier holds it"
                         )));
@@ -68,14 +68,14 @@ impl PageMappedFtl {
                 }
             }
         }
-        let listed: usize = self.free.iter().map(|f| f.len()).sum();
-        let counted: u32 = self.units.iter().map(|u| u.free).sum();
+        let listed: usize = self.blocks.free_lists().iter().map(|f| f.len()).sum();
+        let counted: u32 = self.blocks.units.iter().map(|u| u.free).sum();
         if listed != free_blocks || counted as usize != free_blocks {
             return Err(Error::integrity(format!(
                 "free blocks: {free_blocks} by status, {listed} in free lists, {counted} counted"
             )));
         }
-        for f in &self.free {
+        for f in self.blocks.free_lists() {
             if let Some(&b) = f
                 .iter()
                 .find(|&&b| self.flash.status[b as usize] != BlockStatus::Free)
@@ -85,7 +85,13 @@ impl PageMappedFtl {
                 )));
             }
         }
-        for (u, (unit, valid)) in self.units.iter().zip(self.unit_valid_counts()).enumerate() {
+        for (u, (unit, valid)) in self
+            .blocks
+            .units
+            .iter()
+            .zip(self.unit_valid_counts())
+            .enumerate()
+        {
             if unit.valid != valid {
                 return Err(Error::integrity(format!(
                     "GC unit {u}: {} valid pages counted, {valid} in its blocks",

@@ -54,9 +54,11 @@ impl PageMappedFtl {
             self.flash.zombies[b] -= 1;
         }
         if self.flash.status[b] == BlockStatus::Closed {
-            let u = self.block_unit[b] as usize;
+            let u = self.blocks.unit_of_block(block);
             let (valid, zombies) = (self.flash.valid_count[b], self.flash.zombies[b]);
-            self.units[u].policy.zombies_changed(block, valid, zombies);
+            self.blocks.units[u]
+                .policy
+                .zombies_changed(block, valid, zombies);
         }
     }
 

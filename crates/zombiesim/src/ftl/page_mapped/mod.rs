@@ -25,27 +25,12 @@
 use crate::config::{Allocation, Config};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
-use crate::ftl::{Ftl, Wear};
-use crate::gc::{self, VictimPolicy};
+use crate::ftl::{BlockManager, Ftl, Wear};
 use crate::stats::{Cause, Counters};
 use crate::timing::{FlashTiming, TimingSummary};
 use crate::verify::Oracle;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
-use std::collections::VecDeque;
-
-struct GcUnit {
-    first_plane: u32,
-    planes: u32,
-    free: u32,
-    /// Valid pages held by the unit's blocks.
-    valid: u64,
-    /// Dynamic allocation sends no host write to the unit while it holds this many
-    /// valid pages (its share of the logical space plus half its over-provisioning),
-    /// so steering writes away from busy planes cannot pile data onto one unit.
-    valid_limit: u64,
-    policy: Box<dyn VictimPolicy>,
-}
 
 /// The page-mapped FTL.
 pub struct PageMappedFtl {
@@ -57,10 +42,8 @@ pub struct PageMappedFtl {
     zombie_known: u64,
     /// DAC region of each logical page (empty with one region).
     region: Vec<u8>,
-    units: Vec<GcUnit>,
-    block_unit: Vec<u32>,
-    free: Vec<VecDeque<u32>>,
-    open: Vec<u32>,
+    /// Free lists, write frontiers, GC units and their victim policies.
+    blocks: BlockManager,
     host_cursor: u32,
     allocation: Allocation,
     clock: u64,
@@ -110,37 +93,7 @@ impl PageMappedFtl {
     pub fn new(cfg: &Config, seed: u64, verify: bool) -> Result<Self> {
         let geo = Geometry::new(cfg)?;
         let flash = FlashState::new(&geo);
-        let bpp = geo.blocks_per_plane;
-        let mut free: Vec<VecDeque<u32>> = vec![VecDeque::new(); geo.planes as usize];
-        for block in 0..geo.blocks {
-            if flash.status[block as usize] == BlockStatus::Free {
-                free[(block / bpp) as usize].push_back(block);
-            }
-        }
-        let mut block_unit = vec![0u32; geo.blocks as usize];
-        let units: Vec<GcUnit> = geo
-            .units
-            .iter()
-            .enumerate()
-            .map(|(u, r)| {
-                let first_block = r.first_plane * bpp;
-                let blocks = r.planes * bpp;
-                block_unit[first_block as usize..(first_block + blocks) as usize].fill(u as u32);
-                let free_blocks = (r.first_plane..r.first_plane + r.planes)
-                    .map(|p| free[p as usize].len() as u32)
-                    .sum();
-                let share = geo.logical_pages as f64 * r.planes as f64 / geo.planes as f64;
-                let capacity = free_blocks as f64 * geo.pages_per_block as f64;
-                GcUnit {
-                    first_plane: r.first_plane,
-                    planes: r.planes,
-                    free: free_blocks,
-                    valid: 0,
-                    valid_limit: ((share + capacity) / 2.0) as u64,
-                    policy: gc::build(cfg.gc.policy, first_block, blocks, geo.pages_per_block),
-                }
-            })
-            .collect();
+        let blocks = BlockManager::new(cfg, &geo, &flash);
         let oracle = verify.then(|| {
             Oracle::new(
                 geo.logical_pages,
@@ -149,7 +102,6 @@ impl PageMappedFtl {
         });
         Ok(PageMappedFtl {
             l2p: vec![NONE; geo.logical_pages as usize],
-            open: vec![NONE; (geo.planes * geo.streams) as usize],
             zombie_bits: None,
             zombie_known: 0,
             region: if geo.regions > 1 {
@@ -157,9 +109,7 @@ impl PageMappedFtl {
             } else {
                 Vec::new()
             },
-            units,
-            block_unit,
-            free,
+            blocks,
             host_cursor: 0,
             allocation: cfg.ftl.allocation,
             clock: 0,
@@ -255,10 +205,11 @@ impl PageMappedFtl {
     #[inline]
     fn invalidate(&mut self, ppn: u32) {
         let (block, valid) = self.flash.invalidate(ppn, self.clock);
-        let u = self.block_unit[block as usize] as usize;
-        self.units[u].valid -= 1;
+        let u = self.blocks.unit_of_block(block);
+        let unit = &mut self.blocks.units[u];
+        unit.valid -= 1;
         if self.flash.status[block as usize] == BlockStatus::Closed {
-            self.units[u].policy.invalidated(block, valid);
+            unit.policy.invalidated(block, valid);
         }
     }
 
@@ -271,7 +222,7 @@ impl PageMappedFtl {
         if self.allocation == Allocation::Dynamic && self.timing_on {
             if let Some(t) = self.timing.as_ref() {
                 let full = |p: u32| {
-                    let unit = &self.units[self.unit_of_plane(p)];
+                    let unit = &self.blocks.units[self.blocks.unit_of_plane(p)];
                     unit.valid >= unit.valid_limit
                 };
                 let mut best = if full(plane) {
@@ -322,14 +273,13 @@ impl PageMappedFtl {
         cause: Cause,
         start: u64,
     ) -> Result<u32> {
-        let slot = (plane * self.geo.streams + stream) as usize;
         loop {
-            let block = self.open[slot];
+            let block = self.blocks.open_block(plane, stream);
             if block != NONE {
                 let (ppn, full) = self.flash.program(block, lpn, self.clock);
                 self.counters.programs.add(cause, 1);
-                let u = self.block_unit[block as usize] as usize;
-                self.units[u].valid += 1;
+                let u = self.blocks.unit_of_block(block);
+                self.blocks.units[u].valid += 1;
                 // GC copies are timed as a whole by `reclaim`.
                 if self.timing_on && cause != Cause::Gc {
                     let on_plane = self.geo.plane_of(block);
@@ -339,8 +289,8 @@ impl PageMappedFtl {
                     }
                 }
                 if full {
-                    self.open[slot] = NONE;
-                    self.units[u].policy.insert(block, &self.flash);
+                    self.blocks.set_open(plane, stream, NONE);
+                    self.blocks.units[u].policy.insert(block, &self.flash);
                 }
                 return Ok(ppn);
             }
@@ -348,12 +298,6 @@ impl PageMappedFtl {
             // frontier): go round until a block is open.
             self.open_block(plane, stream)?;
         }
-    }
-
-    /// The GC unit a plane belongs to.
-    #[inline]
-    fn unit_of_plane(&self, plane: u32) -> usize {
-        self.block_unit[(plane * self.geo.blocks_per_plane) as usize] as usize
     }
 
     /// With timing on, the current request also waits for one DRAM access (a read of an
@@ -368,34 +312,18 @@ impl PageMappedFtl {
     }
 
     fn open_block(&mut self, plane: u32, stream: u32) -> Result<()> {
-        let u = self.unit_of_plane(plane);
-        let block = self.take_free(plane, u)?;
+        let block = self.blocks.take_free(plane)?;
         let on_plane = self.geo.plane_of(block);
         if let Some(t) = self.clock_model() {
             t.need_erased(on_plane, block);
         }
         self.flash.open(block, stream as u8);
-        self.open[(plane * self.geo.streams + stream) as usize] = block;
-        self.units[u].free -= 1;
-        if !self.in_gc && self.units[u].free < self.low {
+        self.blocks.set_open(plane, stream, block);
+        let u = self.blocks.unit_of_plane(plane);
+        if !self.in_gc && self.blocks.units[u].free < self.low {
             self.collect(u)?;
         }
         Ok(())
-    }
-
-    fn take_free(&mut self, plane: u32, u: usize) -> Result<u32> {
-        if let Some(b) = self.free[plane as usize].pop_front() {
-            return Ok(b);
-        }
-        let unit = &self.units[u];
-        let richest = (unit.first_plane..unit.first_plane + unit.planes)
-            .max_by_key(|&p| (self.free[p as usize].len(), std::cmp::Reverse(p)))
-            .expect("a unit has planes");
-        self.free[richest as usize].pop_front().ok_or_else(|| Error::DeviceFull {
-            reason: format!(
-                "GC unit {u} has no free block left (raise ftl.over_provisioning or gc.low_watermark)"
-            ),
-        })
     }
 }
 
@@ -565,25 +493,18 @@ impl Ftl for PageMappedFtl {
     }
 
     fn held_back_pages(&self) -> u64 {
-        let ppb = self.geo.pages_per_block as u64;
-        let free: u64 = self.units.iter().map(|u| u.free as u64).sum();
-        let open: u64 = self
-            .open
-            .iter()
-            .filter(|&&b| b != NONE)
-            .map(|&b| ppb - self.flash.write_ptr[b as usize] as u64)
-            .sum();
-        free * ppb + open
+        self.blocks
+            .held_back_pages(&self.flash, self.geo.pages_per_block)
     }
 
     fn valid_pages(&self) -> u64 {
-        self.units.iter().map(|u| u.valid).sum()
+        self.blocks.valid_pages()
     }
 
     fn memory_bytes(&self) -> usize {
         self.flash.memory_bytes()
             + self.l2p.len() * 4
-            + self.block_unit.len() * 4
+            + self.blocks.memory_bytes()
             + self.region.len()
             + self.zombie_bits.as_ref().map_or(0, |b| b.len() * 8)
             + self.content.as_ref().map_or(0, |c| c.memory_bytes())

@@ -1,0 +1,182 @@
+//! The block manager: free blocks, open blocks per write stream, and GC units — the
+//! block bookkeeping every FTL that allocates flash blocks shares.
+//!
+//! ```text
+//!   plane 0: free [b3, b9, b12 ...]   open (plane 0, stream s) = b7 | NONE
+//!   plane 1: free [...]               ...
+//!   GC unit u = planes [first_plane, first_plane + planes): its free-block count,
+//!               its valid pages, its victim policy (candidates: its closed blocks)
+//! ```
+//!
+//! Free blocks are kept per plane in FIFO order (erased blocks go to the back, which
+//! spreads wear); a plane whose list is empty borrows from the richest plane of its GC
+//! unit. Each `(plane, stream)` has at most one open block (its write frontier).
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
+use crate::gc::{self, VictimPolicy};
+use std::collections::VecDeque;
+
+/// A contiguous range of planes served by one garbage collector.
+pub struct GcUnit {
+    pub first_plane: u32,
+    pub planes: u32,
+    /// Free blocks of the unit.
+    pub free: u32,
+    /// Valid pages held by the unit's blocks.
+    pub valid: u64,
+    /// Dynamic allocation sends no host write to the unit while it holds this many
+    /// valid pages (its share of the logical space plus half its over-provisioning),
+    /// so steering writes away from busy planes cannot pile data onto one unit.
+    pub valid_limit: u64,
+    /// The unit's victim policy: its candidates are the unit's closed blocks.
+    pub policy: Box<dyn VictimPolicy>,
+}
+
+/// Free lists, write frontiers and GC units over a device's blocks.
+pub struct BlockManager {
+    pub units: Vec<GcUnit>,
+    block_unit: Vec<u32>,
+    free: Vec<VecDeque<u32>>,
+    open: Vec<u32>,
+    streams: u32,
+    blocks_per_plane: u32,
+}
+
+impl BlockManager {
+    /// Every usable block of the freshly erased `flash` free, no block open, one GC
+    /// unit per `geo.units` with a victim policy as `cfg.gc.policy` names.
+    pub fn new(cfg: &Config, geo: &Geometry, flash: &FlashState) -> Self {
+        let bpp = geo.blocks_per_plane;
+        let mut free: Vec<VecDeque<u32>> = vec![VecDeque::new(); geo.planes as usize];
+        for block in 0..geo.blocks {
+            if flash.status[block as usize] == BlockStatus::Free {
+                free[(block / bpp) as usize].push_back(block);
+            }
+        }
+        let mut block_unit = vec![0u32; geo.blocks as usize];
+        let units = geo
+            .units
+            .iter()
+            .enumerate()
+            .map(|(u, r)| {
+                let first_block = r.first_plane * bpp;
+                let blocks = r.planes * bpp;
+                block_unit[first_block as usize..(first_block + blocks) as usize].fill(u as u32);
+                let free_blocks = (r.first_plane..r.first_plane + r.planes)
+                    .map(|p| free[p as usize].len() as u32)
+                    .sum();
+                let share = geo.logical_pages as f64 * r.planes as f64 / geo.planes as f64;
+                let capacity = free_blocks as f64 * geo.pages_per_block as f64;
+                GcUnit {
+                    first_plane: r.first_plane,
+                    planes: r.planes,
+                    free: free_blocks,
+                    valid: 0,
+                    valid_limit: ((share + capacity) / 2.0) as u64,
+                    policy: gc::build(cfg.gc.policy, first_block, blocks, geo.pages_per_block),
+                }
+            })
+            .collect();
+        BlockManager {
+            units,
+            block_unit,
+            free,
+            open: vec![NONE; (geo.planes * geo.streams) as usize],
+            streams: geo.streams,
+            blocks_per_plane: bpp,
+        }
+    }
+
+    /// The GC unit a block belongs to.
+    #[inline]
+    pub fn unit_of_block(&self, block: u32) -> usize {
+        self.block_unit[block as usize] as usize
+    }
+
+    /// The GC unit a plane belongs to.
+    #[inline]
+    pub fn unit_of_plane(&self, plane: u32) -> usize {
+        self.block_unit[(plane * self.blocks_per_plane) as usize] as usize
+    }
+
+    /// The open block of `(plane, stream)`, or `NONE`.
+    #[inline]
+    pub fn open_block(&self, plane: u32, stream: u32) -> u32 {
+        self.open[(plane * self.streams + stream) as usize]
+    }
+
+    /// Make `block` the open block of `(plane, stream)` (`NONE`: it has none).
+    #[inline]
+    pub fn set_open(&mut self, plane: u32, stream: u32, block: u32) {
+        self.open[(plane * self.streams + stream) as usize] = block;
+    }
+
+    /// Whether some write frontier holds `block`.
+    pub fn is_open(&self, block: u32) -> bool {
+        self.open.contains(&block)
+    }
+
+    /// Take a free block for `plane` (from another plane of its GC unit when the
+    /// plane has none); the unit's free count goes down.
+    pub fn take_free(&mut self, plane: u32) -> Result<u32> {
+        let u = self.unit_of_plane(plane);
+        let block = match self.free[plane as usize].pop_front() {
+            Some(b) => b,
+            None => {
+                let unit = &self.units[u];
+                let richest = (unit.first_plane..unit.first_plane + unit.planes)
+                    .max_by_key(|&p| (self.free[p as usize].len(), std::cmp::Reverse(p)))
+                    .expect("a unit has planes");
+                self.free[richest as usize]
+                    .pop_front()
+                    .ok_or_else(|| Error::DeviceFull {
+                        reason: format!(
+                            "GC unit {u} has no free block left (raise ftl.over_provisioning or gc.low_watermark)"
+                        ),
+                    })?
+            }
+        };
+        self.units[u].free -= 1;
+        Ok(block)
+    }
+
+    /// An erased block is free again (at the back of its plane's list).
+    pub fn release(&mut self, block: u32) {
+        let plane = block / self.blocks_per_plane;
+        self.free[plane as usize].push_back(block);
+        let u = self.unit_of_block(block);
+        self.units[u].free += 1;
+    }
+
+    /// The free lists, one per plane.
+    pub fn free_lists(&self) -> &[VecDeque<u32>] {
+        &self.free
+    }
+
+    /// Pages held out of the data cycle: free blocks plus the unwritten pages of open
+    /// blocks.
+    pub fn held_back_pages(&self, flash: &FlashState, pages_per_block: u32) -> u64 {
+        let ppb = pages_per_block as u64;
+        let free: u64 = self.units.iter().map(|u| u.free as u64).sum();
+        let open: u64 = self
+            .open
+            .iter()
+            .filter(|&&b| b != NONE)
+            .map(|&b| ppb - flash.write_ptr[b as usize] as u64)
+            .sum();
+        free * ppb + open
+    }
+
+    /// Valid pages over all units.
+    pub fn valid_pages(&self) -> u64 {
+        self.units.iter().map(|u| u.valid).sum()
+    }
+
+    /// Approximate bytes of memory the bookkeeping occupies (the per-block unit
+    /// index; the free lists and frontiers are small).
+    pub fn memory_bytes(&self) -> usize {
+        self.block_unit.len() * 4
+    }
+}
