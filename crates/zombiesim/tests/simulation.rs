@@ -202,3 +202,45 @@ fn requests_beyond_the_device_are_rejected() {
     assert!(matches!(ftl.write(n), Err(Error::OutOfRange { .. })));
     assert!(ftl.write(n - 1).is_ok());
 }
+
+/// `gc.max_victims_per_trigger`: a trigger reclaims at most that many victims while the
+/// unit has more than `gc.hard_watermark` free blocks (at or below it, GC goes on until
+/// the unit is above it), so GC works in steps several times smaller than reclaiming up
+/// to `gc.high_watermark`; the total work stays about the same.
+#[test]
+fn bounded_gc_works_in_smaller_steps_with_the_same_total_work() {
+    let mut whole = small("greedy");
+    whole
+        .set_many(&[
+            ("gc.low_watermark".into(), "3".into()),
+            ("gc.high_watermark".into(), "8".into()),
+        ])
+        .unwrap();
+    let mut bounded = whole.clone();
+    bounded
+        .set_many(&[
+            ("gc.max_victims_per_trigger".into(), "1".into()),
+            ("gc.hard_watermark".into(), "1".into()),
+        ])
+        .unwrap();
+    let wl = "hotcold:r=0.9,f=0.1,drive_writes=2";
+    let (w, b) = (run(&whole, wl, 4), run(&bounded, wl, 4));
+    let per = |r: &zombiesim::Report| r.gc.victims as f64 / r.gc.invocations as f64;
+    eprintln!(
+        "victims per trigger: whole {:.2}, bounded {:.2}",
+        per(&w),
+        per(&b)
+    );
+    assert!(per(&w) > 3.0, "whole: {} victims per trigger", per(&w));
+    assert!(
+        per(&b) * 4.0 < per(&w),
+        "bounded: {} victims per trigger",
+        per(&b)
+    );
+    assert!(b.gc.invocations > 4 * w.gc.invocations);
+    let (ww, wb) = (w.waf.unwrap(), b.waf.unwrap());
+    assert!(
+        (wb / ww - 1.0).abs() < 0.03,
+        "WAF {ww} whole vs {wb} bounded"
+    );
+}
