@@ -26,14 +26,10 @@
 //! lags the host's truth exactly as the channel dictates.
 
 mod channel;
-mod oltp;
 mod page_cache;
-mod source;
 
 pub use channel::{ChannelCounters, NotificationChannel};
-pub use oltp::OltpWorkload;
 pub use page_cache::PageCache;
-pub use source::{AppOp, AppSource, RequestSource};
 
 use crate::config::{Config, NotifyMode};
 use crate::device::Device;
@@ -42,6 +38,7 @@ use crate::error::Result;
 use crate::ftl::Ftl;
 use crate::interface::Queue;
 use crate::latency::{LatencyRecorder, LatencyReport, Throughput};
+use crate::workload::{AppOp, AppSource};
 use serde::Serialize;
 
 /// The application's view of the measured phase.
