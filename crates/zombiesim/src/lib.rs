@@ -25,6 +25,7 @@ pub mod content;
 pub mod device;
 pub mod engine;
 pub mod error;
+pub mod fingerprint;
 pub mod flash;
 pub mod ftl;
 pub mod gc;

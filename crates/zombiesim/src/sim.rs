@@ -21,11 +21,14 @@ use crate::device::{Command, Device, Payload};
 use crate::error::Result;
 use crate::flash::Geometry;
 use crate::ftl::Ftl;
-use crate::host::{self, AppSource, HostSim, RequestSource};
+use crate::host::{self, HostSim};
 use crate::interface::HostInterface;
 use crate::report::{DeviceInfo, PhaseReport, Report, RunInfo};
 use crate::stats::{Counters, SeriesPoint};
-use crate::workload::{Op, Request, Synthetic, TraceSpec, TraceWorkload, Workload, WorkloadSpec};
+use crate::workload::{
+    AppSource, Op, Request, RequestSource, Synthetic, TraceSpec, TraceWorkload, Workload,
+    WorkloadSpec,
+};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use std::collections::VecDeque;

@@ -33,7 +33,7 @@ pub mod table;
 
 pub use dedup::Sharing;
 pub use pool::{degree, DeadValuePool, PoolCounters, MAX_POPULARITY};
-pub use table::{combine, fold128, FpMap};
+pub use table::FpMap;
 
 use serde::Serialize;
 

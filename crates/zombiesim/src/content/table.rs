@@ -1,75 +1,27 @@
 //! Hash maps keyed by fingerprints or page numbers.
 //!
 //! Fingerprints are already uniformly distributed, and page numbers need only a cheap
-//! mix, so the maps use one multiply-xorshift round (the MurmurHash3 finaliser) instead
-//! of the standard library's DoS-resistant SipHash: the key set comes from the
-//! simulation, not from an adversary.
+//! mix, so the maps use one multiply-xorshift round (the MurmurHash3 finaliser,
+//! [`MixHasher`]) instead of the standard library's DoS-resistant SipHash: the key set
+//! comes from the simulation, not from an adversary.
 
+use crate::fingerprint::MixHasher;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// A hasher for `u64` keys: the MurmurHash3 64-bit finaliser.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct MixHasher(u64);
-
-impl Hasher for MixHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 33;
-        x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        x ^= x >> 33;
-        x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-        x ^ (x >> 33)
-    }
-
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-
-    #[inline]
-    fn write_u64(&mut self, x: u64) {
-        self.0 ^= x;
-    }
-
-    #[inline]
-    fn write_u32(&mut self, x: u32) {
-        self.0 ^= u64::from(x);
-    }
-}
+use std::hash::BuildHasherDefault;
 
 /// A map from a 64-bit key.
 pub type FpMap<V> = HashMap<u64, V, BuildHasherDefault<MixHasher>>;
-
-/// Fold a 128-bit digest (MD5) into a 64-bit fingerprint.
-#[inline]
-pub fn fold128(x: u128) -> u64 {
-    (x as u64) ^ ((x >> 64) as u64)
-}
-
-/// Combine fingerprints of consecutive chunks into one (order-sensitive).
-#[inline]
-pub fn combine(acc: u64, next: u64) -> u64 {
-    let mut h = MixHasher(acc.rotate_left(23) ^ next.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    h.write_u64(0);
-    h.finish()
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn maps_and_folds() {
+    fn maps() {
         let mut m: FpMap<u32> = FpMap::default();
         for i in 0..1000u64 {
             m.insert(i, i as u32);
         }
         assert_eq!(m.get(&999), Some(&999));
-        assert_eq!(fold128(0x0000_0000_0000_0001_0000_0000_0000_0003), 2);
-        assert_ne!(combine(1, 2), combine(2, 1));
     }
 }

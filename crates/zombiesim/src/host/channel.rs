@@ -18,23 +18,8 @@
 //! are counted as stale.
 
 use crate::config::{NotifyConfig, NotifyMode};
-use serde::Serialize;
+use crate::report::ChannelCounters;
 use std::collections::VecDeque;
-
-/// Counters of the channel.
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
-pub struct ChannelCounters {
-    /// Clean → dirty transitions reported to the channel.
-    pub dirtied_pages: u64,
-    /// Pages the device was told about.
-    pub delivered_pages: u64,
-    /// Pages dropped at delivery because they were no longer dirty.
-    pub stale_pages: u64,
-    /// Extents delivered.
-    pub extents: u64,
-    /// Explicit notification commands (`command` mode).
-    pub commands: u64,
-}
 
 /// The host side of the channel: the zombie queue.
 pub struct NotificationChannel {

@@ -1,11 +1,12 @@
 //! The host model's steps: application operations, device commands, writeback,
 //! notifications and samples.
 
-use super::{AppOp, AwarenessPoint, Event, HostOutcome, HostSim, NotifyReport, Observer, Reason};
+use super::{Event, HostOutcome, HostSim, Observer, Reason};
 use crate::config::NotifyMode;
 use crate::device::{Command, Payload, NO_VALUE};
 use crate::error::Result;
-use crate::workload::Op;
+use crate::report::{AwarenessPoint, NotifyReport};
+use crate::workload::{AppOp, Op};
 
 impl HostSim<'_> {
     /// Submit one device command at `now`; returns its completion time. Piggybacked

@@ -26,92 +26,19 @@
 //! lags the host's truth exactly as the channel dictates.
 
 mod channel;
-mod oltp;
 mod page_cache;
-mod source;
 
-pub use channel::{ChannelCounters, NotificationChannel};
-pub use oltp::OltpWorkload;
+pub use channel::NotificationChannel;
 pub use page_cache::PageCache;
-pub use source::{AppOp, AppSource, RequestSource};
 
-use crate::config::{Config, NotifyMode};
+use crate::config::Config;
 use crate::device::Device;
 use crate::engine::EventQueue;
 use crate::error::Result;
 use crate::interface::Queue;
 use crate::latency::{LatencyRecorder, LatencyReport, Throughput};
-use serde::Serialize;
-
-/// The application's view of the measured phase.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct AppReport {
-    pub threads: u32,
-    pub requests: u64,
-    pub read_pages: u64,
-    pub write_pages: u64,
-    pub sync_write_pages: u64,
-    pub trim_pages: u64,
-    /// Committed transactions (transactional workloads), and per simulated second.
-    pub transactions: u64,
-    pub tps: f64,
-    /// Simulated time until the last thread finished.
-    pub elapsed_s: f64,
-    /// Time writers slept because dirty pages exceeded `host.dirty_ratio`, summed.
-    pub throttled_s: f64,
-    /// Application request latency (a cache hit costs `host.request_us`).
-    pub latency: LatencyReport,
-}
-
-/// Writeback by reason, in pages.
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
-pub struct WritebackPages {
-    /// Files dirty longer than `dirty_expire` (the periodic flusher).
-    pub expire: u64,
-    /// Dirty pages above `dirty_background_ratio`.
-    pub background: u64,
-    /// Dirty pages evicted to make room.
-    pub evict: u64,
-}
-
-/// The buffer cache over the measured phase.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct CacheReport {
-    pub capacity_pages: u64,
-    pub read_hits: u64,
-    pub read_misses: u64,
-    pub write_hits: u64,
-    pub write_misses: u64,
-    /// Application page writes absorbed by a page that was already dirty.
-    pub absorbed_writes: u64,
-    pub writeback_pages: WritebackPages,
-    pub writeback_commands: u64,
-    pub dirty_pages_mean: f64,
-    pub dirty_pages_end: u64,
-}
-
-/// One sample of the device's awareness of zombies.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct AwarenessPoint {
-    pub t_s: f64,
-    pub dirty_pages: u64,
-    pub known_zombies: u64,
-    pub awareness: f64,
-}
-
-/// The notification channel over the measured phase.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct NotifyReport {
-    pub mode: NotifyMode,
-    #[serde(flatten)]
-    pub counters: ChannelCounters,
-    /// Mean of (pages the device knows as zombies ÷ dirty pages in the host), over
-    /// samples with dirty pages (000 Table 3).
-    pub awareness_mean: f64,
-    pub known_zombies_mean: f64,
-    pub queued_extents_end: u64,
-    pub series: Vec<AwarenessPoint>,
-}
+use crate::report::{AppReport, AwarenessPoint, CacheReport, NotifyReport, WritebackPages};
+use crate::workload::{AppOp, AppSource};
 
 /// What the host model adds to a report.
 #[derive(Clone, Debug)]

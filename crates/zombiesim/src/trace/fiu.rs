@@ -28,7 +28,7 @@
 use super::reader::{LineError, LineResult, RawRecord};
 use super::record::TraceOp;
 use super::text::{parse_hex, parse_u32, parse_u64};
-use crate::content::{combine, fold128};
+use crate::fingerprint::{combine, fold128};
 
 const SECTOR: u64 = 512;
 const SECTORS_PER_PAGE: u64 = 8;

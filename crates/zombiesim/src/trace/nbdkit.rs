@@ -20,7 +20,7 @@
 use super::reader::{LineError, LineResult, RawRecord};
 use super::record::TraceOp;
 use super::text::{parse_hex, parse_u64};
-use crate::content::fold128;
+use crate::fingerprint::fold128;
 
 /// Bytes each hash covers.
 pub const CHUNK: u64 = 4096;

@@ -19,7 +19,7 @@
 use super::reader::{LineError, LineResult, RawRecord};
 use super::record::TraceOp;
 use super::text::{parse_hex, parse_time, parse_u64, split_byte, split_n};
-use crate::content::fold128;
+use crate::fingerprint::fold128;
 
 /// Bytes per file-system block.
 pub const BLOCK: u64 = 4096;

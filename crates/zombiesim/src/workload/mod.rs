@@ -6,12 +6,20 @@
 //! [`Request`]s for a device of a given logical size. Every generator draws from
 //! its own seeded PCG stream, so the same spec and seed give the same requests
 //! whatever the GC policy does.
+//!
+//! The host model runs application operations ([`AppOp`]) from an [`AppSource`]: a
+//! request stream seen through [`RequestSource`], or the `oltp` transaction generator
+//! ([`OltpWorkload`]).
 
+mod app;
+mod oltp;
 mod spec;
 mod synthetic;
 mod trace;
 mod values;
 
+pub use app::{AppOp, AppSource, RequestSource};
+pub use oltp::OltpWorkload;
 pub use spec::{WorkloadInfo, WorkloadSpec, WORKLOADS};
 pub use synthetic::Synthetic;
 pub use trace::{TraceInfo, TraceSpec, TraceWorkload};

@@ -1,5 +1,6 @@
 //! Parsing and checking `NAME:key=value,...` workload specifications.
 
+use super::oltp::OltpWorkload;
 use super::synthetic::{AddressModel, Length, Synthetic};
 use crate::error::{Error, Result};
 use crate::units::parse_bytes;
@@ -160,7 +161,7 @@ impl WorkloadSpec {
         cfg: &crate::config::Config,
         logical_pages: u64,
         seed: u64,
-    ) -> Result<Option<crate::host::OltpWorkload>> {
+    ) -> Result<Option<OltpWorkload>> {
         if self.name != "oltp" {
             return Ok(None);
         }
@@ -172,7 +173,7 @@ impl WorkloadSpec {
             ));
         }
         let log_pages = ((logical_pages as f64 * log) as u64).max(1);
-        Ok(Some(crate::host::OltpWorkload::new(
+        Ok(Some(OltpWorkload::new(
             logical_pages,
             db,
             log_pages,

@@ -13,8 +13,8 @@
 //! different from anything else written, as the page's real content would be.
 
 use super::{Op, Request, Workload};
-use crate::content::combine;
 use crate::error::{Error, Result};
+use crate::fingerprint::combine;
 use crate::trace::{
     ReadOptions, RemapMode, RemapStats, Remapper, TraceFormat, TraceOp, TraceReader,
 };

@@ -20,7 +20,7 @@
 //! transition is what the redo-log monitor of 000 reports as a zombie. Page popularity
 //! follows TPC-C's NURand(A, 0, n−1) = ((rand(0..=A) | rand(0..n)) + C) mod n.
 
-use super::source::{AppOp, AppSource};
+use super::app::{AppOp, AppSource};
 use crate::error::Result;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;

@@ -1,7 +1,7 @@
 //! What the host's threads do: application operations, from a workload or a generator.
 
+use super::{Op, TraceInfo, Workload};
 use crate::error::Result;
-use crate::workload::{Op, TraceInfo, Workload};
 
 /// One application operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

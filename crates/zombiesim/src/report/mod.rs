@@ -2,6 +2,12 @@
 //! (`docs/report.md`): the top-level counters and `waf` cover the measured phase;
 //! preconditioning is reported apart under `precondition`.
 
+mod host;
+
+pub use host::{
+    AppReport, AwarenessPoint, CacheReport, ChannelCounters, NotifyReport, WritebackPages,
+};
+
 use crate::ftl::Wear;
 use crate::latency::{LatencyReport, Throughput};
 use crate::stats::{ByCause, Counters, SeriesPoint};
@@ -121,9 +127,9 @@ pub struct Report {
     /// The host model (`host.cache` / `host.threads`): the application's view, the
     /// buffer cache and the notification channel; `null` without it. With it,
     /// `latency` is the device command latency and `elapsed_s` the application's.
-    pub app: Option<crate::host::AppReport>,
-    pub cache: Option<crate::host::CacheReport>,
-    pub notify: Option<crate::host::NotifyReport>,
+    pub app: Option<AppReport>,
+    pub cache: Option<CacheReport>,
+    pub notify: Option<NotifyReport>,
     pub series: Vec<SeriesPoint>,
     pub precondition: PhaseReport,
     pub run: RunInfo,
