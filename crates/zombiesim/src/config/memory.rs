@@ -17,8 +17,8 @@
 //! trace, statistics of distinct pages) is not included.
 
 use super::Config;
+use super::Geometry;
 use crate::error::{Error, Result};
-use crate::flash::Geometry;
 
 /// One part of the estimate, with the config key that sizes it.
 #[derive(Clone, Copy, Debug, PartialEq)]

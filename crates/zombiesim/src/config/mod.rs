@@ -15,6 +15,7 @@
 
 mod content;
 mod device;
+mod geometry;
 mod host;
 mod memory;
 mod policy;
@@ -22,6 +23,7 @@ mod presets;
 
 pub use content::{ContentConfig, PoolPolicy};
 pub use device::{BufferPolicy, DeviceConfig, Scheduler};
+pub use geometry::{Geometry, UnitRange};
 pub use host::{HostConfig, NotifyConfig, NotifyMode, TracePlacement};
 pub use memory::{available_memory, MemoryEstimate, MemoryPart};
 pub use policy::PolicySpec;
@@ -584,7 +586,7 @@ impl Config {
         self.content.validate()?;
         self.validate_scheduling()?;
         // Geometry-derived checks (sizes, spare blocks per GC unit).
-        crate::flash::Geometry::new(self).map(|_| ())
+        Geometry::new(self).map(|_| ())
     }
 }
 
@@ -652,7 +654,7 @@ impl Config {
             ));
         }
         let page = self.flash.page_size.bytes();
-        let geo = crate::flash::Geometry::new(self)?;
+        let geo = Geometry::new(self)?;
         self.device.validate(page, geo.logical_pages * page)
     }
 }

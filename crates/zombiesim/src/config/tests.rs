@@ -142,7 +142,7 @@ fn schemes_apply() {
 #[test]
 fn geometry_and_op_convention() {
     let cfg = Config::preset("default").unwrap();
-    let g = crate::flash::Geometry::new(&cfg).unwrap();
+    let g = super::Geometry::new(&cfg).unwrap();
     assert_eq!(g.blocks, 1024);
     assert_eq!(g.physical_pages, 1024 * 256);
     assert_eq!(g.logical_pages, (1024.0 * 256.0 / 1.07f64).floor() as u64);
@@ -156,11 +156,11 @@ fn every_preset_loads_with_the_papers_numbers() {
         assert!(!cfg.description.is_empty(), "{name} has no description");
     }
     let gib = |c: &Config| {
-        let g = crate::flash::Geometry::new(c).unwrap();
+        let g = super::Geometry::new(c).unwrap();
         (g.physical_pages * g.page_size) as f64 / (1u64 << 30) as f64
     };
     let zc = Config::preset("zombie-chasing").unwrap();
-    let g = crate::flash::Geometry::new(&zc).unwrap();
+    let g = super::Geometry::new(&zc).unwrap();
     assert_eq!(
         g.blocks as u64 * g.pages_per_block as u64 * g.page_size,
         32 << 30

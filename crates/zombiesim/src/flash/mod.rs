@@ -10,8 +10,7 @@
 //! (`block = plane × blocks_per_plane + index`), physical pages block by block
 //! (`ppn = block × pages_per_block + page`), all as `u32` indices into flat arrays.
 
-mod geometry;
 mod state;
 
-pub use geometry::{Geometry, UnitRange};
+pub use crate::config::{Geometry, UnitRange};
 pub use state::{BlockStatus, FlashState, NONE};

@@ -9,7 +9,6 @@
 //! flush a meaningful range (fio's `sync` lines repeat the last offset, blkparse prints
 //! none), so that is the one canonical form and writers ignore both fields.
 
-use crate::workload::Op;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -52,16 +51,6 @@ impl TraceOp {
     /// Inverse of [`TraceOp::code`].
     pub fn from_code(code: u8) -> Option<TraceOp> {
         TraceOp::ALL.get(code as usize).copied()
-    }
-
-    /// The simulator's request kind; `None` for a flush, which moves no pages.
-    pub fn to_workload_op(self) -> Option<Op> {
-        match self {
-            TraceOp::Read => Some(Op::Read),
-            TraceOp::Write => Some(Op::Write),
-            TraceOp::Trim => Some(Op::Trim),
-            TraceOp::Flush => None,
-        }
     }
 }
 

@@ -138,7 +138,9 @@ impl Workload for TraceWorkload {
                         value: None,
                     }));
                 }
-                other => other.to_workload_op().unwrap_or(Op::Write),
+                TraceOp::Read => Op::Read,
+                TraceOp::Write => Op::Write,
+                TraceOp::Trim => Op::Trim,
             };
             let runs = self.remapper.map(self.records, &rec)?;
             let values = self.reader.values();

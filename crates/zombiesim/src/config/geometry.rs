@@ -1,6 +1,7 @@
-//! Sizes and address arithmetic derived from the configuration.
+//! Sizes and address arithmetic derived from the configuration (re-exported as
+//! `flash::Geometry`: the flash module's shape).
 
-use crate::config::{Config, GcFrontier, GcScope};
+use super::{Config, GcFrontier, GcScope};
 use crate::error::{Error, Result};
 
 /// A contiguous range of planes served by one garbage collector.
