@@ -676,7 +676,7 @@ fn precondition(
     let mut windows = 0;
     let mut written = 0u64;
     while written < random_pages {
-        let start = *ftl.counters();
+        let start = ftl.counters();
         let end = (written + window).min(random_pages);
         while written < end {
             match own.as_mut() {

@@ -23,7 +23,12 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
                 continue;
             }
             let rel = path.strip_prefix(&src).unwrap();
-            let first = rel.components().next().unwrap().as_os_str().to_string_lossy();
+            let first = rel
+                .components()
+                .next()
+                .unwrap()
+                .as_os_str()
+                .to_string_lossy();
             let module = first.trim_end_matches(".rs").to_string();
             if module == "lib" {
                 continue;

@@ -159,7 +159,7 @@ impl Device {
     /// Every counter so far: the FTL's, plus the host pages the buffer absorbed or
     /// served.
     pub fn counters(&self) -> Counters {
-        let mut c = *self.ftl.counters();
+        let mut c = self.ftl.counters();
         c.host_write_pages += self.buffered_writes;
         c.host_read_pages += self.buffered_reads;
         c

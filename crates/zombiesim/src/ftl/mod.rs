@@ -7,9 +7,11 @@
 //! page resolves to the newest version written.
 
 mod blocks;
+mod ops;
 mod page_mapped;
 
 pub use blocks::{BlockManager, GcUnit};
+pub use ops::FlashOps;
 
 pub use page_mapped::PageMappedFtl;
 
@@ -68,7 +70,7 @@ pub trait Ftl: Send {
     /// Count one host request (pages are counted by the operations).
     fn count_request(&mut self);
     /// Every counter so far.
-    fn counters(&self) -> &Counters;
+    fn counters(&self) -> Counters;
     /// Run the invariant checks and the integrity oracle (when enabled).
     fn verify(&self) -> Result<()>;
     /// The integrity oracle, when the FTL keeps one.

@@ -52,8 +52,8 @@
 
 mod channel;
 
+use crate::config::Geometry;
 use crate::config::{Config, Scheduler};
-use crate::flash::Geometry;
 use crate::stats::Cause;
 use channel::ChannelTimeline;
 use serde::Serialize;

@@ -33,7 +33,7 @@ impl PageMappedFtl {
         let mut fruitless = 0usize;
         let mut victims = 0u32;
         // GC operations are issued when the request that triggered GC was.
-        let mut start = self.now;
+        let mut start = self.ops.now();
         while self.blocks.units[u].free < self.high {
             if self.max_victims > 0
                 && victims >= self.max_victims
@@ -64,9 +64,7 @@ impl PageMappedFtl {
                 fruitless = 0;
             }
             let scored = self.blocks.units[u].policy.last_scored();
-            if let Some(t) = self.clock_model() {
-                start += t.search(scored);
-            }
+            start += self.ops.search(scored);
             self.reclaim(u, victim, start)?;
         }
         Ok(())
@@ -96,10 +94,7 @@ impl PageMappedFtl {
             }
             let ppn = pages[i];
             let lpn = self.flash.owner[ppn as usize];
-            self.counters.reads.add(Cause::Gc, 1);
-            if let Some(t) = self.clock_model() {
-                t.copy(plane, start);
-            }
+            self.ops.copy(plane, start);
             let zombie = self.is_zombie(lpn as usize);
             if zombie {
                 self.change_zombies(victim, false);
@@ -133,10 +128,7 @@ impl PageMappedFtl {
             self.content_erasing(victim);
         }
         self.flash.erase(victim);
-        self.counters.erases.add(Cause::Gc, 1);
-        if let Some(t) = self.clock_model() {
-            t.erase(plane, victim, start);
-        }
+        self.ops.erase(plane, victim, start);
         self.blocks.release(victim);
         Ok(())
     }
@@ -146,7 +138,7 @@ impl PageMappedFtl {
     /// started only before `until` and runs to completion (it may delay the next
     /// request). Victims with no invalid page are left alone.
     pub(super) fn background_collect(&mut self, from: u64, until: u64) -> Result<()> {
-        if self.background == 0 || !self.timing_on {
+        if self.background == 0 || !self.ops.timed() {
             return Ok(());
         }
         let ppb = self.geo.pages_per_block;
@@ -171,10 +163,7 @@ impl PageMappedFtl {
             result?;
             self.counters.gc_background_victims += 1;
             let plane = self.geo.plane_of(victim);
-            start = self
-                .timing
-                .as_ref()
-                .map_or(until, |t| t.ready_at(plane, start));
+            start = self.ops.ready_at(plane, start).unwrap_or(until);
         }
         Ok(())
     }

@@ -135,7 +135,7 @@ impl PageMappedFtl {
         let mapped = self.l2p[l];
         self.drop_zombie(l, mapped);
         let stream = self.host_stream(l, mapped != NONE);
-        let (now, timing_on) = (self.now, self.timing_on);
+        let (now, timing_on) = (self.ops.now(), self.ops.timed());
         let c = content!(self);
         if let Some(p) = &mut c.pool {
             p.tick();
@@ -232,7 +232,7 @@ impl PageMappedFtl {
         if let Some(o) = &mut self.oracle {
             o.trim(l);
         }
-        self.dram_access();
+        self.ops.dram();
         Ok(())
     }
 
@@ -255,11 +255,7 @@ impl PageMappedFtl {
         if let Some(o) = &mut self.oracle {
             o.write_mapped(l, v);
         }
-        if self.timing_on {
-            if let Some(t) = self.timing.as_ref() {
-                self.done = self.done.max(start + t.dram());
-            }
-        }
+        self.ops.dram_from(start);
         Ok(())
     }
 

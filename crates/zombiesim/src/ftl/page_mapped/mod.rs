@@ -25,9 +25,9 @@
 use crate::config::{Allocation, Config};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
-use crate::ftl::{BlockManager, Ftl, Wear};
+use crate::ftl::{BlockManager, FlashOps, Ftl, Wear};
 use crate::stats::{Cause, Counters};
-use crate::timing::{FlashTiming, TimingSummary};
+use crate::timing::TimingSummary;
 use crate::verify::Oracle;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -61,12 +61,8 @@ pub struct PageMappedFtl {
     rng: Pcg64Mcg,
     /// Reused buffer of a victim's valid pages.
     scratch: Vec<u32>,
-    /// The timing model (`timing.enabled`), and whether it is running now.
-    timing: Option<FlashTiming>,
-    timing_on: bool,
-    /// Issue time of the current host request, and when its operations complete (ns).
-    now: u64,
-    done: u64,
+    /// Reads, programs, copies and erases: counted by cause and timed.
+    ops: FlashOps,
     /// Content-aware flash (dedup, dead-value pool), when `content` enables it.
     content: Option<Box<content::ContentState>>,
 }
@@ -127,10 +123,7 @@ impl PageMappedFtl {
             oracle,
             rng: Pcg64Mcg::seed_from_u64(seed),
             scratch: Vec::with_capacity(geo.pages_per_block as usize),
-            timing: cfg.timing.enabled.then(|| FlashTiming::new(cfg, &geo)),
-            timing_on: cfg.timing.enabled,
-            now: 0,
-            done: 0,
+            ops: FlashOps::new(cfg, &geo),
             content: cfg.content.enabled().then(|| {
                 Box::new(content::ContentState::new(
                     cfg,
@@ -179,7 +172,7 @@ impl PageMappedFtl {
         }
         let stream = self.host_stream(l, old != NONE);
         let plane = self.host_plane();
-        let ppn = self.program(plane, stream, l as u32, cause, self.now)?;
+        let ppn = self.program(plane, stream, l as u32, cause, self.ops.now())?;
         self.l2p[l] = ppn;
         if let Some(o) = &mut self.oracle {
             match value {
@@ -219,29 +212,25 @@ impl PageMappedFtl {
     fn host_plane(&mut self) -> u32 {
         let planes = self.geo.planes;
         let mut plane = self.host_cursor;
-        if self.allocation == Allocation::Dynamic && self.timing_on {
-            if let Some(t) = self.timing.as_ref() {
-                let full = |p: u32| {
-                    let unit = &self.blocks.units[self.blocks.unit_of_plane(p)];
-                    unit.valid >= unit.valid_limit
-                };
-                let mut best = if full(plane) {
-                    u64::MAX
-                } else {
-                    t.ready_at(plane, self.now)
-                };
-                if best > self.now {
-                    for i in 1..planes {
-                        let p = (self.host_cursor + i) % planes;
-                        if full(p) {
-                            continue;
-                        }
-                        let ready = t.ready_at(p, self.now);
-                        if ready < best {
-                            (plane, best) = (p, ready);
-                            if ready <= self.now {
-                                break;
-                            }
+        if self.allocation == Allocation::Dynamic && self.ops.timed() {
+            let now = self.ops.now();
+            let ready = |p: u32| self.ops.ready_at(p, now).unwrap_or(now);
+            let full = |p: u32| {
+                let unit = &self.blocks.units[self.blocks.unit_of_plane(p)];
+                unit.valid >= unit.valid_limit
+            };
+            let mut best = if full(plane) { u64::MAX } else { ready(plane) };
+            if best > now {
+                for i in 1..planes {
+                    let p = (self.host_cursor + i) % planes;
+                    if full(p) {
+                        continue;
+                    }
+                    let r = ready(p);
+                    if r < best {
+                        (plane, best) = (p, r);
+                        if r <= now {
+                            break;
                         }
                     }
                 }
@@ -249,16 +238,6 @@ impl PageMappedFtl {
         }
         self.host_cursor = if plane + 1 == planes { 0 } else { plane + 1 };
         plane
-    }
-
-    /// The timing model, when it is running.
-    #[inline]
-    fn clock_model(&mut self) -> Option<&mut FlashTiming> {
-        if self.timing_on {
-            self.timing.as_mut()
-        } else {
-            None
-        }
     }
 
     /// Program `lpn` into the open block of `(plane, stream)`, opening one if needed.
@@ -277,17 +256,10 @@ impl PageMappedFtl {
             let block = self.blocks.open_block(plane, stream);
             if block != NONE {
                 let (ppn, full) = self.flash.program(block, lpn, self.clock);
-                self.counters.programs.add(cause, 1);
                 let u = self.blocks.unit_of_block(block);
                 self.blocks.units[u].valid += 1;
                 // GC copies are timed as a whole by `reclaim`.
-                if self.timing_on && cause != Cause::Gc {
-                    let on_plane = self.geo.plane_of(block);
-                    if let Some(t) = self.timing.as_mut() {
-                        let end = t.program(on_plane, start, false, cause);
-                        self.done = self.done.max(end);
-                    }
-                }
+                self.ops.program(self.geo.plane_of(block), cause, start);
                 if full {
                     self.blocks.set_open(plane, stream, NONE);
                     self.blocks.units[u].policy.insert(block, &self.flash);
@@ -300,23 +272,10 @@ impl PageMappedFtl {
         }
     }
 
-    /// With timing on, the current request also waits for one DRAM access (a read of an
-    /// unwritten page, a trim).
-    #[inline]
-    fn dram_access(&mut self) {
-        if self.timing_on {
-            if let Some(t) = self.timing.as_ref() {
-                self.done = self.done.max(self.now + t.dram());
-            }
-        }
-    }
-
     fn open_block(&mut self, plane: u32, stream: u32) -> Result<()> {
         let block = self.blocks.take_free(plane)?;
         let on_plane = self.geo.plane_of(block);
-        if let Some(t) = self.clock_model() {
-            t.need_erased(on_plane, block);
-        }
+        self.ops.need_erased(on_plane, block);
         self.flash.open(block, stream as u8);
         self.blocks.set_open(plane, stream, block);
         let u = self.blocks.unit_of_plane(plane);
@@ -363,16 +322,10 @@ impl Ftl for PageMappedFtl {
         let ppn = self.l2p[l];
         if ppn == NONE {
             self.counters.host_read_unmapped += 1;
+            self.ops.dram();
         } else {
-            self.counters.reads.add(Cause::Host, 1);
-        }
-        if ppn == NONE {
-            self.dram_access();
-        } else if self.timing_on {
-            let (now, plane) = (self.now, self.geo.plane_of(self.flash.block_of(ppn)));
-            if let Some(t) = self.timing.as_mut() {
-                self.done = self.done.max(t.read(plane, now, Cause::Host));
-            }
+            self.ops
+                .host_read(self.geo.plane_of(self.flash.block_of(ppn)));
         }
         if let Some(o) = &self.oracle {
             o.check_read(l, (ppn != NONE).then_some(ppn))?;
@@ -395,7 +348,7 @@ impl Ftl for PageMappedFtl {
         if let Some(o) = &mut self.oracle {
             o.trim(l);
         }
-        self.dram_access();
+        self.ops.dram();
         Ok(())
     }
 
@@ -405,12 +358,7 @@ impl Ftl for PageMappedFtl {
     }
 
     fn set_timing(&mut self, on: bool) {
-        self.timing_on = on && self.timing.is_some();
-        if let Some(t) = self.timing.as_mut() {
-            t.reset();
-        }
-        self.now = 0;
-        self.done = 0;
+        self.ops.set_timing(on);
         if let Some(c) = self.content.as_deref_mut() {
             c.reset_time();
         }
@@ -418,20 +366,16 @@ impl Ftl for PageMappedFtl {
 
     #[inline]
     fn begin(&mut self, now: u64) {
-        self.now = now;
-        self.done = now;
-        if let Some(t) = self.timing.as_mut() {
-            t.advance(now);
-        }
+        self.ops.begin(now);
     }
 
     #[inline]
     fn finish(&mut self) -> u64 {
-        self.done
+        self.ops.finish()
     }
 
     fn busy_until(&self) -> u64 {
-        self.timing.as_ref().map_or(0, |t| t.busy_until())
+        self.ops.busy_until()
     }
 
     fn idle(&mut self, from: u64, until: u64) -> Result<()> {
@@ -439,15 +383,20 @@ impl Ftl for PageMappedFtl {
     }
 
     fn timing_summary(&self, elapsed: u64) -> Option<TimingSummary> {
-        self.timing.as_ref().map(|t| t.summary(elapsed))
+        self.ops.summary(elapsed)
     }
 
     fn count_request(&mut self) {
         self.counters.host_requests += 1;
     }
 
-    fn counters(&self) -> &Counters {
-        &self.counters
+    fn counters(&self) -> Counters {
+        Counters {
+            programs: self.ops.programs,
+            reads: self.ops.reads,
+            erases: self.ops.erases,
+            ..self.counters
+        }
     }
 
     fn set_zombie(&mut self, lpn: u64, zombie: bool) -> Result<()> {

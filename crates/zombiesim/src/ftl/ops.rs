@@ -1,0 +1,194 @@
+//! The flash-operations layer: every FTL reads, programs, copies and erases through
+//! [`FlashOps`], which counts each operation by cause and, with the timing model on,
+//! places it on the die and channel timelines.
+//!
+//! ```text
+//!   FTL ── read(plane, cause) ─────┐
+//!       ── program(plane, cause) ──┤   counts by cause (host, gc, buffer)
+//!       ── copy(plane, start) ─────┼─► + timing::FlashTiming (when on): host and buffer
+//!       ── erase(plane, block, …) ─┤     operations from the request's issue time; GC
+//!       ── dram() ─────────────────┘     copies and erases from the time GC was decided
+//!   begin(now) … finish() → when the request's operations complete
+//! ```
+//!
+//! A request is bracketed by [`FlashOps::begin`] and [`FlashOps::finish`]: operations
+//! issued for it start at its issue time, and its completion is the latest of theirs
+//! (GC it triggers delays it only through the dies, as the scheduler decides).
+
+use crate::config::{Config, Geometry};
+use crate::stats::{ByCause, Cause};
+use crate::timing::{FlashTiming, TimingSummary};
+
+/// Counts and times flash operations.
+pub struct FlashOps {
+    timing: Option<FlashTiming>,
+    /// The timing model is running (off while preconditioning).
+    on: bool,
+    /// Issue time of the current request, and when its operations complete (ns).
+    now: u64,
+    done: u64,
+    pub programs: ByCause,
+    pub reads: ByCause,
+    pub erases: ByCause,
+}
+
+impl FlashOps {
+    pub fn new(cfg: &Config, geo: &Geometry) -> Self {
+        FlashOps {
+            timing: cfg.timing.enabled.then(|| FlashTiming::new(cfg, geo)),
+            on: cfg.timing.enabled,
+            now: 0,
+            done: 0,
+            programs: ByCause::default(),
+            reads: ByCause::default(),
+            erases: ByCause::default(),
+        }
+    }
+
+    /// The timing model, when it is running.
+    #[inline]
+    fn clock(&mut self) -> Option<&mut FlashTiming> {
+        if self.on {
+            self.timing.as_mut()
+        } else {
+            None
+        }
+    }
+
+    /// Whether the timing model is running.
+    #[inline]
+    pub fn timed(&self) -> bool {
+        self.on
+    }
+
+    /// The current request's issue time (ns).
+    #[inline]
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+
+    /// Turn the timing model on or off; either way the timelines restart at 0.
+    pub fn set_timing(&mut self, on: bool) {
+        self.on = on && self.timing.is_some();
+        if let Some(t) = self.timing.as_mut() {
+            t.reset();
+        }
+        self.now = 0;
+        self.done = 0;
+    }
+
+    /// A request issued at `now` begins.
+    #[inline]
+    pub fn begin(&mut self, now: u64) {
+        self.now = now;
+        self.done = now;
+        if let Some(t) = self.timing.as_mut() {
+            t.advance(now);
+        }
+    }
+
+    /// When the operations of the request begun last complete.
+    #[inline]
+    pub fn finish(&self) -> u64 {
+        self.done
+    }
+
+    /// The request also waits until `t` (work of the FTL's own, such as hashing).
+    #[inline]
+    pub fn wait_until(&mut self, t: u64) {
+        self.done = self.done.max(t);
+    }
+
+    /// Program a page on `plane` for `cause`. Host and buffer programs are issued at
+    /// `start` and the request waits for them; GC programs are timed with their copy.
+    #[inline]
+    pub fn program(&mut self, plane: u32, cause: Cause, start: u64) {
+        self.programs.add(cause, 1);
+        if cause != Cause::Gc {
+            if let Some(t) = self.clock() {
+                let end = t.program(plane, start, false, cause);
+                self.done = self.done.max(end);
+            }
+        }
+    }
+
+    /// Read a page on `plane` for the host; the request waits for its data.
+    #[inline]
+    pub fn host_read(&mut self, plane: u32) {
+        self.reads.add(Cause::Host, 1);
+        let now = self.now;
+        if let Some(t) = self.clock() {
+            let end = t.read(plane, now, Cause::Host);
+            self.done = self.done.max(end);
+        }
+    }
+
+    /// GC reads a valid page on `plane` to copy it (the program is counted by
+    /// [`FlashOps::program`]); the copy is issued at `start`.
+    #[inline]
+    pub fn copy(&mut self, plane: u32, start: u64) {
+        self.reads.add(Cause::Gc, 1);
+        if let Some(t) = self.clock() {
+            t.copy(plane, start);
+        }
+    }
+
+    /// GC erases `block` on `plane`, issued at `start`.
+    #[inline]
+    pub fn erase(&mut self, plane: u32, block: u32, start: u64) {
+        self.erases.add(Cause::Gc, 1);
+        if let Some(t) = self.clock() {
+            t.erase(plane, block, start);
+        }
+    }
+
+    /// The request waits for one DRAM access (a read of an unwritten page, a trim).
+    #[inline]
+    pub fn dram(&mut self) {
+        self.dram_from(self.now);
+    }
+
+    /// The request waits for one DRAM access that starts at `start`.
+    #[inline]
+    pub fn dram_from(&mut self, start: u64) {
+        if self.on {
+            if let Some(t) = self.timing.as_ref() {
+                self.done = self.done.max(start + t.dram());
+            }
+        }
+    }
+
+    /// Firmware time to score `blocks` GC candidates (0 with timing off).
+    #[inline]
+    pub fn search(&mut self, blocks: u64) -> u64 {
+        self.clock().map_or(0, |t| t.search(blocks))
+    }
+
+    /// A block on `plane` is about to be written: its queued erase must run first.
+    #[inline]
+    pub fn need_erased(&mut self, plane: u32, block: u32) {
+        if let Some(t) = self.clock() {
+            t.need_erased(plane, block);
+        }
+    }
+
+    /// When `plane` can start an operation issued at `now`, with timing on.
+    #[inline]
+    pub fn ready_at(&self, plane: u32, now: u64) -> Option<u64> {
+        if self.on {
+            self.timing.as_ref().map(|t| t.ready_at(plane, now))
+        } else {
+            None
+        }
+    }
+
+    /// The latest time any flash resource is reserved until.
+    pub fn busy_until(&self) -> u64 {
+        self.timing.as_ref().map_or(0, |t| t.busy_until())
+    }
+
+    /// Timing figures over `elapsed` ns, when the timing model exists.
+    pub fn summary(&self, elapsed: u64) -> Option<TimingSummary> {
+        self.timing.as_ref().map(|t| t.summary(elapsed))
+    }
+}
