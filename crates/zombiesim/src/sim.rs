@@ -237,8 +237,7 @@ impl Recorder<'_, '_> {
         device: &mut Device,
         fraction: impl FnOnce() -> Option<f64>,
     ) -> Result<bool> {
-        let counters = device.counters();
-        let written = counters.host_write_pages - self.pre.host_write_pages;
+        let written = device.host_write_pages() - self.pre.host_write_pages;
         let ftl = device.ftl();
         if written >= self.next_held {
             let held = ftl.held_back_pages() as f64;
@@ -252,7 +251,7 @@ impl Recorder<'_, '_> {
             self.next_held = written + self.held_every;
         }
         if self.series_every > 0 && written >= self.next_point {
-            let now = counters;
+            let now = device.counters();
             self.series
                 .push(series_point(&self.pre, &self.last_point, &now));
             self.last_point = now;

@@ -69,6 +69,9 @@ pub trait Ftl: Send {
     fn known_zombies(&self) -> u64;
     /// Count one host request (pages are counted by the operations).
     fn count_request(&mut self);
+    /// Host page writes the FTL has counted so far (`counters().host_write_pages`,
+    /// without assembling the rest).
+    fn host_write_pages(&self) -> u64;
     /// Every counter so far.
     fn counters(&self) -> Counters;
     /// Run the invariant checks and the integrity oracle (when enabled).

@@ -390,6 +390,11 @@ impl Ftl for PageMappedFtl {
         self.counters.host_requests += 1;
     }
 
+    #[inline]
+    fn host_write_pages(&self) -> u64 {
+        self.counters.host_write_pages
+    }
+
     fn counters(&self) -> Counters {
         Counters {
             programs: self.ops.programs,
