@@ -815,6 +815,55 @@ mod tests {
         assert!(w > 3 * COPY + 3_000_000);
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// With `rps` or `suspend`, a host read on a die that has only GC work waits for
+        /// at most one GC operation (the one in progress, or the rest of it once its
+        /// suspensions are spent), however much GC is queued or planned.
+        #[test]
+        fn a_read_waits_for_at_most_one_gc_operation(
+            gc in proptest::collection::vec((0u64..20_000_000, proptest::bool::ANY), 1..60),
+            reads in proptest::collection::vec(0u64..40_000_000, 1..40),
+            suspend in proptest::bool::ANY,
+        ) {
+            let mut t = scheduled(if suspend { Scheduler::Suspend } else { Scheduler::Rps });
+            let mut gc = gc;
+            gc.sort();
+            let mut reads = reads;
+            reads.sort();
+            let mut next_gc = gc.iter().peekable();
+            let mut work = 0u64;
+            let mut last_read = 0;
+            for (i, &at) in reads.iter().enumerate() {
+                // GC decided before this read (in issue order) is queued first.
+                while let Some(&&(issue, erase)) = next_gc.peek() {
+                    if issue > at {
+                        break;
+                    }
+                    if erase {
+                        t.erase(0, 1_000 + i as u32, issue);
+                        work += 3_000_000;
+                    } else {
+                        t.copy(0, issue);
+                        work += COPY;
+                    }
+                    next_gc.next();
+                }
+                let at = at.max(last_read);
+                t.advance(at);
+                let done = t.read(0, at, Cause::Host);
+                let bound = 3_000_000 + 2 * 20_000 + READ;
+                proptest::prop_assert!(done >= at + READ);
+                proptest::prop_assert!(done - at <= bound, "read at {} done at {}", at, done);
+                last_read = done;
+            }
+            // Every queued GC operation still runs, after the reads.
+            t.advance(u64::MAX / 2);
+            proptest::prop_assert!(t.unit_busy[0] >= work, "busy {} work {}", t.unit_busy[0], work);
+        }
+    }
+
     #[test]
     fn fast_programs_are_faster() {
         let mut t = timing(true);
