@@ -6,7 +6,10 @@ use proptest::prelude::*;
 use std::collections::HashSet;
 use zombiesim::device::{Command, Device, Payload};
 use zombiesim::workload::Op;
-use zombiesim::{simulate, Config, RunOptions, WorkloadSpec};
+use zombiesim::Config;
+
+mod common;
+use common::verified_run;
 
 /// A small device: 4 planes × 32 blocks × 16 pages.
 fn small(settings: &[(&str, &str)]) -> Config {
@@ -232,14 +235,8 @@ proptest! {
 #[test]
 fn the_report_has_a_buffer_section_and_buffer_programs() {
     let cfg = small(&[("device.buffer", "64KiB"), ("timing.enabled", "true")]);
-    let wl = WorkloadSpec::parse("hotcold:r=0.9,f=0.05,drive_writes=1,read=0.3").unwrap();
-    let opts = RunOptions {
-        seed: 3,
-        verify: true,
-        reproducible: true,
-        ..Default::default()
-    };
-    let r = simulate(&cfg, &wl, &opts, &mut |_| true).unwrap();
+    let wl = "hotcold:r=0.9,f=0.05,drive_writes=1,read=0.3";
+    let r = verified_run(&cfg, wl, 3);
     let report = r.buffer.as_ref().expect("a buffer section");
     let b = &report.counters;
     assert_eq!(report.capacity_pages, 16);
@@ -260,12 +257,6 @@ fn the_report_has_a_buffer_section_and_buffer_programs() {
         b.dirty_evictions + b.flushed_pages
     );
     // Absorbed rewrites never reach flash: fewer programs than without the buffer.
-    let plain = simulate(
-        &small(&[("timing.enabled", "true")]),
-        &wl,
-        &opts,
-        &mut |_| true,
-    )
-    .unwrap();
+    let plain = verified_run(&small(&[("timing.enabled", "true")]), wl, 3);
     assert!(r.flash.programs < plain.flash.programs);
 }

@@ -4,6 +4,8 @@
 use zombiesim::ftl::{Ftl, PageMappedFtl};
 use zombiesim::{simulate, Config, RunOptions, WorkloadSpec};
 
+mod common;
+
 const ERASE_US: f64 = 3000.0;
 
 /// One plane, 4-page blocks, so every block and GC lands on the same die.
@@ -187,14 +189,7 @@ fn mixed(scheduler: &str) -> (f64, f64, f64) {
         ("interface.queue_depth".into(), "1".into()),
     ])
     .unwrap();
-    let wl = WorkloadSpec::parse("uniform:drive_writes=1,read=0.5").unwrap();
-    let opts = RunOptions {
-        seed: 2,
-        verify: true,
-        reproducible: true,
-        ..Default::default()
-    };
-    let r = simulate(&cfg, &wl, &opts, &mut |_| true).unwrap();
+    let r = common::verified_run(&cfg, "uniform:drive_writes=1,read=0.5", 2);
     let l = r.latency.unwrap();
     (l.read.mean_us, l.write.mean_us, r.waf.unwrap())
 }
