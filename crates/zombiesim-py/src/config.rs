@@ -64,6 +64,7 @@ impl PyConfig {
     /// Logical pages, physical pages and other derived sizes, as JSON.
     fn geometry_json(&self) -> PyResult<String> {
         let g = zombiesim::flash::Geometry::new(&self.inner).py()?;
+        let layout = zombiesim::config::FtlLayout::new(&self.inner, &g).py()?;
         Ok(serde_json::json!({
             "planes": g.planes,
             "blocks": g.blocks,
@@ -71,7 +72,7 @@ impl PyConfig {
             "page_size": g.page_size,
             "physical_pages": g.physical_pages,
             "logical_pages": g.logical_pages,
-            "gc_units": g.units.len(),
+            "gc_units": layout.units.len(),
             "over_provisioning": g.over_provisioning(),
         })
         .to_string())

@@ -474,7 +474,7 @@ fn run(
             pages_per_block: geo.pages_per_block,
             blocks: geo.blocks,
             planes: geo.planes,
-            gc_units: geo.units.len() as u32,
+            gc_units: crate::config::FtlLayout::new(cfg, geo)?.units.len() as u32,
             over_provisioning: geo.over_provisioning(),
             held_back_pages_mean: held_mean,
             effective_over_provisioning: effective_op,

@@ -1,15 +1,8 @@
-//! Sizes and address arithmetic derived from the configuration (re-exported as
-//! `flash::Geometry`: the flash module's shape).
+//! The NAND's sizes and address arithmetic, derived from the configuration (re-exported
+//! as `flash::Geometry`). How an FTL lays itself out on it is [`super::FtlLayout`].
 
-use super::{Config, GcFrontier, GcScope};
+use super::Config;
 use crate::error::{Error, Result};
-
-/// A contiguous range of planes served by one garbage collector.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct UnitRange {
-    pub first_plane: u32,
-    pub planes: u32,
-}
 
 /// Everything about the device's size and shape, resolved from a [`Config`].
 #[derive(Clone, Debug, PartialEq)]
@@ -31,17 +24,6 @@ pub struct Geometry {
     pub physical_pages: u64,
     /// Pages the host can address: `floor(physical / (1 + OP))`.
     pub logical_pages: u64,
-    /// GC units, by `gc.scope`.
-    pub units: Vec<UnitRange>,
-    /// Open write frontiers per plane: host regions, GC regions when GC has its own
-    /// frontier, and the zombie block when `gc.zombie_block` is on.
-    pub streams: u32,
-    /// Hot/cold regions (`ftl.regions`); host writes of region `r` use stream `r`.
-    pub regions: u32,
-    /// GC copies of region `r` use stream `gc_first_stream + r`.
-    pub gc_first_stream: u32,
-    /// The stream GC copies zombie pages to.
-    pub zombie_stream: Option<u32>,
 }
 
 impl Geometry {
@@ -94,71 +76,6 @@ impl Geometry {
                 "leaves no logical space",
             ));
         }
-        let per_unit = match cfg.gc.scope {
-            GcScope::Device => planes,
-            GcScope::Bank => f.dies_per_chip * f.planes_per_die,
-            GcScope::Die => f.planes_per_die,
-            GcScope::Plane => 1,
-        };
-        let units: Vec<UnitRange> = (0..planes / per_unit)
-            .map(|u| UnitRange {
-                first_plane: u * per_unit,
-                planes: per_unit,
-            })
-            .collect();
-        if cfg.gc.low_watermark < 2 && per_unit > 1 {
-            return Err(Error::config(
-                "gc.low_watermark",
-                format!(
-                    "must be at least 2 when a GC unit spans {per_unit} planes (GC may need a fresh \
-                     block on the victim's plane); 1 is allowed only with one plane per GC unit \
-                     and ftl.gc_frontier = \"shared\""
-                ),
-            ));
-        }
-        let regions = cfg.ftl.regions.max(1);
-        let gc_first = match cfg.ftl.gc_frontier {
-            GcFrontier::Separate => regions,
-            GcFrontier::Shared => 0,
-        };
-        let data_streams = gc_first + regions;
-        // GC copies one victim into up to this many open blocks of its plane, each of
-        // which may need a fresh block.
-        let gc_streams = regions + u32::from(cfg.gc.zombie_block);
-        if gc_streams > 1 && cfg.gc.low_watermark < gc_streams + 1 {
-            return Err(Error::config(
-                "gc.low_watermark",
-                format!(
-                    "{} is too low: GC writes to {gc_streams} streams per plane (ftl.regions = {regions}{}), \
-                     each of which may need a fresh block while one victim is copied; use at least {}",
-                    cfg.gc.low_watermark,
-                    if cfg.gc.zombie_block { " and the zombie block" } else { "" },
-                    gc_streams + 1
-                ),
-            ));
-        }
-        let zombie_stream = cfg.gc.zombie_block.then_some(data_streams);
-        let streams = data_streams + u32::from(cfg.gc.zombie_block);
-        // Spare blocks each GC unit needs: its watermark, its open frontiers, one to work with.
-        let spare_blocks = (blocks - reserved) as u64 - logical_pages.div_ceil(ppb);
-        let per_unit_spare = spare_blocks / units.len() as u64;
-        let watermark = if cfg.gc.background {
-            cfg.gc.high_watermark.max(cfg.gc.background_watermark)
-        } else {
-            cfg.gc.high_watermark
-        };
-        let needed = watermark as u64 + (per_unit * streams) as u64 + 1;
-        if per_unit_spare < needed {
-            return Err(Error::config(
-                "ftl.over_provisioning",
-                format!(
-                    "{} leaves {per_unit_spare} spare blocks per GC unit, but GC needs at least {needed} \
-                     (the GC watermark + open blocks + 1); raise the over-provisioning, add blocks, \
-                     or lower the watermarks",
-                    cfg.ftl.over_provisioning
-                ),
-            ));
-        }
         Ok(Geometry {
             channels: f.channels,
             chips_per_channel: f.chips_per_channel,
@@ -172,11 +89,6 @@ impl Geometry {
             reserved_blocks: reserved,
             physical_pages,
             logical_pages,
-            units,
-            streams,
-            regions,
-            gc_first_stream: gc_first,
-            zombie_stream,
         })
     }
 

@@ -47,7 +47,7 @@ impl MemoryEstimate {
             key: "flash.blocks_per_plane",
             bytes: (physical * 4.125
                 + blocks * 42.0
-                + logical * (4.0 + f64::from(u8::from(geo.regions > 1)) + 0.125))
+                + logical * (4.0 + f64::from(u8::from(cfg.ftl.regions > 1)) + 0.125))
                 .ceil() as u64,
         }];
         if cfg.host.enabled() {

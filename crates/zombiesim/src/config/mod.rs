@@ -17,14 +17,16 @@ mod content;
 mod device;
 mod geometry;
 mod host;
+mod layout;
 mod memory;
 mod policy;
 mod presets;
 
 pub use content::{ContentConfig, PoolPolicy};
 pub use device::{BufferPolicy, DeviceConfig, Scheduler};
-pub use geometry::{Geometry, UnitRange};
+pub use geometry::Geometry;
 pub use host::{HostConfig, NotifyConfig, NotifyMode, TracePlacement};
+pub use layout::{FtlLayout, UnitRange};
 pub use memory::{available_memory, MemoryEstimate, MemoryPart};
 pub use policy::PolicySpec;
 pub use presets::{preset_names, preset_toml, scheme_names, scheme_settings, SchemeInfo};
@@ -586,7 +588,8 @@ impl Config {
         self.content.validate()?;
         self.validate_scheduling()?;
         // Geometry-derived checks (sizes, spare blocks per GC unit).
-        Geometry::new(self).map(|_| ())
+        let geo = Geometry::new(self)?;
+        FtlLayout::new(self, &geo).map(|_| ())
     }
 }
 

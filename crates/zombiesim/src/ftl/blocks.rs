@@ -12,7 +12,7 @@
 //! spreads wear); a plane whose list is empty borrows from the richest plane of its GC
 //! unit. Each `(plane, stream)` has at most one open block (its write frontier).
 
-use crate::config::Config;
+use crate::config::{Config, FtlLayout};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
 use crate::gc::{self, VictimPolicy};
@@ -46,8 +46,8 @@ pub struct BlockManager {
 
 impl BlockManager {
     /// Every usable block of the freshly erased `flash` free, no block open, one GC
-    /// unit per `geo.units` with a victim policy as `cfg.gc.policy` names.
-    pub fn new(cfg: &Config, geo: &Geometry, flash: &FlashState) -> Self {
+    /// unit per `layout.units` with a victim policy as `cfg.gc.policy` names.
+    pub fn new(cfg: &Config, geo: &Geometry, layout: &FtlLayout, flash: &FlashState) -> Self {
         let bpp = geo.blocks_per_plane;
         let mut free: Vec<VecDeque<u32>> = vec![VecDeque::new(); geo.planes as usize];
         for block in 0..geo.blocks {
@@ -56,7 +56,7 @@ impl BlockManager {
             }
         }
         let mut block_unit = vec![0u32; geo.blocks as usize];
-        let units = geo
+        let units = layout
             .units
             .iter()
             .enumerate()
@@ -83,8 +83,8 @@ impl BlockManager {
             units,
             block_unit,
             free,
-            open: vec![NONE; (geo.planes * geo.streams) as usize],
-            streams: geo.streams,
+            open: vec![NONE; (geo.planes * layout.streams) as usize],
+            streams: layout.streams,
             blocks_per_plane: bpp,
         }
     }

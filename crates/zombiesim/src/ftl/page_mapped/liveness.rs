@@ -110,11 +110,11 @@ impl PageMappedFtl {
     /// The stream a host write of `l` goes to, promoting `l` one region (DAC).
     #[inline]
     pub(super) fn host_stream(&mut self, l: usize, overwrite: bool) -> u32 {
-        if self.geo.regions <= 1 {
+        if self.layout.regions <= 1 {
             return 0;
         }
         let r = &mut self.region[l];
-        if overwrite && (*r as u32) + 1 < self.geo.regions {
+        if overwrite && (*r as u32) + 1 < self.layout.regions {
             *r += 1;
         }
         *r as u32
@@ -125,16 +125,16 @@ impl PageMappedFtl {
     #[inline]
     pub(super) fn gc_stream(&mut self, l: usize, zombie: bool) -> u32 {
         if zombie {
-            if let Some(z) = self.geo.zombie_stream {
+            if let Some(z) = self.layout.zombie_stream {
                 return z;
             }
         }
-        if self.geo.regions <= 1 {
-            return self.geo.gc_first_stream;
+        if self.layout.regions <= 1 {
+            return self.layout.gc_first_stream;
         }
         let r = &mut self.region[l];
         *r = r.saturating_sub(1);
-        self.geo.gc_first_stream + *r as u32
+        self.layout.gc_first_stream + *r as u32
     }
 
     /// Check the zombie bookkeeping: each block's count equals its valid pages whose

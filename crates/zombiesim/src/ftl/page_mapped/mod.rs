@@ -22,7 +22,7 @@
 //! Logical time (`clock`) counts host page writes; it stamps blocks for the age term
 //! of cost-benefit.
 
-use crate::config::{Allocation, Config};
+use crate::config::{Allocation, Config, FtlLayout};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
 use crate::ftl::{BlockManager, FlashOps, Ftl, Wear};
@@ -35,6 +35,8 @@ use rand_pcg::Pcg64Mcg;
 /// The page-mapped FTL.
 pub struct PageMappedFtl {
     geo: Geometry,
+    /// GC units and write streams.
+    layout: FtlLayout,
     flash: FlashState,
     l2p: Vec<u32>,
     /// One bit per logical page the device knows as a zombie (allocated on first use).
@@ -89,7 +91,8 @@ impl PageMappedFtl {
     pub fn new(cfg: &Config, seed: u64, verify: bool) -> Result<Self> {
         let geo = Geometry::new(cfg)?;
         let flash = FlashState::new(&geo);
-        let blocks = BlockManager::new(cfg, &geo, &flash);
+        let layout = FtlLayout::new(cfg, &geo)?;
+        let blocks = BlockManager::new(cfg, &geo, &layout, &flash);
         let oracle = verify.then(|| {
             Oracle::new(
                 geo.logical_pages,
@@ -100,7 +103,7 @@ impl PageMappedFtl {
             l2p: vec![NONE; geo.logical_pages as usize],
             zombie_bits: None,
             zombie_known: 0,
-            region: if geo.regions > 1 {
+            region: if layout.regions > 1 {
                 vec![0; geo.logical_pages as usize]
             } else {
                 Vec::new()
@@ -134,6 +137,7 @@ impl PageMappedFtl {
             }),
             flash,
             geo,
+            layout,
         })
     }
 
