@@ -254,13 +254,26 @@ impl FlashTiming {
 
     /// Run unit `u`'s queued GC operations that can start before `until`.
     fn run_queued(&mut self, u: usize, until: u64) {
-        while let Some(&op) = self.queued[u].front() {
+        while let Some(op) = self.queued[u].front() {
             if op.issue().max(self.unit_free[u]) >= until {
                 break;
             }
-            self.queued[u].pop_front();
-            self.queued_ops -= 1;
-            self.place_gc(u, op);
+            self.place_next(u);
+        }
+    }
+
+    /// Take unit `u`'s oldest queued GC operation out of the queue and place it.
+    fn place_next(&mut self, u: usize) {
+        let op = self.queued[u].pop_front().expect("a queued operation");
+        self.queued_ops -= 1;
+        self.queued_ns[u] -= self.gc_op_ns(&op);
+        match op {
+            GcOp::Copy { issue } => {
+                self.place_copy(u, issue);
+            }
+            GcOp::Erase { issue, .. } => {
+                self.place_erase(u, issue);
+            }
         }
     }
 
@@ -279,19 +292,6 @@ impl FlashTiming {
         self.queued_ops += 1;
     }
 
-    /// Reserve a GC operation on unit `u` (issued at its issue time, or when `u` is free).
-    fn place_gc(&mut self, u: usize, op: GcOp) {
-        self.queued_ns[u] -= self.gc_op_ns(&op);
-        match op {
-            GcOp::Copy { issue } => {
-                self.place_copy(u, issue);
-            }
-            GcOp::Erase { issue, .. } => {
-                self.place_erase(u, issue);
-            }
-        }
-    }
-
     /// A block on `plane` is about to be written: if its erase is still queued, run
     /// the unit's queue up to and including it.
     pub fn need_erased(&mut self, plane: u32, block: u32) {
@@ -304,9 +304,7 @@ impl FlashTiming {
             .position(|op| matches!(op, GcOp::Erase { block: b, .. } if *b == block));
         if let Some(i) = at {
             for _ in 0..=i {
-                let op = self.queued[u].pop_front().expect("queued");
-                self.queued_ops -= 1;
-                self.place_gc(u, op);
+                self.place_next(u);
             }
         }
     }
@@ -321,8 +319,8 @@ impl FlashTiming {
         start.max(self.unit_free[u])
     }
 
-    /// A host read found its die busy with GC until `gc_end`: it waited from `start`
-    /// until `began`.
+    /// A host read issued at `start` began at `began`: if its die was busy with GC
+    /// then, it counts as blocked for the part of the wait GC caused.
     #[inline]
     fn note_blocked(&mut self, u: usize, start: u64, began: u64) {
         if began > start && self.gc_until[u] > start {
@@ -362,6 +360,15 @@ impl FlashTiming {
         xe
     }
 
+    /// A read at `start` suspends the program or erase on unit `u` that would end at
+    /// `end`: the read's transfer end, when the operation resumes, and its new end.
+    fn suspended_read(&mut self, u: usize, start: u64, end: u64) -> (u64, u64, u64) {
+        let xe = self.read_array(u, start + self.t_suspend);
+        let resume = xe + self.t_suspend;
+        self.unit_busy[u] += 2 * self.t_suspend;
+        (xe, resume, resume + (end - start))
+    }
+
     /// A read with `rps` or `suspend`: it goes before GC that has not started, at the
     /// end of the GC operation in progress (`rps`), or suspends it (`suspend`, in its
     /// program or erase phase); the GC placed after it moves later by the time the
@@ -390,10 +397,7 @@ impl FlashTiming {
                 && start >= r.suspendable_from
                 && r.suspensions < self.max_suspensions
             {
-                let xe = self.read_array(u, start + self.t_suspend);
-                let resume = xe + self.t_suspend;
-                let end = resume + (free - start);
-                self.unit_busy[u] += 2 * self.t_suspend;
+                let (xe, resume, end) = self.suspended_read(u, start, free);
                 self.running[u] = Running {
                     suspendable_from: resume,
                     end,
@@ -415,16 +419,12 @@ impl FlashTiming {
             (s, xe, 0, xe.saturating_sub(p.start))
         } else if suspend && start >= p.suspendable_from && p.suspensions < self.max_suspensions {
             // Suspend the GC operation in progress; it resumes after the read.
-            let s = start + self.t_suspend;
-            let xe = self.read_array(u, s);
-            let resume = xe + self.t_suspend;
-            self.unit_busy[u] += 2 * self.t_suspend;
-            let end = resume + (p.end - start);
+            let (xe, resume, end) = self.suspended_read(u, start, p.end);
             let q = &mut self.planned[u][0];
             q.suspensions += 1;
             q.suspendable_from = resume;
             q.end = end;
-            (s, xe, 1, end - p.end)
+            (start + self.t_suspend, xe, 1, end - p.end)
         } else {
             // Wait for the GC operation in progress; the read goes right after it.
             let s = p.end;
@@ -530,9 +530,10 @@ impl FlashTiming {
     #[inline]
     pub fn copy(&mut self, plane: u32, start: u64) -> u64 {
         let u = self.unit(plane);
-        self.gc_busy += self.t_read + 2 * self.t_xfer + self.t_ecc + self.t_program;
+        let op = GcOp::Copy { issue: start };
+        self.gc_busy += self.gc_op_ns(&op);
         if self.queues_gc() {
-            self.enqueue(u, GcOp::Copy { issue: start });
+            self.enqueue(u, op);
             return start;
         }
         self.place_copy(u, start)
