@@ -128,8 +128,7 @@ impl HostInterface {
     /// `req`, which arrived at `arrival`, completed at `done`.
     #[inline]
     pub fn complete(&mut self, req: &Request, arrival: u64, done: u64) {
-        self.queue.complete(done);
-        self.last_done = self.last_done.max(done);
+        self.release(done);
         let bytes = if req.op == Op::Trim {
             0
         } else {
@@ -139,10 +138,10 @@ impl HostInterface {
             .record(req.op == Op::Read, done.saturating_sub(arrival), bytes);
     }
 
-    /// A flush completed at `done`: it held a queue slot until then (flushes have
-    /// no latency figures of their own).
+    /// The command issued last (a request, or a flush, which has no latency figure
+    /// of its own) completed at `done`: it held its queue slot until then.
     #[inline]
-    pub fn complete_flush(&mut self, done: u64) {
+    pub fn release(&mut self, done: u64) {
         self.queue.complete(done);
         self.last_done = self.last_done.max(done);
     }

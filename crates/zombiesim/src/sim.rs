@@ -577,23 +577,19 @@ fn measure_device(
         let Some(req) = pending.pop_front() else {
             break;
         };
-        if req.op == Op::Flush {
-            if let Some((prev, arrival)) = current.take() {
-                iface.complete(&prev, arrival, device.end());
-            }
-            let (issue, _) = if timed { iface.issue(&req) } else { (0, 0) };
-            let done = device.submit(issue, &Command::new(Op::Flush, 0, 0))?;
-            if timed {
-                iface.complete_flush(done);
-            }
-            rec.after(device, || workload.progress())?;
-            continue;
-        }
-        if !req.continued {
+        if req.op == Op::Flush || !req.continued {
             if let Some((prev, arrival)) = current.take() {
                 iface.complete(&prev, arrival, device.end());
             }
             let (issue, arrival) = if timed { iface.issue(&req) } else { (0, 0) };
+            if req.op == Op::Flush {
+                let done = device.submit(issue, &Command::new(Op::Flush, 0, 0))?;
+                if timed {
+                    iface.release(done);
+                }
+                rec.after(device, || workload.progress())?;
+                continue;
+            }
             device.start(issue)?;
             if timed {
                 current = Some((req, arrival));

@@ -110,16 +110,6 @@ impl WriteBuffer {
         }
     }
 
-    /// Pages the buffer holds.
-    pub fn capacity(&self) -> u64 {
-        self.capacity as u64
-    }
-
-    /// Dirty pages now.
-    pub fn dirty_pages(&self) -> u64 {
-        self.dirty_pages
-    }
-
     /// Whether a dirty copy of `lpn` is buffered (the page is device-shadow).
     #[inline]
     pub fn is_dirty(&self, lpn: u64) -> bool {

@@ -182,11 +182,6 @@ impl Device {
         }
     }
 
-    /// The latest completion so far (ns).
-    pub fn last_done(&self) -> u64 {
-        self.last_done
-    }
-
     /// A command is issued at `issue`: GC may use the idle time before it, and the
     /// command is counted. Its pages follow with [`Device::apply`].
     #[inline]
@@ -219,21 +214,11 @@ impl Device {
         }
         let end = lpn + pages as u64;
         match op {
-            Op::Write => match payload {
-                Payload::Unknown => {
-                    for l in lpn..end {
-                        self.ftl.write(l)?;
-                    }
+            Op::Write => {
+                for (i, l) in (lpn..end).enumerate() {
+                    self.write_to_flash(l, payload.value(i))?;
                 }
-                _ => {
-                    for (i, l) in (lpn..end).enumerate() {
-                        match payload.value(i) {
-                            Some(v) => self.ftl.write_value(l, v)?,
-                            None => self.ftl.write(l)?,
-                        }
-                    }
-                }
-            },
+            }
             Op::Read => {
                 for l in lpn..end {
                     self.ftl.read(l)?;
@@ -258,17 +243,14 @@ impl Device {
         payload: Payload,
         fua: bool,
     ) -> Result<()> {
-        let buffer = self.buffer.as_mut().expect("a buffer");
         let end = lpn + pages as u64;
         match op {
             Op::Write if fua => {
                 for (i, l) in (lpn..end).enumerate() {
+                    let buffer = self.buffer.as_mut().expect("a buffer");
                     buffer.discard(l);
                     buffer.counters.fua_pages += 1;
-                    match payload.value(i) {
-                        Some(v) => self.ftl.write_value(l, v)?,
-                        None => self.ftl.write(l)?,
-                    }
+                    self.write_to_flash(l, payload.value(i))?;
                 }
             }
             Op::Write => {
@@ -307,11 +289,21 @@ impl Device {
                 }
             }
             Op::Flush => {
+                let buffer = self.buffer.as_mut().expect("a buffer");
                 buffer.flush(&mut self.writebacks);
                 self.write_back()?;
             }
         }
         Ok(())
+    }
+
+    /// A host write of `lpn` straight to flash (no buffer, or FUA).
+    #[inline]
+    fn write_to_flash(&mut self, lpn: u64, value: Option<u64>) -> Result<()> {
+        match value {
+            Some(v) => self.ftl.write_value(lpn, v),
+            None => self.ftl.write(lpn),
+        }
     }
 
     /// Program the pages the buffer gave up (evicted or flushed dirty pages).

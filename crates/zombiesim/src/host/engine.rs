@@ -13,11 +13,13 @@ impl HostSim<'_> {
     /// notifications ride on every read and write.
     fn submit(&mut self, now: u64, cmd: Command, observer: &mut dyn Observer) -> Result<u64> {
         let issue = self.queue.issue(now);
-        let mut hints = std::mem::take(&mut self.hints);
-        hints.clear();
-        if self.channel.mode == NotifyMode::Piggyback && matches!(cmd.op, Op::Read | Op::Write) {
-            self.deliverable(&mut hints);
-        }
+        let piggyback =
+            self.channel.mode == NotifyMode::Piggyback && matches!(cmd.op, Op::Read | Op::Write);
+        let hints = if piggyback {
+            self.deliverable()
+        } else {
+            Vec::new()
+        };
         let done = self.device.submit(
             issue,
             &Command {
@@ -49,8 +51,11 @@ impl HostSim<'_> {
     }
 
     /// The extents one command carries: the pages still dirty in the host become
-    /// zombie hints (into `out`); the rest are stale.
-    fn deliverable(&mut self, out: &mut Vec<u64>) {
+    /// zombie hints (returned in the reused `hints` list; give it back after use); the
+    /// rest are stale.
+    fn deliverable(&mut self) -> Vec<u64> {
+        let mut out = std::mem::take(&mut self.hints);
+        out.clear();
         let (mut delivered, mut stale) = (0, 0);
         for (lpn, len) in self.channel.take() {
             for l in lpn..lpn + len as u64 {
@@ -64,6 +69,7 @@ impl HostSim<'_> {
         }
         self.channel.counters.delivered_pages += delivered;
         self.channel.counters.stale_pages += stale;
+        out
     }
 
     /// The cached page `lpn` now holds `value` (content-aware devices see it when the
@@ -90,9 +96,7 @@ impl HostSim<'_> {
         if self.channel.command_due() {
             // An explicit notification command, non-queued like SATA TRIM: it waits for
             // the queue to drain and holds the interface for `command_us`.
-            let mut hints = std::mem::take(&mut self.hints);
-            hints.clear();
-            self.deliverable(&mut hints);
+            let hints = self.deliverable();
             for &l in &hints {
                 self.device.hint_zombie(l, true)?;
             }
