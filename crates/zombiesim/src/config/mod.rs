@@ -586,16 +586,16 @@ impl Config {
         }
         host::validate(&self.host, &self.notify, self.timing.enabled)?;
         self.content.validate()?;
-        self.validate_scheduling()?;
-        // Geometry-derived checks (sizes, spare blocks per GC unit).
+        // Geometry-derived checks (sizes, the buffer against them, spare blocks per GC unit).
         let geo = Geometry::new(self)?;
+        self.validate_scheduling(&geo)?;
         FtlLayout::new(self, &geo).map(|_| ())
     }
 }
 
 impl Config {
     /// The write buffer, the scheduler and bounded GC.
-    fn validate_scheduling(&self) -> Result<()> {
+    fn validate_scheduling(&self, geo: &Geometry) -> Result<()> {
         let t = &self.timing;
         if !(t.suspend_us.is_finite() && t.suspend_us >= 0.0) {
             return Err(Error::config(
@@ -656,9 +656,8 @@ impl Config {
                 "must be at least 1 with bounded GC (a unit must never run out of free blocks)",
             ));
         }
-        let page = self.flash.page_size.bytes();
-        let geo = Geometry::new(self)?;
-        self.device.validate(page, geo.logical_pages * page)
+        self.device
+            .validate(geo.page_size, geo.logical_pages * geo.page_size)
     }
 }
 
