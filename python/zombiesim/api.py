@@ -96,6 +96,7 @@ class _RunOptions:
     verify: bool = False
     reproducible: bool = False
     max_memory: int | None = None
+    force_unsafe: bool = False
 
     def __post_init__(self) -> None:
         seed = self.seed
@@ -115,6 +116,7 @@ class _RunOptions:
             "verify": bool(self.verify),
             "reproducible": bool(self.reproducible),
             "max_memory": self.max_memory,
+            "force_unsafe": bool(self.force_unsafe),
         }
 
 

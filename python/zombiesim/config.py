@@ -118,8 +118,18 @@ class Config:
         "flash.page_size": "16KiB", "ftl.over_provisioning": 0.28}`. Applied in order;
         the result is validated as a whole (unknown keys and impossible geometry raise
         `ConfigError` naming the key)."""
-        if settings is None:
+        pairs = self._pairs(settings)
+        if not pairs:
             return self
+        return Config._wrap(self._inner.set(pairs))
+
+    @staticmethod
+    def _pairs(
+        settings: Mapping[str, Any] | Iterable[tuple[str, Any]] | None,
+    ) -> list[tuple[str, str]]:
+        """Checked `(key, TOML value)` pairs from what `override` takes."""
+        if settings is None:
+            return []
         if isinstance(settings, str | bytes):
             raise make_error(
                 ConfigError,
@@ -145,13 +155,17 @@ class Config:
                 pairs.append((key, toml_value(value)))
             except TypeError as e:
                 raise make_error(ConfigError, f"config key `{key}`: {e}", "config") from None
-        if not pairs:
-            return self
-        return Config._wrap(self._inner.set(pairs))
+        return pairs
 
-    def scheme(self, name: str) -> Config:
-        """A new config with a scheme's settings applied (see `zombiesim.schemes()`)."""
-        return Config._wrap(self._inner.apply_scheme(name))
+    def scheme(
+        self,
+        name: str,
+        overrides: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
+    ) -> Config:
+        """A new config with a scheme's settings applied (see `zombiesim.schemes()`), then
+        `overrides` (as `override` takes them), validated together: a scheme may need
+        keys only the overrides give (`dgc` needs `device.buffer`)."""
+        return Config._wrap(self._inner.apply_scheme(name, self._pairs(overrides)))
 
     # -- reading -----------------------------------------------------------------------------
 

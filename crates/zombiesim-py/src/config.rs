@@ -41,8 +41,12 @@ impl PyConfig {
     }
 
     /// A new config with a scheme's settings applied.
-    fn apply_scheme(&self, name: &str) -> PyResult<Self> {
-        let pairs = zombiesim::config::scheme_settings(name).py()?;
+    /// The scheme's settings, then `overrides`, applied and validated together (a
+    /// scheme may need keys that only the overrides give, such as a buffer size).
+    #[pyo3(signature = (name, overrides = Vec::new()))]
+    fn apply_scheme(&self, name: &str, overrides: Vec<(String, String)>) -> PyResult<Self> {
+        let mut pairs = zombiesim::config::scheme_settings(name).py()?;
+        pairs.extend(overrides);
         self.set(pairs)
     }
 

@@ -69,7 +69,7 @@ pub(crate) fn detached<T: Send>(
 /// Run one simulation and return its report as JSON.
 #[pyfunction]
 #[pyo3(signature = (config, workload, seed = 0, verify = false, reproducible = false,
-    max_memory = None, progress = None))]
+    max_memory = None, force_unsafe = false, progress = None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
@@ -79,6 +79,7 @@ fn simulate(
     verify: bool,
     reproducible: bool,
     max_memory: Option<u64>,
+    force_unsafe: bool,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let spec = WorkloadSpec::parse(workload).py()?;
@@ -88,6 +89,7 @@ fn simulate(
         verify,
         reproducible,
         max_memory,
+        force_unsafe,
     };
     let report = detached(py, &progress, |p| {
         zombiesim::simulate(&cfg, &spec, &opts, p)

@@ -102,7 +102,7 @@ fn format(name: &str) -> PyResult<TraceFormat> {
 #[pyfunction]
 #[pyo3(signature = (config, path, format_name, seed = 0, verify = false, reproducible = false,
     device = None, on_error = "stop", remap = "none", limit = None, time_scale = 1.0,
-    time_offset_s = 0.0, max_memory = None, progress = None))]
+    time_offset_s = 0.0, max_memory = None, force_unsafe = false, progress = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate_trace(
     py: Python<'_>,
@@ -119,6 +119,7 @@ pub fn simulate_trace(
     time_scale: f64,
     time_offset_s: f64,
     max_memory: Option<u64>,
+    force_unsafe: bool,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let spec = TraceSpec {
@@ -134,6 +135,7 @@ pub fn simulate_trace(
         verify,
         reproducible,
         max_memory,
+        force_unsafe,
     };
     let report = detached(py, &progress, |p| {
         zombiesim::simulate_trace(&cfg, &spec, &opts, p)

@@ -12,17 +12,21 @@ pub enum Cause {
     Gc = 1,
     /// The device write buffer writing back dirty pages (evictions and flushes).
     Buffer = 2,
+    /// Retention refresh: valid pages of a block that reached its refresh deadline
+    /// (or every fast-written block at restart) moved to a fresh block.
+    Refresh = 3,
 }
 
 impl Cause {
-    pub const COUNT: usize = 3;
-    pub const ALL: [Cause; Cause::COUNT] = [Cause::Host, Cause::Gc, Cause::Buffer];
+    pub const COUNT: usize = 4;
+    pub const ALL: [Cause; Cause::COUNT] = [Cause::Host, Cause::Gc, Cause::Buffer, Cause::Refresh];
 
     pub fn name(self) -> &'static str {
         match self {
             Cause::Host => "host",
             Cause::Gc => "gc",
             Cause::Buffer => "buffer",
+            Cause::Refresh => "refresh",
         }
     }
 }
@@ -84,6 +88,22 @@ pub struct Counters {
     pub gc_background_victims: u64,
     /// Copies of pages the device knew as zombies (included in `gc_pages_copied`).
     pub gc_zombie_pages_copied: u64,
+    /// GC relocations by the state of the page relocated (SPEC §1): live,
+    /// host-shadow, device-shadow, twin-shadow (they sum to `gc_pages_copied`).
+    pub gc_copied_by_state: [u64; 4],
+    /// GC relocations whose content came from the device write buffer (no flash read).
+    pub gc_buffer_reads: u64,
+    /// GC relocations programmed in fast-write mode.
+    pub gc_fast_programs: u64,
+    /// Shadow pages GC dropped instead of copying (the skip policy).
+    pub gc_skipped: u64,
+    /// Accumulated time of GC reads, programs and erases (003's GC latency), ns.
+    pub gc_latency_ns: u64,
+    /// Blocks refreshed, the valid pages they moved, and how many of the blocks were
+    /// fast-written.
+    pub refresh_blocks: u64,
+    pub refresh_pages: u64,
+    pub refresh_fast_blocks: u64,
 }
 
 impl Counters {
@@ -103,6 +123,16 @@ impl Counters {
             gc_pages_copied: self.gc_pages_copied - earlier.gc_pages_copied,
             gc_background_victims: self.gc_background_victims - earlier.gc_background_victims,
             gc_zombie_pages_copied: self.gc_zombie_pages_copied - earlier.gc_zombie_pages_copied,
+            gc_copied_by_state: std::array::from_fn(|i| {
+                self.gc_copied_by_state[i] - earlier.gc_copied_by_state[i]
+            }),
+            gc_buffer_reads: self.gc_buffer_reads - earlier.gc_buffer_reads,
+            gc_fast_programs: self.gc_fast_programs - earlier.gc_fast_programs,
+            gc_skipped: self.gc_skipped - earlier.gc_skipped,
+            gc_latency_ns: self.gc_latency_ns - earlier.gc_latency_ns,
+            refresh_blocks: self.refresh_blocks - earlier.refresh_blocks,
+            refresh_pages: self.refresh_pages - earlier.refresh_pages,
+            refresh_fast_blocks: self.refresh_fast_blocks - earlier.refresh_fast_blocks,
         }
     }
 

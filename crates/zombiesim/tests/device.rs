@@ -202,7 +202,7 @@ proptest! {
                     }
                 }
                 Step::PowerLoss => {
-                    let lost: HashSet<u64> = dev.power_loss().into_iter().collect();
+                    let lost: HashSet<u64> = dev.power_loss().unwrap().into_iter().collect();
                     if nonvolatile {
                         prop_assert!(lost.is_empty());
                     }

@@ -124,7 +124,8 @@ def load_config(args: argparse.Namespace) -> Config:
     else:
         cfg = Config.preset(args.preset or "default")
     if getattr(args, "scheme", None):
-        cfg = cfg.scheme(args.scheme)
+        # Together: a scheme may need keys only --set gives (dgc needs device.buffer).
+        return cfg.scheme(args.scheme, args.set or [])
     return cfg.override(args.set or [])
 
 

@@ -42,6 +42,14 @@ pub struct DeviceConfig {
     pub cflru_window: f64,
     /// Buffered data survives power loss (capacitor-backed DRAM).
     pub buffer_nonvolatile: bool,
+    /// A twin-shadow page the buffer evicts is discarded, not written: the host holds
+    /// a newer copy and will write it (003 §3.2). Needs a volatile buffer (discarding
+    /// would break a non-volatile buffer's durability promise).
+    pub discard_twins: bool,
+    /// Clean restarts of the system at these times on the device's clock, s
+    /// (ascending): buffers are written back, shadows return to live, fast-written
+    /// blocks are refreshed (003 §3.3).
+    pub restart_at: Vec<f64>,
 }
 
 impl Default for DeviceConfig {
@@ -51,6 +59,8 @@ impl Default for DeviceConfig {
             buffer_policy: BufferPolicy::Lru,
             cflru_window: 0.25,
             buffer_nonvolatile: false,
+            discard_twins: false,
+            restart_at: Vec::new(),
         }
     }
 }

@@ -47,6 +47,13 @@ pub struct HostConfig {
     pub request_us: f64,
     /// Where a trace enters: through the cache (`above`) or below it.
     pub trace: TracePlacement,
+    /// A host-side write buffer above the device (003's 128 MB LRU buffer): block
+    /// requests' writes land in it, its evictions and flushes write to the device,
+    /// and the pages it dirties reach the device through `[notify]`. Works without
+    /// the host model and without timing; `0` = none.
+    pub buffer: ByteSize,
+    /// Replacement policy of the host write buffer.
+    pub buffer_policy: super::BufferPolicy,
 }
 
 impl Default for HostConfig {
@@ -62,6 +69,8 @@ impl Default for HostConfig {
             max_write: ByteSize(512 << 10),
             request_us: 2.0,
             trace: TracePlacement::Above,
+            buffer: ByteSize(0),
+            buffer_policy: super::BufferPolicy::Lru,
         }
     }
 }

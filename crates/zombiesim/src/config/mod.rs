@@ -21,6 +21,7 @@ mod layout;
 mod memory;
 mod policy;
 mod presets;
+mod shadow;
 
 pub use content::{ContentConfig, PoolPolicy};
 pub use device::{BufferPolicy, DeviceConfig, Scheduler};
@@ -138,6 +139,14 @@ pub struct FtlConfig {
     /// when the host overwrites them, down one when GC copies them; each region writes
     /// to its own open block. 1 = no clustering.
     pub regions: u32,
+    /// Retention of a block programmed in normal mode, s (0 = not modelled: normal
+    /// blocks are never refreshed).
+    pub retention_s: f64,
+    /// Retention of a block programmed in fast-write mode (`gc.fast_write`), s: `T`
+    /// of 003 §3.3. Such a block is refreshed `T − D` after it was opened.
+    pub fast_retention_s: f64,
+    /// The longest power-off the data must survive, s: `D` of 003 §3.3.
+    pub power_off_s: f64,
 }
 
 impl Default for FtlConfig {
@@ -149,6 +158,9 @@ impl Default for FtlConfig {
             gc_frontier: GcFrontier::Separate,
             allocation: Allocation::Dynamic,
             regions: 1,
+            retention_s: 0.0,
+            fast_retention_s: 7.0 * 86400.0,
+            power_off_s: 86400.0,
         }
     }
 }
@@ -185,6 +197,16 @@ pub struct GcConfig {
     pub max_victims_per_trigger: u32,
     /// Free blocks at or below which a bounded GC keeps reclaiming.
     pub hard_watermark: u32,
+    /// ShadowGC (003 §3.3): a victim's device- and twin-shadow pages are taken from the
+    /// device write buffer (no flash read, no ECC); the buffered copy becomes clean.
+    pub shadow_reads: bool,
+    /// ShadowGC: host- and twin-shadow pages go to the zombie block programmed in
+    /// fast-write mode (`timing.fast_program_us`), with relaxed retention
+    /// (`ftl.fast_retention_s`) and refresh.
+    pub fast_write: bool,
+    /// The skip policy (003 §2.2): device-shadow pages are not copied at all; only
+    /// safe with a non-volatile device buffer (`device.buffer_nonvolatile`).
+    pub skip_shadows: bool,
 }
 
 impl Default for GcConfig {
@@ -199,6 +221,9 @@ impl Default for GcConfig {
             zombie_block: false,
             max_victims_per_trigger: 0,
             hard_watermark: 1,
+            shadow_reads: false,
+            fast_write: false,
+            skip_shadows: false,
         }
     }
 }
@@ -589,7 +614,13 @@ impl Config {
         // Geometry-derived checks (sizes, the buffer against them, spare blocks per GC unit).
         let geo = Geometry::new(self)?;
         self.validate_scheduling(&geo)?;
+        shadow::validate(self, &geo)?;
         FtlLayout::new(self, &geo).map(|_| ())
+    }
+
+    /// Whether the device keeps a clock: retention refresh or restart events.
+    pub fn needs_clock(&self) -> bool {
+        self.gc.fast_write || self.ftl.retention_s > 0.0 || !self.device.restart_at.is_empty()
     }
 }
 

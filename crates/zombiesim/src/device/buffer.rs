@@ -51,6 +51,11 @@ pub struct BufferCounters {
     pub fua_pages: u64,
     /// Dirty pages lost to power loss (volatile buffer only).
     pub lost_pages: u64,
+    /// Dirty pages GC took for a relocation (`gc.shadow_reads`): they became clean.
+    pub gc_takes: u64,
+    /// Dirty twin-shadow pages evicted without a write: the host holds a newer copy
+    /// (`device.discard_twins`, 003 §3.2).
+    pub twin_discards: u64,
 }
 
 impl BufferCounters {
@@ -67,6 +72,8 @@ impl BufferCounters {
             flushed_pages: self.flushed_pages - e.flushed_pages,
             fua_pages: self.fua_pages - e.fua_pages,
             lost_pages: self.lost_pages - e.lost_pages,
+            gc_takes: self.gc_takes - e.gc_takes,
+            twin_discards: self.twin_discards - e.twin_discards,
         }
     }
 }
@@ -266,6 +273,17 @@ impl WriteBuffer {
         }
     }
 
+    /// Whether any page is dirty.
+    #[inline]
+    pub fn has_dirty(&self) -> bool {
+        self.dirty_pages > 0
+    }
+
+    /// Dirty pages buffered now.
+    pub fn dirty_count(&self) -> u64 {
+        self.dirty_pages
+    }
+
     /// Check the buffer's bookkeeping: the map and the slots agree, and the dirty
     /// count is right.
     pub fn check(&self) -> Result<(), String> {
@@ -298,5 +316,23 @@ impl WriteBuffer {
     /// Approximate bytes of memory the buffer's state occupies.
     pub fn memory_bytes(&self) -> usize {
         self.capacity as usize * (8 + 8 + 1 + 4 + 16 + 8)
+    }
+}
+
+impl crate::ftl::BufferView for WriteBuffer {
+    #[inline]
+    fn is_dirty(&self, lpn: u64) -> bool {
+        self.dirty_pages > 0 && WriteBuffer::is_dirty(self, lpn)
+    }
+
+    fn take(&mut self, lpn: u64) -> Option<u64> {
+        let &s = self.slot_of.get(&lpn)?;
+        let i = s as usize;
+        if self.dirty[i] {
+            self.dirty[i] = false;
+            self.dirty_pages -= 1;
+            self.counters.gc_takes += 1;
+        }
+        Some(self.value[i]).filter(|&v| v != super::NO_VALUE)
     }
 }

@@ -22,13 +22,24 @@ mod buffer;
 mod replacement;
 
 pub use buffer::{BufferCounters, BufferReport, WriteBuffer};
+
 pub use replacement::{Replacement, SlotView};
 
 use crate::config::Config;
 use crate::error::Result;
-use crate::ftl::{self, Ftl};
-use crate::stats::Counters;
+use crate::ftl::{self, BufferView, Ftl, NoBuffer};
+use crate::stats::{Cause, Counters};
 use crate::workload::Op;
+
+/// The buffer view the FTL gets: the write buffer, or none.
+macro_rules! view {
+    ($device:ident) => {
+        match $device.buffer.as_mut() {
+            Some(b) => b as &mut dyn BufferView,
+            None => &mut $device.no_buffer as &mut dyn BufferView,
+        }
+    };
+}
 
 /// The content of the pages a write carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,7 +59,7 @@ pub const NO_VALUE: u64 = u64::MAX;
 impl Payload<'_> {
     /// The fingerprint of the `i`-th page, when known.
     #[inline]
-    fn value(&self, i: usize) -> Option<u64> {
+    pub fn value(&self, i: usize) -> Option<u64> {
         match self {
             Payload::Unknown => None,
             Payload::Same(v) => Some(*v),
@@ -111,6 +122,30 @@ pub struct Device {
     last_done: u64,
     /// Reused list of pages the buffer writes back.
     writebacks: Vec<(u64, u64)>,
+    /// A twin-shadow page the buffer evicts is dropped, not written (003 §3.2).
+    discard_twins: bool,
+    /// The device's clock (ns) and whether anything needs it (retention refresh).
+    clock: u64,
+    clocked: bool,
+    /// Restarts so far.
+    restarts: u64,
+    no_buffer: NoBuffer,
+}
+
+/// A logical page's state as the device sees it (SPEC §1, 003 Fig. 5), for one
+/// flash copy of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageState {
+    /// Valid, and no newer copy is known above the flash.
+    Live,
+    /// Valid; the host holds a dirty newer copy (and has told the device).
+    HostShadow,
+    /// Valid; the device write buffer holds a dirty newer copy.
+    DeviceShadow,
+    /// Valid; both buffers hold dirty newer copies.
+    TwinShadow,
+    /// Invalid: overwritten on flash, trimmed, or never this page's copy.
+    Dead,
 }
 
 impl Device {
@@ -132,7 +167,52 @@ impl Device {
             dram_pages: 0,
             last_done: 0,
             writebacks: Vec::new(),
+            discard_twins: cfg.device.discard_twins && !cfg.device.buffer_nonvolatile,
+            clock: 0,
+            clocked: cfg.needs_clock(),
+            restarts: 0,
+            no_buffer: NoBuffer,
         })
+    }
+
+    /// Whether the device keeps a clock (retention refresh, restarts): a run with
+    /// timing off must then give every request an arrival time.
+    pub fn needs_clock(&self) -> bool {
+        self.clocked
+    }
+
+    /// The device's clock reached `now` (ns): retention refresh that is due runs.
+    pub fn tick(&mut self, now: u64) -> Result<()> {
+        self.clock = self.clock.max(now);
+        if self.clocked {
+            self.ftl.tick(self.clock, view!(self))?;
+        }
+        Ok(())
+    }
+
+    /// The device's clock (ns).
+    pub fn clock(&self) -> u64 {
+        self.clock
+    }
+
+    /// Restarts so far.
+    pub fn restarts(&self) -> u64 {
+        self.restarts
+    }
+
+    /// The state of flash page `ppn` as a copy of logical page `lpn`.
+    pub fn page_state(&self, lpn: u64, ppn: u32) -> PageState {
+        if self.ftl.mapped(lpn) != Some(ppn) {
+            return PageState::Dead;
+        }
+        let host = self.ftl.is_host_shadow(lpn);
+        let device = self.buffer.as_ref().is_some_and(|b| b.is_dirty(lpn));
+        match (host, device) {
+            (false, false) => PageState::Live,
+            (true, false) => PageState::HostShadow,
+            (false, true) => PageState::DeviceShadow,
+            (true, true) => PageState::TwinShadow,
+        }
     }
 
     /// The flash translation layer (counters, checks, state summaries).
@@ -197,8 +277,11 @@ impl Device {
             let idle_from = self.ftl.busy_until();
             if idle_from < issue {
                 self.ftl
-                    .idle(idle_from.max(self.last_done.min(issue)), issue)?;
+                    .idle(idle_from.max(self.last_done.min(issue)), issue, view!(self))?;
             }
+        }
+        if self.timing_on && self.clocked {
+            self.tick(issue)?;
         }
         self.ftl.begin(issue);
         self.issue = issue;
@@ -300,18 +383,25 @@ impl Device {
     /// A host write of `lpn` straight to flash (no buffer, or FUA).
     #[inline]
     fn write_to_flash(&mut self, lpn: u64, value: Option<u64>) -> Result<()> {
-        match value {
-            Some(v) => self.ftl.write_value(lpn, v),
-            None => self.ftl.write(lpn),
-        }
+        self.ftl.write_page(lpn, value, Cause::Host, view!(self))
     }
 
-    /// Program the pages the buffer gave up (evicted or flushed dirty pages).
+    /// Program the pages the buffer gave up (evicted or flushed dirty pages). A
+    /// twin-shadow page is dropped instead when `device.discard_twins` is on: the
+    /// host holds a newer copy and will write it (003 §3.2).
     fn write_back(&mut self) -> Result<()> {
+        let twins = self.discard_twins && self.ftl.known_zombies() > 0;
         for i in 0..self.writebacks.len() {
             let (lpn, v) = self.writebacks[i];
+            if twins && self.ftl.is_host_shadow(lpn) {
+                if let Some(b) = self.buffer.as_mut() {
+                    b.counters.twin_discards += 1;
+                }
+                continue;
+            }
+            let value = Some(v).filter(|&v| v != NO_VALUE);
             self.ftl
-                .write_buffered(lpn, Some(v).filter(|&v| v != NO_VALUE))?;
+                .write_page(lpn, value, Cause::Buffer, view!(self))?;
         }
         self.writebacks.clear();
         Ok(())
@@ -365,14 +455,29 @@ impl Device {
 
     /// Power is lost and restored. A volatile buffer loses its dirty pages (their
     /// logical numbers are returned, ascending; flash keeps the older copies); every
-    /// zombie page is live again (the host's buffers are gone too).
-    pub fn power_loss(&mut self) -> Vec<u64> {
+    /// zombie page is live again (the host's buffers are gone too), and every
+    /// fast-written block holding valid pages is refreshed.
+    pub fn power_loss(&mut self) -> Result<Vec<u64>> {
         let mut lost = Vec::new();
         if let Some(b) = self.buffer.as_mut() {
             b.power_loss(&mut lost);
         }
-        self.ftl.clear_zombies();
-        lost
+        self.restarts += 1;
+        self.ftl.restart(self.clock, &lost, view!(self))?;
+        Ok(lost)
+    }
+
+    /// A clean restart at the device's clock (the host has written its buffer back
+    /// first): the write buffer is flushed, then the device restarts as after a
+    /// power-off — shadows become live, fast-written blocks are refreshed.
+    pub fn restart(&mut self) -> Result<()> {
+        if let Some(b) = self.buffer.as_mut() {
+            b.flush(&mut self.writebacks);
+            self.write_back()?;
+        }
+        let lost = self.power_loss()?;
+        debug_assert!(lost.is_empty(), "a flushed buffer loses nothing");
+        Ok(())
     }
 
     /// What a read of `lpn` returns now, as the content value last written to it

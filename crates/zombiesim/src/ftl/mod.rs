@@ -9,16 +9,43 @@
 mod blocks;
 mod ops;
 mod page_mapped;
+mod refresh;
 
 pub use blocks::{BlockManager, GcUnit};
 pub use ops::FlashOps;
+pub use refresh::RefreshQueues;
 
 pub use page_mapped::PageMappedFtl;
 
 use crate::config::{Config, FtlKind};
 use crate::error::Result;
-use crate::stats::Counters;
+use crate::stats::{Cause, Counters};
 use serde::Serialize;
+
+/// What an FTL may see of the device's write buffer while it relocates pages (003
+/// §3.3: GC reads a device-shadow page's up-to-date content from the buffer). The
+/// device passes it to every operation that may run GC or refresh.
+pub trait BufferView {
+    /// Whether a dirty copy of `lpn` is buffered: its flash copy is device-shadow.
+    fn is_dirty(&self, lpn: u64) -> bool;
+    /// Take the dirty copy of `lpn` for a relocation: the buffered copy becomes clean
+    /// (its eviction writes nothing) and its content value is returned (`None`:
+    /// unknown content). Call only when [`BufferView::is_dirty`] holds.
+    fn take(&mut self, lpn: u64) -> Option<u64>;
+}
+
+/// The view of a device without a write buffer.
+pub struct NoBuffer;
+
+impl BufferView for NoBuffer {
+    #[inline]
+    fn is_dirty(&self, _lpn: u64) -> bool {
+        false
+    }
+    fn take(&mut self, _lpn: u64) -> Option<u64> {
+        None
+    }
+}
 
 /// Summary of block wear.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -32,15 +59,26 @@ pub struct Wear {
 pub trait Ftl: Send {
     /// Pages the host can address.
     fn logical_pages(&self) -> u64;
-    /// Write one logical page.
-    fn write(&mut self, lpn: u64) -> Result<()>;
-    /// Write one logical page whose content has the fingerprint `value` (the content
-    /// layer uses it when on; the integrity oracle checks reads by it).
-    fn write_value(&mut self, lpn: u64, value: u64) -> Result<()>;
-    /// Write one logical page the device's write buffer evicts or flushes (`value`:
-    /// its fingerprint, when known). Programs count under `Cause::Buffer`; the host
-    /// page was counted when it entered the buffer.
-    fn write_buffered(&mut self, lpn: u64, value: Option<u64>) -> Result<()>;
+    /// Write one logical page holding `value` (its fingerprint, when known: the
+    /// content layer uses it when on; the integrity oracle checks reads by it), for
+    /// `cause`: `Host` (counted as a host page) or `Buffer` (a page the device's
+    /// write buffer evicts or flushes; the host page was counted when it entered
+    /// the buffer). GC it runs sees the buffer through `buffer`.
+    fn write_page(
+        &mut self,
+        lpn: u64,
+        value: Option<u64>,
+        cause: Cause,
+        buffer: &mut dyn BufferView,
+    ) -> Result<()>;
+    /// Write one logical page for the host, with no write buffer above.
+    fn write(&mut self, lpn: u64) -> Result<()> {
+        self.write_page(lpn, None, Cause::Host, &mut NoBuffer)
+    }
+    /// Write one logical page holding `value` for the host, with no write buffer above.
+    fn write_value(&mut self, lpn: u64, value: u64) -> Result<()> {
+        self.write_page(lpn, Some(value), Cause::Host, &mut NoBuffer)
+    }
     /// Read one logical page (an unwritten or trimmed page is counted, not an error).
     fn read(&mut self, lpn: u64) -> Result<()>;
     /// Trim (discard) one logical page.
@@ -55,7 +93,15 @@ pub trait Ftl: Send {
     /// When the operations of the request begun last complete (ns).
     fn finish(&mut self) -> u64;
     /// The device is idle from `from` until `until` (ns): background GC may work.
-    fn idle(&mut self, from: u64, until: u64) -> Result<()>;
+    fn idle(&mut self, from: u64, until: u64, buffer: &mut dyn BufferView) -> Result<()>;
+    /// The device's clock reached `now` (ns): blocks whose retention deadline has
+    /// passed are refreshed (`ftl.fast_retention_s`, `ftl.retention_s`).
+    fn tick(&mut self, now: u64, buffer: &mut dyn BufferView) -> Result<()>;
+    /// The device restarts after a power-off (power loss, or a clean restart at
+    /// `now`): every shadow page is live again, every fast-written block holding
+    /// valid pages is refreshed, and `lost` (ascending) names the logical pages
+    /// whose buffered copy the power-off destroyed.
+    fn restart(&mut self, now: u64, lost: &[u64], buffer: &mut dyn BufferView) -> Result<()>;
     /// The latest time any flash resource is reserved until (ns).
     fn busy_until(&self) -> u64;
     /// Timing figures over `elapsed` ns, when the timing model is on.
@@ -63,10 +109,12 @@ pub trait Ftl: Send {
     /// The device learns (`true`) that `lpn` has a dirty newer copy in the host buffer,
     /// or (`false`) that the host lost it and the flash copy is live again.
     fn set_zombie(&mut self, lpn: u64, zombie: bool) -> Result<()>;
-    /// Restart after power loss: every zombie page is live again.
-    fn clear_zombies(&mut self);
     /// Logical pages the device currently knows as zombies.
     fn known_zombies(&self) -> u64;
+    /// Whether the device knows `lpn` as a zombie (host-shadow).
+    fn is_host_shadow(&self, lpn: u64) -> bool;
+    /// The physical page `lpn` maps to, if any.
+    fn mapped(&self, lpn: u64) -> Option<u32>;
     /// Count one host request (pages are counted by the operations).
     fn count_request(&mut self);
     /// Host page writes the FTL has counted so far (`counters().host_write_pages`,
@@ -110,6 +158,9 @@ pub struct Capabilities {
     pub background_gc: bool,
     /// Garbage collection in bounded steps.
     pub bounded_gc: bool,
+    /// ShadowGC: relocation from the write buffer, fast-write relocation with
+    /// retention refresh, the skip policy.
+    pub shadow_gc: bool,
 }
 
 impl Capabilities {
@@ -120,6 +171,7 @@ impl Capabilities {
         content: true,
         background_gc: true,
         bounded_gc: true,
+        shadow_gc: true,
     };
 
     /// Of an FTL kind.
@@ -158,6 +210,16 @@ impl Capabilities {
         if cfg.gc.max_victims_per_trigger > 0 && !self.bounded_gc {
             return lacks("gc.max_victims_per_trigger", "bounded garbage collection");
         }
+        for (key, on) in [
+            ("gc.shadow_reads", cfg.gc.shadow_reads),
+            ("gc.fast_write", cfg.gc.fast_write),
+            ("gc.skip_shadows", cfg.gc.skip_shadows),
+            ("ftl.retention_s", cfg.ftl.retention_s > 0.0),
+        ] {
+            if on && !self.shadow_gc {
+                return lacks(key, "ShadowGC relocation or retention refresh");
+            }
+        }
         Ok(())
     }
 }
@@ -190,6 +252,7 @@ mod tests {
             content: false,
             background_gc: false,
             bounded_gc: false,
+            shadow_gc: false,
         };
         assert!(plain.check(&cfg, "plain").is_ok());
         let cases: [(&str, &str); 6] = [

@@ -17,11 +17,57 @@
 
 use crate::config::{Config, Geometry};
 use crate::stats::{ByCause, Cause};
-use crate::timing::{FlashTiming, TimingSummary};
+use crate::timing::{CopyKind, FlashTiming, TimingSummary};
+
+/// The nominal duration of each operation, for the accumulated GC latency (003 Fig.
+/// 7), which is counted whether the timing model runs or not: a flash read with its
+/// transfer and ECC decode, a DRAM read and transfer, a normal or fast program, an
+/// erase (ns).
+#[derive(Clone, Copy, Debug)]
+struct NominalCost {
+    read: u64,
+    buffer_read: u64,
+    program: u64,
+    fast_program: u64,
+    erase: u64,
+}
+
+impl NominalCost {
+    fn new(cfg: &Config, geo: &Geometry) -> Self {
+        let t = &cfg.timing;
+        let ns = |us: f64| (us * 1000.0).round() as u64;
+        let xfer = (geo.page_size as f64 / t.channel_mb_s * 1000.0).round() as u64;
+        NominalCost {
+            read: ns(t.read_us) + xfer + ns(t.ecc_us),
+            buffer_read: t.dram_ns.round() as u64,
+            program: xfer + ns(t.program_us),
+            fast_program: xfer + ns(t.fast_program_us),
+            erase: ns(t.erase_us),
+        }
+    }
+
+    /// One relocation: its read (flash or buffer) and its program.
+    #[inline]
+    fn copy(&self, kind: CopyKind) -> u64 {
+        let read = if kind.from_buffer {
+            self.buffer_read
+        } else {
+            self.read
+        };
+        read + if kind.fast {
+            self.fast_program
+        } else {
+            self.program
+        }
+    }
+}
 
 /// Counts and times flash operations.
 pub struct FlashOps {
     timing: Option<FlashTiming>,
+    cost: NominalCost,
+    /// Accumulated nominal time of GC reads, programs and erases (ns).
+    pub gc_ns: u64,
     /// The timing model is running (off while preconditioning).
     on: bool,
     /// Issue time of the current request, and when its operations complete (ns).
@@ -36,6 +82,8 @@ impl FlashOps {
     pub fn new(cfg: &Config, geo: &Geometry) -> Self {
         FlashOps {
             timing: cfg.timing.enabled.then(|| FlashTiming::new(cfg, geo)),
+            cost: NominalCost::new(cfg, geo),
+            gc_ns: 0,
             on: cfg.timing.enabled,
             now: 0,
             done: 0,
@@ -100,11 +148,12 @@ impl FlashOps {
     }
 
     /// Program a page on `plane` for `cause`. Host and buffer programs are issued at
-    /// `start` and the request waits for them; GC programs are timed with their copy.
+    /// `start` and the request waits for them; relocations (GC, refresh) are timed
+    /// with their copy.
     #[inline]
     pub fn program(&mut self, plane: u32, cause: Cause, start: u64) {
         self.programs.add(cause, 1);
-        if cause != Cause::Gc {
+        if !matches!(cause, Cause::Gc | Cause::Refresh) {
             if let Some(t) = self.clock() {
                 let end = t.program(plane, start, false, cause);
                 self.done = self.done.max(end);
@@ -123,22 +172,31 @@ impl FlashOps {
         }
     }
 
-    /// GC reads a valid page on `plane` to copy it (the program is counted by
-    /// [`FlashOps::program`]); the copy is issued at `start`.
+    /// GC or refresh (`cause`) relocates a valid page on `plane`, issued at `start`:
+    /// the read is counted here (none when the content comes from the write buffer),
+    /// the program by [`FlashOps::program`]; the timing model places both.
     #[inline]
-    pub fn copy(&mut self, plane: u32, start: u64) {
-        self.reads.add(Cause::Gc, 1);
+    pub fn copy(&mut self, plane: u32, start: u64, kind: CopyKind, cause: Cause) {
+        if !kind.from_buffer {
+            self.reads.add(cause, 1);
+        }
+        if cause == Cause::Gc {
+            self.gc_ns += self.cost.copy(kind);
+        }
         if let Some(t) = self.clock() {
-            t.copy(plane, start);
+            t.copy(plane, start, kind, cause);
         }
     }
 
-    /// GC erases `block` on `plane`, issued at `start`.
+    /// GC or refresh (`cause`) erases `block` on `plane`, issued at `start`.
     #[inline]
-    pub fn erase(&mut self, plane: u32, block: u32, start: u64) {
-        self.erases.add(Cause::Gc, 1);
+    pub fn erase(&mut self, plane: u32, block: u32, start: u64, cause: Cause) {
+        self.erases.add(cause, 1);
+        if cause == Cause::Gc {
+            self.gc_ns += self.cost.erase;
+        }
         if let Some(t) = self.clock() {
-            t.erase(plane, block, start);
+            t.erase(plane, block, start, cause);
         }
     }
 

@@ -27,9 +27,11 @@
 
 mod channel;
 mod page_cache;
+mod write_buffer;
 
 pub use channel::NotificationChannel;
 pub use page_cache::PageCache;
+pub use write_buffer::HostWriteBuffer;
 
 use crate::config::Config;
 use crate::device::Device;

@@ -47,6 +47,40 @@ pub struct GcStats {
     pub background_victims: u64,
     /// Copies of pages the device knew as zombies (among `pages_copied`; the rest were live).
     pub zombie_pages_copied: u64,
+    /// Relocated pages by their state (SPEC §1, 003 Fig. 8); they sum to `pages_copied`.
+    pub copied_by_state: CopiedByState,
+    /// Relocations whose content came from the device write buffer (no flash read).
+    pub buffer_reads: u64,
+    /// Relocations programmed in fast-write mode.
+    pub fast_programs: u64,
+    /// Shadow pages not copied at all (the skip policy).
+    pub skipped: u64,
+    /// Accumulated time of GC reads (with ECC), buffer reads, programs (normal or
+    /// fast) and erases at the configured latencies, s (003 Fig. 7); counted in
+    /// counting mode too. `timing.gc_busy_s` is the same sum, taken by the timing
+    /// model, and agrees with it.
+    pub latency_s: f64,
+}
+
+/// GC relocations by page state.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct CopiedByState {
+    pub live: u64,
+    pub host_shadow: u64,
+    pub device_shadow: u64,
+    pub twin_shadow: u64,
+}
+
+/// Retention refresh (003 §3.3): blocks refreshed, how many were fast-written, the
+/// valid pages moved, and the restarts that ran.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct RefreshReport {
+    pub blocks: u64,
+    pub fast_blocks: u64,
+    pub pages: u64,
+    pub restarts: u64,
+    /// Refresh programs ÷ all flash programs of the measured phase.
+    pub program_share: f64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -137,6 +171,12 @@ pub struct Report {
     pub content: Option<crate::content::ContentReport>,
     /// The device write buffer (`device.buffer`); `null` without one.
     pub buffer: Option<crate::device::BufferReport>,
+    /// The host write buffer of block requests (`host.buffer`); `null` without one.
+    /// With it, `notify` reports the channel.
+    pub host_buffer: Option<crate::device::BufferReport>,
+    /// Retention refresh and restarts; `null` when the device keeps no clock
+    /// (no fast-write blocks, no normal retention, no restarts).
+    pub refresh: Option<RefreshReport>,
 }
 
 impl Report {
@@ -169,6 +209,16 @@ impl Report {
                 },
                 background_victims: c.gc_background_victims,
                 zombie_pages_copied: c.gc_zombie_pages_copied,
+                copied_by_state: CopiedByState {
+                    live: c.gc_copied_by_state[0],
+                    host_shadow: c.gc_copied_by_state[1],
+                    device_shadow: c.gc_copied_by_state[2],
+                    twin_shadow: c.gc_copied_by_state[3],
+                },
+                buffer_reads: c.gc_buffer_reads,
+                fast_programs: c.gc_fast_programs,
+                skipped: c.gc_skipped,
+                latency_s: c.gc_latency_ns as f64 / 1e9,
             },
         )
     }

@@ -64,17 +64,27 @@ fn us(v: f64) -> u64 {
     (v * 1000.0).round() as u64
 }
 
+/// How a relocation (GC or refresh) gets its data and programs it (003 §3.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CopyKind {
+    /// The up-to-date content comes from the device write buffer: no array read, no
+    /// ECC decode, one DRAM read and one transfer in.
+    pub from_buffer: bool,
+    /// Programmed in fast-write mode (`timing.fast_program_us`).
+    pub fast: bool,
+}
+
 /// A GC operation waiting for its die.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum GcOp {
-    Copy { issue: u64 },
+    Copy { issue: u64, kind: CopyKind },
     Erase { issue: u64, block: u32 },
 }
 
 impl GcOp {
     fn issue(&self) -> u64 {
         match *self {
-            GcOp::Copy { issue } | GcOp::Erase { issue, .. } => issue,
+            GcOp::Copy { issue, .. } | GcOp::Erase { issue, .. } => issue,
         }
     }
 }
@@ -268,8 +278,8 @@ impl FlashTiming {
         self.queued_ops -= 1;
         self.queued_ns[u] -= self.gc_op_ns(&op);
         match op {
-            GcOp::Copy { issue } => {
-                self.place_copy(u, issue);
+            GcOp::Copy { issue, kind } => {
+                self.place_copy(u, issue, kind);
             }
             GcOp::Erase { issue, .. } => {
                 self.place_erase(u, issue);
@@ -280,8 +290,23 @@ impl FlashTiming {
     /// The die time of a GC operation (channel waits aside), ns.
     fn gc_op_ns(&self, op: &GcOp) -> u64 {
         match op {
-            GcOp::Copy { .. } => self.t_read + 2 * self.t_xfer + self.t_ecc + self.t_program,
+            GcOp::Copy { kind, .. } => self.copy_ns(*kind),
             GcOp::Erase { .. } => self.t_erase,
+        }
+    }
+
+    /// The time of one relocation (channel waits aside), ns.
+    #[inline]
+    fn copy_ns(&self, kind: CopyKind) -> u64 {
+        let program = if kind.fast {
+            self.t_fast_program
+        } else {
+            self.t_program
+        };
+        if kind.from_buffer {
+            self.t_dram + self.t_xfer + program
+        } else {
+            self.t_read + 2 * self.t_xfer + self.t_ecc + program
         }
     }
 
@@ -487,9 +512,9 @@ impl FlashTiming {
     /// Erase `block` on `plane` for GC, issued at `start`. With `fifo` it is reserved
     /// at once and its end returned; otherwise it is queued and `start` returned.
     #[inline]
-    pub fn erase(&mut self, plane: u32, block: u32, start: u64) -> u64 {
+    pub fn erase(&mut self, plane: u32, block: u32, start: u64, cause: Cause) -> u64 {
         let u = self.unit(plane);
-        self.account(Cause::Gc, self.t_erase);
+        self.account(cause, self.t_erase);
         if self.queues_gc() {
             self.enqueue(
                 u,
@@ -523,31 +548,41 @@ impl FlashTiming {
         (self.unit_free[u] + self.queued_ns[u]).max(now)
     }
 
-    /// Copy a valid page to another page of the same plane (GC): array read, the
-    /// page out to the controller and back in one bus slot of two transfers (ECC
-    /// decode overlaps the return), then the program. With `fifo` it is reserved at
-    /// once and its end returned; otherwise it is queued and `start` returned.
+    /// Relocate a valid page to another page of the same plane (GC or refresh):
+    /// array read, the page out to the controller and back in one bus slot of two
+    /// transfers (ECC decode overlaps the return), then the program; from the write
+    /// buffer, a DRAM read and one transfer in, then the program. With `fifo` it is
+    /// reserved at once and its end returned; otherwise it is queued and `start`
+    /// returned. Only GC relocations count towards the GC busy time.
     #[inline]
-    pub fn copy(&mut self, plane: u32, start: u64) -> u64 {
+    pub fn copy(&mut self, plane: u32, start: u64, kind: CopyKind, cause: Cause) -> u64 {
         let u = self.unit(plane);
-        let op = GcOp::Copy { issue: start };
-        self.gc_busy += self.gc_op_ns(&op);
+        let op = GcOp::Copy { issue: start, kind };
+        self.account(cause, self.gc_op_ns(&op));
         if self.queues_gc() {
             self.enqueue(u, op);
             return start;
         }
-        self.place_copy(u, start)
+        self.place_copy(u, start, kind)
     }
 
-    fn place_copy(&mut self, u: usize, start: u64) -> u64 {
+    fn place_copy(&mut self, u: usize, start: u64, kind: CopyKind) -> u64 {
         let c = self.channel_of_unit(u);
         let ready = self.unit_free[u];
         let s = start.max(ready);
-        let array_done = s + self.t_read;
-        let xfer = 2 * self.t_xfer + self.t_ecc;
+        let (data_ready, xfer) = if kind.from_buffer {
+            (s + self.t_dram, self.t_xfer)
+        } else {
+            (s + self.t_read, 2 * self.t_xfer + self.t_ecc)
+        };
+        let program = if kind.fast {
+            self.t_fast_program
+        } else {
+            self.t_program
+        };
         let die = self.on_channel(u);
-        let xs = self.channels[c].reserve(die, array_done, xfer, self.horizon);
-        let done = xs + xfer + self.t_program;
+        let xs = self.channels[c].reserve(die, data_ready, xfer, self.horizon);
+        let done = xs + xfer + program;
         self.unit_busy[u] += done - s;
         self.unit_free[u] = done;
         self.gc_until[u] = done;
@@ -679,7 +714,7 @@ mod tests {
     #[test]
     fn a_read_behind_an_erase_waits_for_it() {
         let mut t = timing(true);
-        let erased = t.erase(0, 0, 0);
+        let erased = t.erase(0, 0, 0, Cause::Gc);
         assert_eq!(erased, 3_000_000);
         assert_eq!(
             t.read(0, 100, Cause::Host),
@@ -731,9 +766,9 @@ mod tests {
     fn fifo_reads_wait_for_every_gc_operation_reserved_before_them() {
         let mut t = scheduled(Scheduler::Fifo);
         for _ in 0..10 {
-            t.copy(0, 0);
+            t.copy(0, 0, CopyKind::default(), Cause::Gc);
         }
-        t.erase(0, 7, 0);
+        t.erase(0, 7, 0, Cause::Gc);
         t.advance(1_000);
         let done = t.read(0, 1_000, Cause::Host);
         assert_eq!(done, 10 * COPY + 3_000_000 + READ);
@@ -746,9 +781,9 @@ mod tests {
     fn rps_reads_wait_only_for_the_gc_operation_in_progress() {
         let mut t = scheduled(Scheduler::Rps);
         for _ in 0..10 {
-            t.copy(0, 0);
+            t.copy(0, 0, CopyKind::default(), Cause::Gc);
         }
-        t.erase(0, 7, 0);
+        t.erase(0, 7, 0, Cause::Gc);
         // GC runs in the idle time before the read: the first copy has started.
         t.advance(1_000);
         let done = t.read(0, 1_000, Cause::Host);
@@ -769,7 +804,7 @@ mod tests {
     #[test]
     fn suspend_lets_a_read_interrupt_a_gc_program_or_erase() {
         let mut t = scheduled(Scheduler::Suspend);
-        t.erase(0, 7, 0);
+        t.erase(0, 7, 0, Cause::Gc);
         t.advance(100_000);
         // 100 µs into the erase: suspend (20 µs), read, resume (20 µs).
         let done = t.read(0, 100_000, Cause::Host);
@@ -779,7 +814,7 @@ mod tests {
         assert_eq!((b.reads, b.max_us), (1, 20.0));
         // In a copy's read phase there is nothing to suspend: the read waits for it.
         let mut t = scheduled(Scheduler::Suspend);
-        t.copy(0, 0);
+        t.copy(0, 0, CopyKind::default(), Cause::Gc);
         t.advance(10_000);
         assert_eq!(t.read(0, 10_000, Cause::Host), COPY + READ);
     }
@@ -787,7 +822,7 @@ mod tests {
     #[test]
     fn suspensions_per_operation_are_bounded() {
         let mut t = scheduled(Scheduler::Suspend);
-        t.erase(0, 7, 0);
+        t.erase(0, 7, 0, Cause::Gc);
         let mut at = 100_000;
         let mut suspended = 0;
         for _ in 0..8 {
@@ -805,10 +840,10 @@ mod tests {
     fn a_block_whose_erase_is_queued_cannot_be_written_before_it() {
         let mut t = scheduled(Scheduler::Rps);
         for _ in 0..3 {
-            t.copy(0, 0);
+            t.copy(0, 0, CopyKind::default(), Cause::Gc);
         }
-        t.erase(0, 7, 0);
-        t.copy(0, 0);
+        t.erase(0, 7, 0, Cause::Gc);
+        t.copy(0, 0, CopyKind::default(), Cause::Gc);
         // Nothing ran yet (no time passed); opening block 7 runs the queue up to its erase.
         t.need_erased(0, 7);
         assert_eq!(t.busy_until(), 3 * COPY + 3_000_000);
@@ -843,10 +878,10 @@ mod tests {
                         break;
                     }
                     if erase {
-                        t.erase(0, 1_000 + i as u32, issue);
+                        t.erase(0, 1_000 + i as u32, issue, Cause::Gc);
                         work += 3_000_000;
                     } else {
-                        t.copy(0, issue);
+                        t.copy(0, issue, CopyKind::default(), Cause::Gc);
                         work += COPY;
                     }
                     next_gc.next();

@@ -3,8 +3,11 @@
 
 use super::{prefetch, PageMappedFtl};
 use crate::error::{Error, Result};
+use crate::flash::{BlockStatus, NONE};
+use crate::ftl::BufferView;
 use crate::gc::SelectCtx;
 use crate::stats::Cause;
+use crate::timing::CopyKind;
 
 impl PageMappedFtl {
     /// Ask unit `u`'s policy for a victim (removed from its candidates).
@@ -20,15 +23,15 @@ impl PageMappedFtl {
     /// Garbage-collect unit `u` until it has `high` free blocks; with
     /// `gc.max_victims_per_trigger`, stop after that many victims unless the unit is
     /// down to `gc.hard_watermark` free blocks.
-    pub(super) fn collect(&mut self, u: usize) -> Result<()> {
+    pub(super) fn collect(&mut self, u: usize, buffer: &mut dyn BufferView) -> Result<()> {
         self.in_gc = true;
         self.counters.gc_invocations += 1;
-        let result = self.collect_inner(u);
+        let result = self.collect_inner(u, buffer);
         self.in_gc = false;
         result
     }
 
-    fn collect_inner(&mut self, u: usize) -> Result<()> {
+    fn collect_inner(&mut self, u: usize, buffer: &mut dyn BufferView) -> Result<()> {
         let ppb = self.geo.pages_per_block;
         let mut fruitless = 0usize;
         let mut victims = 0u32;
@@ -65,71 +68,197 @@ impl PageMappedFtl {
             }
             let scored = self.blocks.units[u].policy.last_scored();
             start += self.ops.search(scored);
-            self.reclaim(u, victim, start)?;
+            self.reclaim(u, victim, start, buffer)?;
         }
         Ok(())
     }
 
     /// Copy a victim's valid pages out, then erase it.
-    ///
-    /// The mapping-table entries of the pages to copy are scattered over the whole
-    /// table, so each update is a cache miss; the valid pages are gathered first and
-    /// their entries prefetched a few copies ahead, which overlaps the misses.
-    fn reclaim(&mut self, u: usize, victim: u32, start: u64) -> Result<()> {
-        const AHEAD: usize = 12;
+    fn reclaim(
+        &mut self,
+        u: usize,
+        victim: u32,
+        start: u64,
+        buffer: &mut dyn BufferView,
+    ) -> Result<()> {
         self.flash.take_victim(victim);
         self.counters.gc_victims += 1;
-        // Copies stay on the victim's plane (copy-back), so each GC stream (one per
-        // region, plus the zombie block) needs at most one fresh block per victim.
+        self.relocate_valid(u, victim, start, Cause::Gc, buffer)?;
+        debug_assert_eq!(self.flash.valid_count[victim as usize], 0);
+        if self.content.is_some() {
+            self.content_erasing(victim);
+        }
         let plane = self.geo.plane_of(victim);
+        self.flash.erase(victim);
+        self.ops.erase(plane, victim, start, Cause::Gc);
+        self.blocks.release(victim);
+        Ok(())
+    }
+
+    /// Move every valid page of `block` (GC's victim, or a block due for refresh) to
+    /// another block of its plane, issued at `start`.
+    ///
+    /// GC treats each page by its state (SPEC §1, 003 §3.3): a device-shadow or
+    /// twin-shadow page is taken from the write buffer with `gc.shadow_reads` (no
+    /// flash read; the buffered copy becomes clean), or dropped with
+    /// `gc.skip_shadows` when only the buffer holds its newer copy; a host-shadow or
+    /// twin-shadow page goes to the zombie stream (fast-write mode with
+    /// `gc.fast_write`). Refresh moves every page as it is, in normal mode.
+    ///
+    /// The mapping-table entries of the pages to move are scattered over the whole
+    /// table, so each update is a cache miss; the valid pages are gathered first and
+    /// their entries prefetched a few copies ahead, which overlaps the misses.
+    fn relocate_valid(
+        &mut self,
+        u: usize,
+        block: u32,
+        start: u64,
+        cause: Cause,
+        buffer: &mut dyn BufferView,
+    ) -> Result<()> {
+        const AHEAD: usize = 12;
+        let gc = cause == Cause::Gc;
+        // Copies stay on the block's plane (copy-back), so each GC stream (one per
+        // region, plus the zombie block) needs at most one fresh block per victim.
+        let plane = self.geo.plane_of(block);
         let mut pages = std::mem::take(&mut self.scratch);
         pages.clear();
-        pages.extend(self.flash.valid_pages(victim));
+        pages.extend(self.flash.valid_pages(block));
         for &ppn in pages.iter().take(AHEAD) {
             prefetch(&self.l2p, self.flash.owner[ppn as usize] as usize);
         }
+        let mut result = Ok(());
         for i in 0..pages.len() {
             if let Some(&ahead) = pages.get(i + AHEAD) {
                 prefetch(&self.l2p, self.flash.owner[ahead as usize] as usize);
             }
             let ppn = pages[i];
             let lpn = self.flash.owner[ppn as usize];
-            self.ops.copy(plane, start);
             let zombie = self.is_zombie(lpn as usize);
+            let device = buffer.is_dirty(lpn as u64);
             if zombie {
-                self.change_zombies(victim, false);
+                self.change_zombies(block, false);
             }
             self.flash.invalidate(ppn, self.clock);
             self.blocks.units[u].valid -= 1;
-            let stream = self.gc_stream(lpn as usize, zombie);
-            let new = match self.program(plane, stream, lpn, Cause::Gc, start) {
+            if !gc {
+                if self.flash.status[block as usize] == BlockStatus::Closed {
+                    let valid = self.flash.valid_count[block as usize];
+                    self.blocks.units[u].policy.invalidated(block, valid);
+                }
+            } else if self.shadow.skip && device && !zombie {
+                // Only the buffer holds the newest copy now: nothing is copied.
+                self.l2p[lpn as usize] = NONE;
+                self.counters.gc_skipped += 1;
+                if let Some(o) = &mut self.oracle {
+                    o.skip(lpn as usize);
+                }
+                continue;
+            }
+            let from_buffer = gc && self.shadow.reads && device;
+            let kind = CopyKind {
+                from_buffer,
+                fast: gc && self.shadow.fast && zombie && self.layout.zombie_stream.is_some(),
+            };
+            let value = if from_buffer {
+                buffer.take(lpn as u64)
+            } else {
+                None
+            };
+            self.ops.copy(plane, start, kind, cause);
+            let stream = self.gc_stream(lpn as usize, gc && zombie);
+            let new = match self.program(plane, stream, lpn, cause, start, buffer) {
                 Ok(new) => new,
                 Err(e) => {
-                    self.scratch = pages;
-                    return Err(e);
+                    result = Err(e);
+                    break;
                 }
             };
             self.l2p[lpn as usize] = new;
             if self.content.is_some() {
                 self.content_moved(lpn, ppn, new);
             }
-            self.counters.gc_pages_copied += 1;
+            if gc {
+                self.counters.gc_pages_copied += 1;
+                self.counters.gc_copied_by_state[usize::from(zombie) | usize::from(device) << 1] +=
+                    1;
+                self.counters.gc_buffer_reads += u64::from(from_buffer);
+                self.counters.gc_fast_programs += u64::from(kind.fast);
+            } else {
+                self.counters.refresh_pages += 1;
+            }
             if zombie {
                 self.change_zombies(self.flash.block_of(new), true);
-                self.counters.gc_zombie_pages_copied += 1;
+                if gc {
+                    self.counters.gc_zombie_pages_copied += 1;
+                }
             }
             if let Some(o) = &mut self.oracle {
-                o.copy(ppn, new);
+                if from_buffer {
+                    match value {
+                        Some(v) => o.write_value(lpn as usize, new, v),
+                        None => o.write(lpn as usize, new),
+                    }
+                } else {
+                    o.copy(ppn, new);
+                }
             }
         }
         self.scratch = pages;
-        debug_assert_eq!(self.flash.valid_count[victim as usize], 0);
-        if self.content.is_some() {
-            self.content_erasing(victim);
+        result
+    }
+
+    /// Refresh every block whose retention deadline the clock has passed.
+    pub(super) fn refresh_due(&mut self, buffer: &mut dyn BufferView) -> Result<()> {
+        let now = self.now_ns;
+        while let Some((block, fast)) = self
+            .refresh
+            .as_mut()
+            .and_then(|r| r.next_due(now, &self.flash))
+        {
+            match self.flash.status[block as usize] {
+                BlockStatus::Closed => self.refresh_block(block, fast, buffer)?,
+                BlockStatus::Open => {
+                    // Still a write frontier: look again a little later.
+                    let r = self.refresh.as_mut().expect("refresh on");
+                    let due = now + r.retry_ns(fast);
+                    r.defer(block, self.flash.open_seq[block as usize], due, fast);
+                }
+                _ => {}
+            }
         }
-        self.flash.erase(victim);
-        self.ops.erase(plane, victim, start);
-        self.blocks.release(victim);
+        Ok(())
+    }
+
+    /// Restart: refresh every closed fast-written block that holds valid pages.
+    pub(super) fn refresh_fast_blocks(&mut self, buffer: &mut dyn BufferView) -> Result<()> {
+        if !self.shadow.fast {
+            return Ok(());
+        }
+        for block in 0..self.geo.blocks {
+            if self.flash.status[block as usize] == BlockStatus::Closed && self.is_fast(block) {
+                self.refresh_block(block, true, buffer)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Move a closed block's valid pages to normal-mode blocks; GC erases it later.
+    fn refresh_block(&mut self, block: u32, fast: bool, buffer: &mut dyn BufferView) -> Result<()> {
+        if self.flash.valid_count[block as usize] == 0 {
+            return Ok(());
+        }
+        self.counters.refresh_blocks += 1;
+        self.counters.refresh_fast_blocks += u64::from(fast);
+        let u = self.blocks.unit_of_block(block);
+        let was = self.in_gc;
+        self.in_gc = true;
+        let result = self.relocate_valid(u, block, self.ops.now(), Cause::Refresh, buffer);
+        self.in_gc = was;
+        result?;
+        if !self.in_gc && self.blocks.units[u].free < self.low {
+            self.collect(u, buffer)?;
+        }
         Ok(())
     }
 
@@ -137,7 +266,12 @@ impl PageMappedFtl {
     /// unit with the fewest free blocks below `gc.background_watermark`. A victim is
     /// started only before `until` and runs to completion (it may delay the next
     /// request). Victims with no invalid page are left alone.
-    pub(super) fn background_collect(&mut self, from: u64, until: u64) -> Result<()> {
+    pub(super) fn background_collect(
+        &mut self,
+        from: u64,
+        until: u64,
+        buffer: &mut dyn BufferView,
+    ) -> Result<()> {
         if self.background == 0 || !self.ops.timed() {
             return Ok(());
         }
@@ -158,7 +292,7 @@ impl PageMappedFtl {
                 break;
             }
             self.in_gc = true;
-            let result = self.reclaim(u, victim, start);
+            let result = self.reclaim(u, victim, start, buffer);
             self.in_gc = false;
             result?;
             self.counters.gc_background_victims += 1;

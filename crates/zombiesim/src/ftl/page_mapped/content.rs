@@ -125,6 +125,7 @@ impl PageMappedFtl {
         lpn: u64,
         value: Option<u64>,
         cause: Cause,
+        buffer: &mut dyn crate::ftl::BufferView,
     ) -> Result<()> {
         let l = self.check_lpn(lpn)?;
         self.clock += 1;
@@ -178,7 +179,7 @@ impl PageMappedFtl {
         let Some(v) = v else {
             content!(self).popularity[l] = 0;
             let plane = self.host_plane();
-            let ppn = self.program(plane, stream, l as u32, cause, start)?;
+            let ppn = self.program(plane, stream, l as u32, cause, start, buffer)?;
             self.l2p[l] = ppn;
             if let Some(o) = &mut self.oracle {
                 o.write(l, ppn);
@@ -210,7 +211,7 @@ impl PageMappedFtl {
         }
         content!(self).popularity[l] = 1;
         let plane = self.host_plane();
-        let ppn = self.program(plane, stream, l as u32, cause, start)?;
+        let ppn = self.program(plane, stream, l as u32, cause, start, buffer)?;
         self.l2p[l] = ppn;
         if let Some(o) = &mut self.oracle {
             o.write_value(l, ppn, v);

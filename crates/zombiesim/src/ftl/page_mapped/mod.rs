@@ -25,7 +25,7 @@
 use crate::config::{Allocation, Config, FtlLayout};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
-use crate::ftl::{BlockManager, FlashOps, Ftl, Wear};
+use crate::ftl::{BlockManager, BufferView, FlashOps, Ftl, RefreshQueues, Wear};
 use crate::stats::{Cause, Counters};
 use crate::timing::TimingSummary;
 use crate::verify::Oracle;
@@ -67,6 +67,34 @@ pub struct PageMappedFtl {
     ops: FlashOps,
     /// Content-aware flash (dedup, dead-value pool), when `content` enables it.
     content: Option<Box<content::ContentState>>,
+    /// What GC does with shadow pages (003).
+    shadow: ShadowGc,
+    /// Retention refresh queues, when fast-write blocks or a normal retention exist.
+    refresh: Option<RefreshQueues>,
+    /// The device's clock (ns): issue time with timing on, else arrival time.
+    now_ns: u64,
+}
+
+/// What GC does with the valid pages of a victim that have a newer copy above the
+/// flash (003 §3.3, SPEC §4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShadowGc {
+    /// Device- and twin-shadow pages are taken from the device write buffer.
+    pub reads: bool,
+    /// Host- and twin-shadow pages go to the zombie stream programmed in fast-write mode.
+    pub fast: bool,
+    /// Device-shadow pages are not copied at all (their flash copy is dropped).
+    pub skip: bool,
+}
+
+impl ShadowGc {
+    pub fn of(cfg: &Config) -> Self {
+        ShadowGc {
+            reads: cfg.gc.shadow_reads,
+            fast: cfg.gc.fast_write,
+            skip: cfg.gc.skip_shadows,
+        }
+    }
 }
 
 /// Ask the CPU to start loading `table[index]` into cache (a hint; no effect on results).
@@ -135,6 +163,19 @@ impl PageMappedFtl {
                     geo.blocks,
                 ))
             }),
+            shadow: ShadowGc::of(cfg),
+            refresh: (cfg.gc.fast_write || cfg.ftl.retention_s > 0.0).then(|| {
+                let interval = |t: f64| ((t - cfg.ftl.power_off_s).max(0.0) * 1e9) as u64;
+                RefreshQueues::new(
+                    if cfg.ftl.retention_s > 0.0 {
+                        interval(cfg.ftl.retention_s).max(1)
+                    } else {
+                        0
+                    },
+                    interval(cfg.ftl.fast_retention_s).max(1),
+                )
+            }),
+            now_ns: 0,
             flash,
             geo,
             layout,
@@ -159,9 +200,15 @@ impl PageMappedFtl {
     /// Write one logical page: for the host (`Cause::Host`, counted as a host page)
     /// or for the device's write buffer (`Cause::Buffer`).
     #[inline]
-    fn write_page(&mut self, lpn: u64, value: Option<u64>, cause: Cause) -> Result<()> {
+    fn write_one(
+        &mut self,
+        lpn: u64,
+        value: Option<u64>,
+        cause: Cause,
+        buffer: &mut dyn BufferView,
+    ) -> Result<()> {
         if self.content.is_some() {
-            return self.write_content(lpn, value, cause);
+            return self.write_content(lpn, value, cause, buffer);
         }
         let l = self.check_lpn(lpn)?;
         self.clock += 1;
@@ -176,7 +223,7 @@ impl PageMappedFtl {
         }
         let stream = self.host_stream(l, old != NONE);
         let plane = self.host_plane();
-        let ppn = self.program(plane, stream, l as u32, cause, self.ops.now())?;
+        let ppn = self.program(plane, stream, l as u32, cause, self.ops.now(), buffer)?;
         self.l2p[l] = ppn;
         if let Some(o) = &mut self.oracle {
             match value {
@@ -255,6 +302,7 @@ impl PageMappedFtl {
         lpn: u32,
         cause: Cause,
         start: u64,
+        buffer: &mut dyn BufferView,
     ) -> Result<u32> {
         loop {
             let block = self.blocks.open_block(plane, stream);
@@ -272,21 +320,37 @@ impl PageMappedFtl {
             }
             // Opening a block may run GC, which may fill and close it again (shared
             // frontier): go round until a block is open.
-            self.open_block(plane, stream)?;
+            self.open_block(plane, stream, buffer)?;
         }
     }
 
-    fn open_block(&mut self, plane: u32, stream: u32) -> Result<()> {
+    fn open_block(&mut self, plane: u32, stream: u32, buffer: &mut dyn BufferView) -> Result<()> {
         let block = self.blocks.take_free(plane)?;
         let on_plane = self.geo.plane_of(block);
         self.ops.need_erased(on_plane, block);
         self.flash.open(block, stream as u8);
         self.blocks.set_open(plane, stream, block);
+        if let Some(r) = self.refresh.as_mut() {
+            let fast = self.shadow.fast && Some(stream) == self.layout.zombie_stream;
+            r.opened(
+                block,
+                self.flash.open_seq[block as usize],
+                self.now_ns,
+                fast,
+            );
+        }
         let u = self.blocks.unit_of_plane(plane);
         if !self.in_gc && self.blocks.units[u].free < self.low {
-            self.collect(u)?;
+            self.collect(u, buffer)?;
         }
         Ok(())
+    }
+
+    /// Whether `block` is programmed in fast-write mode.
+    #[inline]
+    fn is_fast(&self, block: u32) -> bool {
+        self.shadow.fast
+            && Some(self.flash.stream[block as usize] as u32) == self.layout.zombie_stream
     }
 }
 
@@ -296,16 +360,19 @@ impl Ftl for PageMappedFtl {
     }
 
     #[inline]
+    fn write_page(
+        &mut self,
+        lpn: u64,
+        value: Option<u64>,
+        cause: Cause,
+        buffer: &mut dyn BufferView,
+    ) -> Result<()> {
+        self.write_one(lpn, value, cause, buffer)
+    }
+
+    #[inline]
     fn write(&mut self, lpn: u64) -> Result<()> {
-        self.write_page(lpn, None, Cause::Host)
-    }
-
-    fn write_value(&mut self, lpn: u64, value: u64) -> Result<()> {
-        self.write_page(lpn, Some(value), Cause::Host)
-    }
-
-    fn write_buffered(&mut self, lpn: u64, value: Option<u64>) -> Result<()> {
-        self.write_page(lpn, value, Cause::Buffer)
+        self.write_one(lpn, None, Cause::Host, &mut crate::ftl::NoBuffer)
     }
 
     fn content_stats(
@@ -382,8 +449,25 @@ impl Ftl for PageMappedFtl {
         self.ops.busy_until()
     }
 
-    fn idle(&mut self, from: u64, until: u64) -> Result<()> {
-        self.background_collect(from, until)
+    fn idle(&mut self, from: u64, until: u64, buffer: &mut dyn BufferView) -> Result<()> {
+        self.background_collect(from, until, buffer)
+    }
+
+    fn tick(&mut self, now: u64, buffer: &mut dyn BufferView) -> Result<()> {
+        self.now_ns = self.now_ns.max(now);
+        if self.refresh.is_some() {
+            self.refresh_due(buffer)?;
+        }
+        Ok(())
+    }
+
+    fn restart(&mut self, now: u64, lost: &[u64], buffer: &mut dyn BufferView) -> Result<()> {
+        self.now_ns = self.now_ns.max(now);
+        self.clear_all_zombies();
+        if let Some(o) = self.oracle.as_mut() {
+            o.power_lost(lost);
+        }
+        self.refresh_fast_blocks(buffer)
     }
 
     fn timing_summary(&self, elapsed: u64) -> Option<TimingSummary> {
@@ -404,6 +488,7 @@ impl Ftl for PageMappedFtl {
             programs: self.ops.programs,
             reads: self.ops.reads,
             erases: self.ops.erases,
+            gc_latency_ns: self.ops.gc_ns,
             ..self.counters
         }
     }
@@ -416,12 +501,16 @@ impl Ftl for PageMappedFtl {
         }
     }
 
-    fn clear_zombies(&mut self) {
-        self.clear_all_zombies();
-    }
-
     fn known_zombies(&self) -> u64 {
         self.zombie_known
+    }
+
+    fn is_host_shadow(&self, lpn: u64) -> bool {
+        (lpn as usize) < self.l2p.len() && self.is_zombie(lpn as usize)
+    }
+
+    fn mapped(&self, lpn: u64) -> Option<u32> {
+        self.lookup(lpn)
     }
 
     fn verify(&self) -> Result<()> {
@@ -466,6 +555,7 @@ impl Ftl for PageMappedFtl {
             + self.region.len()
             + self.zombie_bits.as_ref().map_or(0, |b| b.len() * 8)
             + self.content.as_ref().map_or(0, |c| c.memory_bytes())
+            + self.refresh.as_ref().map_or(0, |r| r.memory_bytes())
     }
 }
 

@@ -17,22 +17,24 @@
 use crate::config::{
     available_memory, Config, MemoryEstimate, PreconditionPattern, TracePlacement,
 };
-use crate::device::{Command, Device, Payload};
+use crate::device::Device;
 use crate::error::Result;
 use crate::flash::Geometry;
 use crate::ftl::Ftl;
-use crate::host::{self, HostSim};
+use crate::host::{self, HostSim, HostWriteBuffer};
 use crate::interface::HostInterface;
 use crate::report::{DeviceInfo, PhaseReport, Report, RunInfo};
 use crate::stats::{Counters, SeriesPoint};
 use crate::workload::{
-    AppSource, Op, Request, RequestSource, Synthetic, TraceSpec, TraceWorkload, Workload,
-    WorkloadSpec,
+    AppSource, RequestSource, Synthetic, TraceSpec, TraceWorkload, Workload, WorkloadSpec,
 };
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use std::collections::VecDeque;
 use std::time::{Duration, Instant};
+
+mod measure;
+
+use measure::measure_device;
 
 /// Requests drawn ahead of the one being simulated (for prefetching).
 const LOOKAHEAD: usize = 8;
@@ -48,6 +50,9 @@ pub struct RunOptions {
     /// Refuse a run whose estimated state exceeds this many bytes (`None`: the memory
     /// the operating system says is available, where it can tell).
     pub max_memory: Option<u64>,
+    /// Run a configuration that is refused as unsafe (the skip policy with a volatile
+    /// buffer), so that its data loss can be shown.
+    pub force_unsafe: bool,
 }
 
 /// Refuse, before allocating, a run whose state would not fit (see
@@ -332,6 +337,14 @@ fn run(
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Report> {
     let started = Instant::now();
+    if cfg.gc.skip_shadows && !cfg.device.buffer_nonvolatile && !opts.force_unsafe {
+        return Err(crate::Error::config(
+            "gc.skip_shadows",
+            "drops flash copies whose newer copy is only in the device buffer; with a \
+             volatile buffer (device.buffer_nonvolatile = false) a power loss then loses \
+             data: set device.buffer_nonvolatile = true (or force it to see the loss)",
+        ));
+    }
     let mut device = Device::new(cfg, stream_seed(opts.seed, STREAM_GC), opts.verify)?;
     let logical = device.logical_pages();
     let mut ticker = Ticker {
@@ -433,15 +446,20 @@ fn run(
     let held_mean = rec.held_mean(ftl);
     let effective_op = rec.effective_over_provisioning(ftl, geo.physical_pages);
     let series = std::mem::take(&mut rec.series);
+    let mut host_buffer = None;
     let (elapsed_ns, latency, throughput, app, cache, notify) = match measured_phase {
-        Measured::Device(iface) => (
-            iface.elapsed(),
-            timed.then(|| iface.latency()),
-            timed.then(|| iface.throughput()),
-            None,
-            None,
-            None,
-        ),
+        Measured::Device(iface, hb) => {
+            let notify = hb.as_ref().map(|h| h.notify_report());
+            host_buffer = hb.map(|h| h.report());
+            (
+                iface.elapsed(),
+                timed.then(|| iface.latency()),
+                timed.then(|| iface.throughput()),
+                None,
+                None,
+                notify,
+            )
+        }
         Measured::Host(o) => (
             o.elapsed_ns,
             Some(o.device_latency),
@@ -515,6 +533,19 @@ fn run(
         },
         content,
         buffer: device.buffer_report(),
+        host_buffer,
+        refresh: cfg.needs_clock().then(|| crate::report::RefreshReport {
+            blocks: measured.refresh_blocks,
+            fast_blocks: measured.refresh_fast_blocks,
+            pages: measured.refresh_pages,
+            restarts: device.restarts(),
+            program_share: if measured.programs.total() == 0 {
+                0.0
+            } else {
+                measured.programs.get(crate::stats::Cause::Refresh) as f64
+                    / measured.programs.total() as f64
+            },
+        }),
     })
 }
 
@@ -547,64 +578,8 @@ fn nothing_to_simulate(label: &str, trace: Option<&crate::workload::TraceInfo>) 
 
 /// How the measured phase ran.
 enum Measured {
-    Device(Box<HostInterface>),
+    Device(Box<HostInterface>, Option<Box<HostWriteBuffer>>),
     Host(Box<host::HostOutcome>),
-}
-
-/// The measured phase without a host model: requests go to the device interface.
-fn measure_device(
-    cfg: &Config,
-    device: &mut Device,
-    workload: &mut dyn Workload,
-    rec: &mut Recorder,
-) -> Result<Measured> {
-    let timed = cfg.timing.enabled;
-    let mut iface = HostInterface::new(cfg);
-    // Requests are drawn a few ahead so the FTL can prefetch their mapping entries.
-    let mut pending: VecDeque<Request> = VecDeque::with_capacity(LOOKAHEAD);
-    // The request being timed (a trace request may span several runs) and its arrival.
-    let mut current: Option<(Request, u64)> = None;
-    while !rec.ticker.stopped {
-        while pending.len() < LOOKAHEAD {
-            match workload.next_request()? {
-                Some(r) => {
-                    device.ftl().prefetch(r.lpn);
-                    pending.push_back(r);
-                }
-                None => break,
-            }
-        }
-        let Some(req) = pending.pop_front() else {
-            break;
-        };
-        if req.op == Op::Flush || !req.continued {
-            if let Some((prev, arrival)) = current.take() {
-                iface.complete(&prev, arrival, device.end());
-            }
-            let (issue, arrival) = if timed { iface.issue(&req) } else { (0, 0) };
-            if req.op == Op::Flush {
-                let done = device.submit(issue, &Command::new(Op::Flush, 0, 0))?;
-                if timed {
-                    iface.release(done);
-                }
-                rec.after(device, || workload.progress())?;
-                continue;
-            }
-            device.start(issue)?;
-            if timed {
-                current = Some((req, arrival));
-            }
-        } else if let Some((prev, _)) = current.as_mut() {
-            prev.pages += req.pages;
-        }
-        let payload = req.value.map_or(Payload::Unknown, Payload::Same);
-        device.apply(req.op, req.lpn, req.pages, payload)?;
-        rec.after(device, || workload.progress())?;
-    }
-    if let Some((prev, arrival)) = current.take() {
-        iface.complete(&prev, arrival, device.end());
-    }
-    Ok(Measured::Device(Box::new(iface)))
 }
 
 fn series_point(start: &Counters, prev: &Counters, now: &Counters) -> SeriesPoint {

@@ -1,0 +1,326 @@
+//! The host-side write buffer of block requests (003 §3.1: a 128 MB LRU buffer above
+//! the device), for traces and synthetic block workloads without the host model.
+//!
+//! ```text
+//!   block request ─► write L: hit ─► absorbed (L was clean? it is dirty again: notify)
+//!                 │           miss ─► full? evict the LRU page(s); a dirty victim is
+//!                 │                   written to the device (coalesced runs, one command
+//!                 │                   each); then L is buffered dirty: notify
+//!                 ├► read L: hit ─► served from host DRAM; miss ─► device read (not buffered)
+//!                 ├► trim L ─► dropped here, trimmed on the device
+//!                 └► flush ─► every dirty page written to the device, then a device flush
+//!   notify (clean → dirty) ─► NotificationChannel (none / ideal / piggyback / command):
+//!       the device learns L is host-shadow; the write of L itself tells it L left the host
+//! ```
+//!
+//! The buffer is the device layer's [`WriteBuffer`] (the same replacement policies),
+//! volatile. It is a deliberately plain model of a block-level write buffer: no
+//! writeback daemon, no dirty limits (that is the host model's page cache, `host.cache`).
+
+use super::NotificationChannel;
+use crate::config::{Config, DeviceConfig, NotifyMode};
+use crate::device::{
+    BufferCounters, BufferReport, Command, Device, Payload, WriteBuffer, NO_VALUE,
+};
+use crate::error::Result;
+use crate::report::NotifyReport;
+use crate::workload::Op;
+
+/// Awareness is sampled every this many requests.
+const SAMPLE_EVERY: u64 = 256;
+
+/// The host write buffer and its notification channel.
+pub struct HostWriteBuffer {
+    buffer: WriteBuffer,
+    channel: NotificationChannel,
+    /// Counters when the measured phase began.
+    start: BufferCounters,
+    dram_ns: u64,
+    command_ns: u64,
+    timed: bool,
+    /// Reused lists: dirty victims `(lpn, value)`, zombie hints, values of a run.
+    writebacks: Vec<(u64, u64)>,
+    hints: Vec<u64>,
+    values: Vec<u64>,
+    requests: u64,
+    aware_sum: f64,
+    aware_samples: u64,
+    known_sum: f64,
+    samples: u64,
+}
+
+impl HostWriteBuffer {
+    /// The buffer `cfg.host.buffer` describes, or `None` without one.
+    pub fn new(cfg: &Config) -> Option<Self> {
+        let page = cfg.flash.page_size.bytes();
+        let pages = cfg.host.buffer.bytes() / page;
+        (pages > 0).then(|| {
+            let dc = DeviceConfig {
+                buffer: cfg.host.buffer,
+                buffer_policy: cfg.host.buffer_policy,
+                ..DeviceConfig::default()
+            };
+            HostWriteBuffer {
+                buffer: WriteBuffer::new(&dc, pages),
+                channel: NotificationChannel::new(&cfg.notify, page),
+                start: BufferCounters::default(),
+                dram_ns: cfg.timing.dram_ns.round() as u64,
+                command_ns: (cfg.notify.command_us * 1e3) as u64,
+                timed: cfg.timing.enabled,
+                writebacks: Vec::new(),
+                hints: Vec::new(),
+                values: Vec::new(),
+                requests: 0,
+                aware_sum: 0.0,
+                aware_samples: 0,
+                known_sum: 0.0,
+                samples: 0,
+            }
+        })
+    }
+
+    /// Whether a dirty copy of `lpn` is held here.
+    pub fn is_dirty(&self, lpn: u64) -> bool {
+        self.buffer.is_dirty(lpn)
+    }
+
+    /// The content value held for `lpn` (`None`: not buffered; `Some(None)`: unknown).
+    pub fn value_of(&self, lpn: u64) -> Option<Option<u64>> {
+        self.buffer
+            .value_of(lpn)
+            .map(|v| Some(v).filter(|&v| v != NO_VALUE))
+    }
+
+    /// One block request issued at `issue`: returns when it completes.
+    pub fn request(
+        &mut self,
+        device: &mut Device,
+        issue: u64,
+        op: Op,
+        lpn: u64,
+        pages: u32,
+        payload: Payload,
+    ) -> Result<u64> {
+        self.requests += 1;
+        let end = lpn + pages as u64;
+        let mut done = issue;
+        match op {
+            Op::Write => {
+                for (i, l) in (lpn..end).enumerate() {
+                    let v = payload.value(i).unwrap_or(NO_VALUE);
+                    let was_dirty = self.buffer.is_dirty(l);
+                    if !self.buffer.write_hit(l, v) {
+                        self.buffer.make_room(&mut self.writebacks);
+                        self.buffer.insert_dirty(l, v);
+                    }
+                    if !was_dirty {
+                        self.dirtied(device, l, issue)?;
+                    }
+                }
+                done = done.max(issue + pages as u64 * self.dram_ns);
+                done = done.max(self.write_back(device, issue)?);
+            }
+            Op::Read => {
+                let mut run: Option<(u64, u32)> = None;
+                let mut hits = 0u64;
+                for l in lpn..end {
+                    if self.buffer.read(l) {
+                        hits += 1;
+                        if let Some((s, n)) = run.take() {
+                            done = done.max(self.submit(
+                                device,
+                                issue,
+                                Command::new(Op::Read, s, n),
+                            )?);
+                        }
+                    } else {
+                        run = match run {
+                            Some((s, n)) => Some((s, n + 1)),
+                            None => Some((l, 1)),
+                        };
+                    }
+                }
+                if let Some((s, n)) = run {
+                    done = done.max(self.submit(device, issue, Command::new(Op::Read, s, n))?);
+                }
+                done = done.max(issue + hits * self.dram_ns);
+            }
+            Op::Trim => {
+                for l in lpn..end {
+                    self.buffer.discard(l);
+                }
+                done = done.max(self.submit(device, issue, Command::new(Op::Trim, lpn, pages))?);
+            }
+            Op::Flush => done = done.max(self.flush(device, issue)?),
+        }
+        self.requests_sample(device);
+        Ok(done)
+    }
+
+    /// Write every dirty page to the device, then flush the device; returns when done.
+    pub fn flush(&mut self, device: &mut Device, issue: u64) -> Result<u64> {
+        self.buffer.flush(&mut self.writebacks);
+        let done = self.write_back(device, issue)?;
+        let flushed = device.submit(issue, &Command::new(Op::Flush, 0, 0))?;
+        Ok(done.max(flushed))
+    }
+
+    /// A restart: dirty pages are written back first (a clean shutdown); everything
+    /// buffered is then gone.
+    pub fn restart(&mut self, device: &mut Device, issue: u64) -> Result<u64> {
+        let done = self.flush(device, issue)?;
+        let mut lost = Vec::new();
+        self.buffer.power_loss(&mut lost);
+        debug_assert!(lost.is_empty(), "a flushed buffer loses nothing");
+        Ok(done)
+    }
+
+    /// Page `lpn` went clean → dirty here: the channel learns it.
+    fn dirtied(&mut self, device: &mut Device, lpn: u64, issue: u64) -> Result<()> {
+        if self.channel.dirtied(lpn) {
+            device.hint_zombie(lpn, true)?;
+            self.channel.counters.delivered_pages += 1;
+        }
+        if self.channel.command_due() {
+            let hints = self.deliverable();
+            for &l in &hints {
+                device.hint_zombie(l, true)?;
+            }
+            self.hints = hints;
+            self.channel.counters.commands += 1;
+            if self.timed {
+                device.hold_until(issue + self.command_ns);
+            }
+        }
+        Ok(())
+    }
+
+    /// The extents one command carries: pages still dirty here become zombie hints.
+    fn deliverable(&mut self) -> Vec<u64> {
+        let mut out = std::mem::take(&mut self.hints);
+        out.clear();
+        let (mut delivered, mut stale) = (0, 0);
+        for (lpn, len) in self.channel.take() {
+            for l in lpn..lpn + len as u64 {
+                if self.buffer.is_dirty(l) {
+                    out.push(l);
+                    delivered += 1;
+                } else {
+                    stale += 1;
+                }
+            }
+        }
+        self.channel.counters.delivered_pages += delivered;
+        self.channel.counters.stale_pages += stale;
+        out
+    }
+
+    /// Submit one device command at `issue`, carrying piggybacked hints.
+    fn submit(&mut self, device: &mut Device, issue: u64, cmd: Command) -> Result<u64> {
+        let piggyback =
+            self.channel.mode == NotifyMode::Piggyback && matches!(cmd.op, Op::Read | Op::Write);
+        let hints = if piggyback {
+            self.deliverable()
+        } else {
+            std::mem::take(&mut self.hints)
+        };
+        let done = device.submit(
+            issue,
+            &Command {
+                zombies: if piggyback { &hints } else { &[] },
+                ..cmd
+            },
+        );
+        self.hints = hints;
+        done
+    }
+
+    /// Write the pages evicted or flushed (in `writebacks`) to the device, one
+    /// command per run of consecutive pages; returns when the last completes.
+    fn write_back(&mut self, device: &mut Device, issue: u64) -> Result<u64> {
+        let mut done = issue;
+        if self.writebacks.is_empty() {
+            return Ok(done);
+        }
+        let mut pages = std::mem::take(&mut self.writebacks);
+        pages.sort_unstable_by_key(|&(l, _)| l);
+        let mut values = std::mem::take(&mut self.values);
+        let mut i = 0;
+        let mut result = Ok(());
+        while i < pages.len() {
+            let first = pages[i].0;
+            let mut n = 1;
+            while i + n < pages.len() && pages[i + n].0 == first + n as u64 {
+                n += 1;
+            }
+            values.clear();
+            values.extend(pages[i..i + n].iter().map(|&(_, v)| v));
+            let payload = if values.iter().all(|&v| v == NO_VALUE) {
+                Payload::Unknown
+            } else {
+                Payload::PerPage(&values)
+            };
+            let cmd = Command {
+                payload,
+                ..Command::new(Op::Write, first, n as u32)
+            };
+            match self.submit(device, issue, cmd) {
+                Ok(t) => done = done.max(t),
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+            i += n;
+        }
+        pages.clear();
+        self.writebacks = pages;
+        self.values = values;
+        result.map(|_| done)
+    }
+
+    fn requests_sample(&mut self, device: &Device) {
+        if !self.requests.is_multiple_of(SAMPLE_EVERY) {
+            return;
+        }
+        let known = device.known_zombies() as f64;
+        let dirty = self.buffer.dirty_count() as f64;
+        self.samples += 1;
+        self.known_sum += known;
+        if dirty > 0.0 {
+            self.aware_sum += (known / dirty).min(1.0);
+            self.aware_samples += 1;
+        }
+    }
+
+    /// The measured phase begins: counters start again.
+    pub fn start_measuring(&mut self) {
+        self.start = self.buffer.counters;
+    }
+
+    /// The buffer's report over the measured phase.
+    pub fn report(&self) -> BufferReport {
+        self.buffer.report(&self.start)
+    }
+
+    /// The channel's report.
+    pub fn notify_report(&self) -> NotifyReport {
+        NotifyReport {
+            mode: self.channel.mode,
+            counters: self.channel.counters,
+            awareness_mean: if self.aware_samples > 0 {
+                self.aware_sum / self.aware_samples as f64
+            } else {
+                0.0
+            },
+            known_zombies_mean: self.known_sum / self.samples.max(1) as f64,
+            queued_extents_end: self.channel.queued() as u64,
+            series: Vec::new(),
+        }
+    }
+
+    /// Check the buffer's bookkeeping.
+    pub fn check(&self) -> Result<()> {
+        self.buffer.check().map_err(crate::Error::integrity)
+    }
+}

@@ -1,0 +1,212 @@
+//! The measured phase without the host model: block requests go to the device
+//! interface, through the host write buffer when there is one (`host.buffer`).
+//!
+//! ```text
+//!  request ─► HostInterface::issue (queue depth, open/closed loop)
+//!          ─► DeviceClock: the device's clock reaches the request (retention refresh
+//!             that is due runs; restarts at `device.restart_at` that have come run first)
+//!          ─► host write buffer (optional) ─► Device::submit ...      (host.buffer)
+//!          └► Device::start / apply / end                             (no host buffer)
+//! ```
+//!
+//! The device's clock is the issue time with timing on; with timing off it is the
+//! request's arrival time (trace timestamps, a synthetic workload's `iops`), which a
+//! device that keeps a clock needs.
+
+use super::{Measured, Recorder, LOOKAHEAD};
+use crate::config::Config;
+use crate::device::{Command, Device, Payload};
+use crate::error::{Error, Result};
+use crate::host::HostWriteBuffer;
+use crate::interface::HostInterface;
+use crate::workload::{Op, Request, Workload};
+use std::collections::VecDeque;
+
+/// The device's clock as the measured phase drives it: ticks and restarts.
+struct DeviceClock {
+    /// Restart times not reached yet (ns), latest first.
+    restarts: Vec<u64>,
+    needed: bool,
+    timed: bool,
+    speed: f64,
+    /// The key that makes the device keep a clock (for the error without one).
+    key: &'static str,
+}
+
+impl DeviceClock {
+    fn new(cfg: &Config) -> Self {
+        let mut restarts: Vec<u64> = cfg
+            .device
+            .restart_at
+            .iter()
+            .map(|s| (s * 1e9).round() as u64)
+            .collect();
+        restarts.reverse();
+        let key = if cfg.gc.fast_write {
+            "gc.fast_write"
+        } else if cfg.ftl.retention_s > 0.0 {
+            "ftl.retention_s"
+        } else {
+            "device.restart_at"
+        };
+        DeviceClock {
+            restarts,
+            needed: cfg.needs_clock(),
+            timed: cfg.timing.enabled,
+            speed: cfg.interface.speed,
+            key,
+        }
+    }
+
+    /// `req`, issued at `issue`, is about to run: the clock moves to it.
+    fn before(
+        &mut self,
+        device: &mut Device,
+        host_buffer: Option<&mut HostWriteBuffer>,
+        req: &Request,
+        issue: u64,
+    ) -> Result<()> {
+        if !self.needed {
+            return Ok(());
+        }
+        let now = if self.timed {
+            issue
+        } else {
+            let t = req.arrival_ns.ok_or_else(|| {
+                Error::config(
+                    self.key,
+                    "needs the device's clock (retention, restarts), and with timing off \
+                     the clock is the requests' arrival times, which this workload does not \
+                     give: set timing.enabled = true, replay a trace with timestamps, or give \
+                     the synthetic workload iops=N",
+                )
+            })?;
+            let now = (t as f64 / self.speed) as u64;
+            device.tick(now)?;
+            now
+        };
+        if self.restarts.last().is_some_and(|&t| t <= now) {
+            while self.restarts.last().is_some_and(|&t| t <= now) {
+                self.restarts.pop();
+            }
+            match host_buffer {
+                Some(h) => {
+                    h.restart(device, issue)?;
+                }
+                None => {
+                    device.submit(issue, &Command::new(Op::Flush, 0, 0))?;
+                }
+            }
+            device.restart()?;
+        }
+        Ok(())
+    }
+}
+
+/// The measured phase without a host model: requests go to the device interface,
+/// through the host write buffer when there is one.
+pub(super) fn measure_device(
+    cfg: &Config,
+    device: &mut Device,
+    workload: &mut dyn Workload,
+    rec: &mut Recorder,
+) -> Result<Measured> {
+    let timed = cfg.timing.enabled;
+    let mut iface = HostInterface::new(cfg);
+    let mut clock = DeviceClock::new(cfg);
+    let mut host_buffer = HostWriteBuffer::new(cfg).map(Box::new);
+    if let Some(h) = host_buffer.as_mut() {
+        h.start_measuring();
+    }
+    // Requests are drawn a few ahead so the FTL can prefetch their mapping entries.
+    let mut pending: VecDeque<Request> = VecDeque::with_capacity(LOOKAHEAD);
+    // The request being timed (a trace request may span several runs), its arrival,
+    // its issue time and (through the host buffer) when its runs complete.
+    let mut current: Option<(Request, u64, u64, u64)> = None;
+    while !rec.ticker.stopped {
+        while pending.len() < LOOKAHEAD {
+            match workload.next_request()? {
+                Some(r) => {
+                    device.ftl().prefetch(r.lpn);
+                    pending.push_back(r);
+                }
+                None => break,
+            }
+        }
+        let Some(req) = pending.pop_front() else {
+            break;
+        };
+        if req.op == Op::Flush || !req.continued {
+            if let Some((prev, arrival, _, done)) = current.take() {
+                complete(
+                    &mut iface,
+                    device,
+                    timed,
+                    host_buffer.is_some(),
+                    (&prev, arrival, done),
+                );
+            }
+            let (issue, arrival) = if timed { iface.issue(&req) } else { (0, 0) };
+            clock.before(device, host_buffer.as_deref_mut(), &req, issue)?;
+            if req.op == Op::Flush {
+                let done = match host_buffer.as_mut() {
+                    Some(h) => h.flush(device, issue)?,
+                    None => device.submit(issue, &Command::new(Op::Flush, 0, 0))?,
+                };
+                if timed {
+                    iface.release(done);
+                }
+                rec.after(device, || workload.progress())?;
+                continue;
+            }
+            if host_buffer.is_none() {
+                device.start(issue)?;
+            }
+            if timed || host_buffer.is_some() {
+                current = Some((req, arrival, issue, issue));
+            }
+        } else if let Some((prev, ..)) = current.as_mut() {
+            prev.pages += req.pages;
+        }
+        let payload = req.value.map_or(Payload::Unknown, Payload::Same);
+        match host_buffer.as_mut() {
+            Some(h) => {
+                let (_, _, issue, done) = current.as_mut().expect("a request in progress");
+                let t = h.request(device, *issue, req.op, req.lpn, req.pages, payload)?;
+                *done = (*done).max(t);
+            }
+            None => device.apply(req.op, req.lpn, req.pages, payload)?,
+        }
+        rec.after(device, || workload.progress())?;
+    }
+    if let Some((prev, arrival, _, done)) = current.take() {
+        complete(
+            &mut iface,
+            device,
+            timed,
+            host_buffer.is_some(),
+            (&prev, arrival, done),
+        );
+    }
+    if rec.verify {
+        if let Some(h) = host_buffer.as_ref() {
+            h.check()?;
+        }
+    }
+    Ok(Measured::Device(Box::new(iface), host_buffer))
+}
+
+/// `req` completed: at `done` through the host buffer, else when the device says.
+fn complete(
+    iface: &mut HostInterface,
+    device: &mut Device,
+    timed: bool,
+    host_buffer: bool,
+    (req, arrival, done): (&Request, u64, u64),
+) {
+    if !timed {
+        return;
+    }
+    let done = if host_buffer { done } else { device.end() };
+    iface.complete(req, arrival, done);
+}
