@@ -68,6 +68,13 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
         description: "one-page writes at uniform addresses carrying content fingerprints: a \
             fraction `unique` fresh, the rest Zipf(zipf) over `catalog` values",
     },
+    WorkloadInfo {
+        name: "footprint",
+        keys: "growth=0.05, window=64MiB, theta=0, phase=0, pause=0",
+        description: "a written footprint growing by a fraction `growth` of writes (fresh \
+            pages); the rest rewrite the `window` newest ones (Zipf(theta) by recency); \
+            a fraction `pause` of the phases of `phase` bytes do not grow",
+    },
 ];
 
 impl WorkloadInfo {
@@ -300,6 +307,7 @@ impl WorkloadSpec {
                 values = Some(super::ValueModel::new(unique, zipf, catalog, seed));
                 AddressModel::Uniform
             }
+            "footprint" => footprint_model(&mut keys, page_size, size)?,
             other => unreachable!("workload `{other}` passed parse()"),
         };
         keys.finish()?;
@@ -315,6 +323,42 @@ impl WorkloadSpec {
         )
         .with_values(values))
     }
+}
+
+/// `footprint`'s keys, checked, for requests of `size` bytes.
+fn footprint_model(keys: &mut Keys, page_size: u64, size: u64) -> Result<AddressModel> {
+    let growth = keys.fraction("growth", 0.05)?;
+    let window = keys.bytes("window", 64 << 20)?;
+    if window < size {
+        return Err(keys.bad(
+            "window",
+            &window.to_string(),
+            &format!("at least one request ({size} bytes)"),
+        ));
+    }
+    let theta = keys.number("theta", 0.0)?;
+    if theta < 0.0 {
+        return Err(keys.bad("theta", &theta.to_string(), "a non-negative number"));
+    }
+    let phase = keys.bytes("phase", 0)?;
+    let pause = keys.fraction("pause", 0.0)?;
+    if pause >= 1.0 {
+        return Err(keys.bad("pause", &pause.to_string(), "a fraction in [0, 1)"));
+    }
+    if pause > 0.0 && phase == 0 {
+        return Err(keys.bad(
+            "pause",
+            &pause.to_string(),
+            "0 unless `phase` (bytes per phase) is set",
+        ));
+    }
+    Ok(AddressModel::Footprint {
+        growth,
+        window_pages: window.div_ceil(page_size),
+        theta,
+        phase_pages: phase.div_ceil(page_size),
+        pause,
+    })
 }
 
 struct Keys<'a> {

@@ -3,8 +3,10 @@
 //! The logical space is cut into *slots* of one request size (`size` rounded up to
 //! whole pages); an address model picks a slot, and the request covers it. Reads,
 //! trims and writes are mixed by the `read` and `trim` fractions; reads follow the
-//! write model or are uniform (`reads=uniform`).
+//! write model (`footprint`: uniform over the slots written so far) or are uniform
+//! (`reads=uniform`).
 
+use super::footprint::Footprint;
 use super::{Op, Request, ValueModel, Workload};
 use crate::error::Result;
 use rand::{RngExt, SeedableRng};
@@ -37,19 +39,31 @@ pub enum AddressModel {
         theta: f64,
         scramble: bool,
     },
+    /// A written footprint growing by a fraction `growth` of writes (fresh slots in a
+    /// scrambled order), the rest rewriting the `window_pages` newest fresh pages
+    /// (Zipf(`theta`) over recency, 0 = uniform); a fraction `pause` of the phases of
+    /// `phase_pages` written pages do not grow (see [`Footprint`]).
+    Footprint {
+        growth: f64,
+        window_pages: u64,
+        theta: f64,
+        phase_pages: u64,
+        pause: f64,
+    },
 }
 
 /// A bijection of `0..n` (xorshift-multiply rounds on the next power of two, with
-/// cycle-walking), so Zipf's hot ranks land all over the space.
+/// cycle-walking), so Zipf's hot ranks and `footprint`'s fresh slots land all over the
+/// space.
 #[derive(Clone, Debug)]
-struct Permutation {
+pub(super) struct Permutation {
     n: u64,
     bits: u32,
     mask: u64,
 }
 
 impl Permutation {
-    fn new(n: u64) -> Self {
+    pub(super) fn new(n: u64) -> Self {
         let bits = (64 - (n.max(2) - 1).leading_zeros()).max(2);
         Permutation {
             n,
@@ -72,7 +86,7 @@ impl Permutation {
         x
     }
 
-    fn apply(&self, mut x: u64) -> u64 {
+    pub(super) fn apply(&self, mut x: u64) -> u64 {
         loop {
             x = self.round(x);
             if x < self.n {
@@ -96,6 +110,7 @@ enum Sampler {
         dist: Zipf<f64>,
         perm: Option<Permutation>,
     },
+    Footprint(Footprint),
 }
 
 /// A seeded synthetic workload.
@@ -142,6 +157,20 @@ impl Synthetic {
                 dist: Zipf::new(slots as f64, theta).expect("theta checked when parsed"),
                 perm: scramble.then(|| Permutation::new(slots)),
             },
+            AddressModel::Footprint {
+                growth,
+                window_pages,
+                theta,
+                phase_pages,
+                pause,
+            } => Sampler::Footprint(Footprint::new(
+                slots,
+                growth,
+                window_pages.div_ceil(req_pages),
+                theta,
+                phase_pages,
+                pause,
+            )),
         };
         Synthetic {
             sampler,
@@ -202,6 +231,17 @@ impl Synthetic {
                     None => rank,
                 }
             }
+            Sampler::Footprint(f) => f.write(&mut self.rng, self.written),
+        }
+    }
+
+    /// The slot of a read or trim.
+    #[inline]
+    fn other_slot(&mut self) -> u64 {
+        match &self.sampler {
+            _ if self.uniform_reads => self.rng.random_range(0..self.slots),
+            Sampler::Footprint(f) => f.read(&mut self.rng),
+            _ => self.write_slot(),
         }
     }
 
@@ -232,10 +272,10 @@ impl Workload for Synthetic {
                 Op::Write
             }
         };
-        let slot = if op != Op::Write && self.uniform_reads {
-            self.rng.random_range(0..self.slots)
-        } else {
+        let slot = if op == Op::Write {
             self.write_slot()
+        } else {
+            self.other_slot()
         };
         let lpn = slot * self.req_pages;
         let pages = self.req_pages.min(self.logical_pages - lpn) as u32;
