@@ -282,7 +282,7 @@ mod tests {
     #[test]
     fn a_seed_gives_one_request_stream() {
         let spec = "footprint:growth=0.3,theta=0.8,phase=1MiB,pause=0.5,read=0.3,trim=0.1,\
-                    size=8KiB,requests=20000";
+                    size=8KiB,iops=5000,requests=20000";
         let a = requests(spec, 1 << 16, 7);
         assert_eq!(a, requests(spec, 1 << 16, 7));
         assert_ne!(a, requests(spec, 1 << 16, 8));

@@ -1,7 +1,7 @@
 //! Parsing and checking `NAME:key=value,...` workload specifications.
 
 use super::oltp::OltpWorkload;
-use super::synthetic::{AddressModel, Length, Synthetic};
+use super::synthetic::{AddressModel, Length, Rate, Synthetic};
 use crate::error::{Error, Result};
 use crate::units::parse_bytes;
 
@@ -19,7 +19,7 @@ pub const MAX_DRIVE_WRITES: f64 = 100_000.0;
 pub const MAX_REQUESTS: u64 = 1_000_000_000_000;
 
 const COMMON_KEYS: &str = "read=0, trim=0, size=PAGE, reads=same|uniform, \
-    one of drive_writes=1 | requests=N | bytes=SIZE";
+    one of drive_writes=1 | requests=N | bytes=SIZE, iops=N (open-loop arrivals)";
 
 /// Every synthetic workload, for listings.
 pub const WORKLOADS: &[WorkloadInfo] = &[
@@ -247,6 +247,17 @@ impl WorkloadSpec {
         // 000: 5.12 GB written on a 29.8 GB logical space.
         let default_dw = if zc { 5.12 / 29.8 } else { 1.0 };
         let length = keys.length(logical_pages, page_size, read + trim, default_dw)?;
+        let rate = match keys.take("iops") {
+            None => None,
+            Some(v) => Some(Rate::new(
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite() && *x > 0.0)
+                    .ok_or_else(|| {
+                        keys.bad("iops", &v, "a positive number of requests per second")
+                    })?,
+            )),
+        };
         let mut values = None;
         let model = match self.name.as_str() {
             "uniform" => AddressModel::Uniform,
@@ -321,7 +332,8 @@ impl WorkloadSpec {
             length,
             seed,
         )
-        .with_values(values))
+        .with_values(values)
+        .with_rate(rate))
     }
 }
 

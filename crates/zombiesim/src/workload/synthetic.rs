@@ -4,7 +4,8 @@
 //! whole pages); an address model picks a slot, and the request covers it. Reads,
 //! trims and writes are mixed by the `read` and `trim` fractions; reads follow the
 //! write model (`footprint`: uniform over the slots written so far) or are uniform
-//! (`reads=uniform`).
+//! (`reads=uniform`). With `iops`, request `k` (from 0) arrives at
+//! `round(k · 10⁹ / iops)` ns (open loop); without it, requests carry no arrival time.
 
 use super::footprint::Footprint;
 use super::{Op, Request, ValueModel, Workload};
@@ -113,6 +114,31 @@ enum Sampler {
     Footprint(Footprint),
 }
 
+/// Open-loop arrival times at a fixed rate (`iops`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Rate {
+    iops: f64,
+}
+
+impl Rate {
+    /// `iops`: a positive finite number (checked when parsed).
+    pub(super) fn new(iops: f64) -> Self {
+        Rate { iops }
+    }
+
+    /// Request `k`'s arrival, `round(k · 10⁹ / iops)` ns, from `k` itself (no running
+    /// sum): exact for a whole `iops`, one rounding of `k · 10⁹ / iops` otherwise.
+    pub(super) fn arrival_ns(&self, k: u64) -> u64 {
+        const NS: u128 = 1_000_000_000;
+        if self.iops.fract() == 0.0 && self.iops <= (1u64 << 53) as f64 {
+            let n = self.iops as u128;
+            u64::try_from((2 * k as u128 * NS + n) / (2 * n)).unwrap_or(u64::MAX)
+        } else {
+            (k as f64 * 1e9 / self.iops).round() as u64
+        }
+    }
+}
+
 /// A seeded synthetic workload.
 #[derive(Clone, Debug)]
 pub struct Synthetic {
@@ -129,6 +155,8 @@ pub struct Synthetic {
     rng: Pcg64Mcg,
     /// Content fingerprints of writes (the `values` workload).
     values: Option<ValueModel>,
+    /// Arrival times (`iops`); `None`: requests carry none.
+    rate: Option<Rate>,
 }
 
 impl Synthetic {
@@ -185,12 +213,19 @@ impl Synthetic {
             written: 0,
             rng: Pcg64Mcg::seed_from_u64(seed),
             values: None,
+            rate: None,
         }
     }
 
     /// Give every write a content fingerprint drawn from `values`.
     pub(super) fn with_values(mut self, values: Option<ValueModel>) -> Self {
         self.values = values;
+        self
+    }
+
+    /// Give request `k` (from 0) the arrival time `round(k · 10⁹ / iops)` ns.
+    pub(super) fn with_rate(mut self, rate: Option<Rate>) -> Self {
+        self.rate = rate;
         self
     }
 
@@ -203,6 +238,7 @@ impl Synthetic {
         w.length = Length::WritePages(u64::MAX);
         w.requests = 0;
         w.written = 0;
+        w.rate = None;
         w.rng = Pcg64Mcg::seed_from_u64(seed);
         w
     }
@@ -259,6 +295,7 @@ impl Workload for Synthetic {
         if self.done() {
             return Ok(None);
         }
+        let arrival_ns = self.rate.map(|r| r.arrival_ns(self.requests));
         self.requests += 1;
         let op = if self.read == 0.0 && self.trim == 0.0 {
             Op::Write
@@ -286,7 +323,7 @@ impl Workload for Synthetic {
             op,
             lpn,
             pages,
-            arrival_ns: None,
+            arrival_ns,
             continued: false,
             value: match (&mut self.values, op) {
                 (Some(m), Op::Write) => Some(m.draw(&mut self.rng)),
@@ -316,6 +353,7 @@ impl Workload for Synthetic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::WorkloadSpec;
 
     #[test]
     fn permutation_is_a_bijection() {
@@ -329,5 +367,47 @@ mod tests {
                 seen[y as usize] = true;
             }
         }
+    }
+
+    fn arrivals(spec: &str, n: usize) -> Vec<Option<u64>> {
+        let mut w = WorkloadSpec::parse(spec)
+            .unwrap()
+            .build(1 << 16, 4096, 1)
+            .unwrap();
+        (0..n)
+            .map(|_| w.next_request().unwrap().unwrap().arrival_ns)
+            .collect()
+    }
+
+    #[test]
+    fn iops_spaces_arrivals_exactly() {
+        let want: Vec<_> = (0..1000).map(|k| Some(k * 1_000_000)).collect();
+        assert_eq!(arrivals("uniform:iops=1000", 1000), want);
+        assert_eq!(arrivals("footprint:iops=1000,read=0.5", 1000), want);
+        assert_eq!(arrivals("zipf:read=0.2", 3), [None; 3]);
+        // 3 IOPS: 333,333,333.3 ns apart, each time rounded on its own.
+        let got = arrivals("sequential:iops=3", 4);
+        assert_eq!(got, [0, 333_333_333, 666_666_667, 1_000_000_000].map(Some));
+        let r = Rate::new(3.0);
+        assert_eq!(r.arrival_ns(3_000_000_000), 1_000_000_000_000_000_000);
+        assert_eq!(r.arrival_ns(3_000_000_001), 1_000_000_000_333_333_333);
+        // A fractional rate: 2.5 IOPS, 0.4 s apart.
+        let r = Rate::new(2.5);
+        assert_eq!(r.arrival_ns(7), 2_800_000_000);
+        assert_eq!(r.arrival_ns(1_000_000), 400_000_000_000_000);
+    }
+
+    #[test]
+    fn bad_iops_names_the_key() {
+        for v in ["0", "-3", "abc", "inf", "NaN"] {
+            let spec = format!("hotcold:iops={v}");
+            match WorkloadSpec::parse(&spec) {
+                Err(crate::Error::Workload { reason, .. }) => {
+                    assert!(reason.contains(&format!("iops = {v}")), "{spec}: {reason}")
+                }
+                other => panic!("{spec}: {other:?}"),
+            }
+        }
+        assert!(WorkloadSpec::parse("oltp:iops=100").is_err());
     }
 }
