@@ -15,6 +15,8 @@ def test_builders_make_specs():
     assert str(workload.zipf(theta=0.8, scramble=False)) == "zipf:theta=0.8,scramble=false"
     assert str(workload.sequential(start=10, bytes="1MiB")) == "sequential:start=10,bytes=1MiB"
     assert str(workload.locality(x=6, read=0.5)) == "locality:x=6,read=0.5"
+    w = workload.footprint(growth=0.3, phase="256MiB", pause=0.5, iops=1000)
+    assert str(w) == "footprint:growth=0.3,phase=256MiB,pause=0.5,iops=1000"
 
 
 def test_parse_and_equality():
@@ -43,6 +45,9 @@ def test_replace_swaps_the_length_key():
     [
         (lambda: workload.uniform(foo=1), "unknown key `foo`"),
         (lambda: workload.hotcold(r=2), "r = 2"),
+        (lambda: workload.footprint(growth=2), "growth = 2"),
+        (lambda: workload.footprint(window=0), "window = 0"),
+        (lambda: workload.uniform(iops=0), "iops = 0"),
         (lambda: workload.parse("bogus:x=1"), "unknown workload `bogus`"),
         (lambda: workload.uniform(drive_writes=1, requests=5), "at most one"),
         (lambda: workload.parse("uniform:drive_writes"), "not `key=value`"),

@@ -6,8 +6,8 @@
 
 Every builder checks its keys at once (`WorkloadError` names the bad key). Keys every
 workload accepts: `read`, `trim` (fractions of requests), `size` (bytes per request, e.g.
-`"16KiB"`), `reads="same"|"uniform"`, and one of `drive_writes` (default 1), `requests`,
-`bytes` (e.g. `"1GiB"`).
+`"16KiB"`), `reads="same"|"uniform"`, one of `drive_writes` (default 1), `requests`,
+`bytes` (e.g. `"1GiB"`), and `iops` (open-loop arrivals: request k arrives at k/iops s).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from .config import toml_value
 
 __all__ = [
     "Workload",
+    "footprint",
     "hotcold",
     "locality",
     "make",
@@ -110,3 +111,12 @@ def values(**params: Any) -> Workload:
     `unique` (0.3) never seen before, the rest Zipf(`zipf`=1.1) over `catalog` values
     (default a quarter of the logical pages). Value popularity is independent of address."""
     return make("values", **params)
+
+
+def footprint(**params: Any) -> Workload:
+    """A written footprint growing by a fraction `growth` (0.05) of the writes: those go to
+    pages not written before (spread over the space); the rest rewrite the `window`
+    ("64MiB") newest fresh pages, uniformly or Zipf(`theta`) over recency. With `phase`
+    (bytes), a fraction `pause` of the phases do not grow. E.g. `footprint(growth=1)`
+    grows linearly, `footprint(growth=0.3, phase="256MiB", pause=0.5)` with pauses."""
+    return make("footprint", **params)

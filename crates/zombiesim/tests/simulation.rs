@@ -183,6 +183,11 @@ fn bad_workloads_name_the_problem() {
         ("uniform:requests=5,bytes=1GiB", "at most one"),
         ("uniform:size=2TiB", "larger than"),
         ("uniform:read", "key=value"),
+        ("uniform:iops=0", "iops = 0"),
+        ("zipf:iops=abc", "iops = abc"),
+        ("footprint:growth=2", "growth = 2"),
+        ("footprint:window=0", "window = 0"),
+        ("footprint:pause=1,phase=1MiB", "pause = 1"),
     ] {
         match WorkloadSpec::parse(spec) {
             Err(Error::Workload { reason, .. }) => {

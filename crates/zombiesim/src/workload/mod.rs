@@ -12,6 +12,7 @@
 //! ([`OltpWorkload`]).
 
 mod app;
+mod footprint;
 mod oltp;
 mod spec;
 mod synthetic;

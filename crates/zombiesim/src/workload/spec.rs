@@ -1,7 +1,7 @@
 //! Parsing and checking `NAME:key=value,...` workload specifications.
 
 use super::oltp::OltpWorkload;
-use super::synthetic::{AddressModel, Length, Synthetic};
+use super::synthetic::{AddressModel, Length, Rate, Synthetic};
 use crate::error::{Error, Result};
 use crate::units::parse_bytes;
 
@@ -19,7 +19,7 @@ pub const MAX_DRIVE_WRITES: f64 = 100_000.0;
 pub const MAX_REQUESTS: u64 = 1_000_000_000_000;
 
 const COMMON_KEYS: &str = "read=0, trim=0, size=PAGE, reads=same|uniform, \
-    one of drive_writes=1 | requests=N | bytes=SIZE";
+    one of drive_writes=1 | requests=N | bytes=SIZE, iops=N (open-loop arrivals)";
 
 /// Every synthetic workload, for listings.
 pub const WORKLOADS: &[WorkloadInfo] = &[
@@ -67,6 +67,13 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
         keys: "zipf=1.1, unique=0.3, catalog=PAGES/4",
         description: "one-page writes at uniform addresses carrying content fingerprints: a \
             fraction `unique` fresh, the rest Zipf(zipf) over `catalog` values",
+    },
+    WorkloadInfo {
+        name: "footprint",
+        keys: "growth=0.05, window=64MiB, theta=0, phase=0, pause=0",
+        description: "a written footprint growing by a fraction `growth` of writes (fresh \
+            pages); the rest rewrite the `window` newest ones (Zipf(theta) by recency); \
+            a fraction `pause` of the phases of `phase` bytes do not grow",
     },
 ];
 
@@ -240,6 +247,17 @@ impl WorkloadSpec {
         // 000: 5.12 GB written on a 29.8 GB logical space.
         let default_dw = if zc { 5.12 / 29.8 } else { 1.0 };
         let length = keys.length(logical_pages, page_size, read + trim, default_dw)?;
+        let rate = match keys.take("iops") {
+            None => None,
+            Some(v) => Some(Rate::new(
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite() && *x > 0.0)
+                    .ok_or_else(|| {
+                        keys.bad("iops", &v, "a positive number of requests per second")
+                    })?,
+            )),
+        };
         let mut values = None;
         let model = match self.name.as_str() {
             "uniform" => AddressModel::Uniform,
@@ -300,6 +318,7 @@ impl WorkloadSpec {
                 values = Some(super::ValueModel::new(unique, zipf, catalog, seed));
                 AddressModel::Uniform
             }
+            "footprint" => footprint_model(&mut keys, page_size, size)?,
             other => unreachable!("workload `{other}` passed parse()"),
         };
         keys.finish()?;
@@ -313,8 +332,45 @@ impl WorkloadSpec {
             length,
             seed,
         )
-        .with_values(values))
+        .with_values(values)
+        .with_rate(rate))
     }
+}
+
+/// `footprint`'s keys, checked, for requests of `size` bytes.
+fn footprint_model(keys: &mut Keys, page_size: u64, size: u64) -> Result<AddressModel> {
+    let growth = keys.fraction("growth", 0.05)?;
+    let window = keys.bytes("window", 64 << 20)?;
+    if window < size {
+        return Err(keys.bad(
+            "window",
+            &window.to_string(),
+            &format!("at least one request ({size} bytes)"),
+        ));
+    }
+    let theta = keys.number("theta", 0.0)?;
+    if theta < 0.0 {
+        return Err(keys.bad("theta", &theta.to_string(), "a non-negative number"));
+    }
+    let phase = keys.bytes("phase", 0)?;
+    let pause = keys.fraction("pause", 0.0)?;
+    if pause >= 1.0 {
+        return Err(keys.bad("pause", &pause.to_string(), "a fraction in [0, 1)"));
+    }
+    if pause > 0.0 && phase == 0 {
+        return Err(keys.bad(
+            "pause",
+            &pause.to_string(),
+            "0 unless `phase` (bytes per phase) is set",
+        ));
+    }
+    Ok(AddressModel::Footprint {
+        growth,
+        window_pages: window.div_ceil(page_size),
+        theta,
+        phase_pages: phase.div_ceil(page_size),
+        pause,
+    })
 }
 
 struct Keys<'a> {

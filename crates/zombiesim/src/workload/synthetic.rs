@@ -3,8 +3,11 @@
 //! The logical space is cut into *slots* of one request size (`size` rounded up to
 //! whole pages); an address model picks a slot, and the request covers it. Reads,
 //! trims and writes are mixed by the `read` and `trim` fractions; reads follow the
-//! write model or are uniform (`reads=uniform`).
+//! write model (`footprint`: uniform over the slots written so far) or are uniform
+//! (`reads=uniform`). With `iops`, request `k` (from 0) arrives at
+//! `round(k · 10⁹ / iops)` ns (open loop); without it, requests carry no arrival time.
 
+use super::footprint::Footprint;
 use super::{Op, Request, ValueModel, Workload};
 use crate::error::Result;
 use rand::{RngExt, SeedableRng};
@@ -37,19 +40,31 @@ pub enum AddressModel {
         theta: f64,
         scramble: bool,
     },
+    /// A written footprint growing by a fraction `growth` of writes (fresh slots in a
+    /// scrambled order), the rest rewriting the `window_pages` newest fresh pages
+    /// (Zipf(`theta`) over recency, 0 = uniform); a fraction `pause` of the phases of
+    /// `phase_pages` written pages do not grow (see [`Footprint`]).
+    Footprint {
+        growth: f64,
+        window_pages: u64,
+        theta: f64,
+        phase_pages: u64,
+        pause: f64,
+    },
 }
 
 /// A bijection of `0..n` (xorshift-multiply rounds on the next power of two, with
-/// cycle-walking), so Zipf's hot ranks land all over the space.
+/// cycle-walking), so Zipf's hot ranks and `footprint`'s fresh slots land all over the
+/// space.
 #[derive(Clone, Debug)]
-struct Permutation {
+pub(super) struct Permutation {
     n: u64,
     bits: u32,
     mask: u64,
 }
 
 impl Permutation {
-    fn new(n: u64) -> Self {
+    pub(super) fn new(n: u64) -> Self {
         let bits = (64 - (n.max(2) - 1).leading_zeros()).max(2);
         Permutation {
             n,
@@ -72,7 +87,7 @@ impl Permutation {
         x
     }
 
-    fn apply(&self, mut x: u64) -> u64 {
+    pub(super) fn apply(&self, mut x: u64) -> u64 {
         loop {
             x = self.round(x);
             if x < self.n {
@@ -96,6 +111,32 @@ enum Sampler {
         dist: Zipf<f64>,
         perm: Option<Permutation>,
     },
+    Footprint(Footprint),
+}
+
+/// Open-loop arrival times at a fixed rate (`iops`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Rate {
+    iops: f64,
+}
+
+impl Rate {
+    /// `iops`: a positive finite number (checked when parsed).
+    pub(super) fn new(iops: f64) -> Self {
+        Rate { iops }
+    }
+
+    /// Request `k`'s arrival, `round(k · 10⁹ / iops)` ns, from `k` itself (no running
+    /// sum): exact for a whole `iops`, one rounding of `k · 10⁹ / iops` otherwise.
+    pub(super) fn arrival_ns(&self, k: u64) -> u64 {
+        const NS: u128 = 1_000_000_000;
+        if self.iops.fract() == 0.0 && self.iops <= (1u64 << 53) as f64 {
+            let n = self.iops as u128;
+            u64::try_from((2 * k as u128 * NS + n) / (2 * n)).unwrap_or(u64::MAX)
+        } else {
+            (k as f64 * 1e9 / self.iops).round() as u64
+        }
+    }
 }
 
 /// A seeded synthetic workload.
@@ -114,6 +155,8 @@ pub struct Synthetic {
     rng: Pcg64Mcg,
     /// Content fingerprints of writes (the `values` workload).
     values: Option<ValueModel>,
+    /// Arrival times (`iops`); `None`: requests carry none.
+    rate: Option<Rate>,
 }
 
 impl Synthetic {
@@ -142,6 +185,20 @@ impl Synthetic {
                 dist: Zipf::new(slots as f64, theta).expect("theta checked when parsed"),
                 perm: scramble.then(|| Permutation::new(slots)),
             },
+            AddressModel::Footprint {
+                growth,
+                window_pages,
+                theta,
+                phase_pages,
+                pause,
+            } => Sampler::Footprint(Footprint::new(
+                slots,
+                growth,
+                window_pages.div_ceil(req_pages),
+                theta,
+                phase_pages,
+                pause,
+            )),
         };
         Synthetic {
             sampler,
@@ -156,12 +213,19 @@ impl Synthetic {
             written: 0,
             rng: Pcg64Mcg::seed_from_u64(seed),
             values: None,
+            rate: None,
         }
     }
 
     /// Give every write a content fingerprint drawn from `values`.
     pub(super) fn with_values(mut self, values: Option<ValueModel>) -> Self {
         self.values = values;
+        self
+    }
+
+    /// Give request `k` (from 0) the arrival time `round(k · 10⁹ / iops)` ns.
+    pub(super) fn with_rate(mut self, rate: Option<Rate>) -> Self {
+        self.rate = rate;
         self
     }
 
@@ -174,6 +238,7 @@ impl Synthetic {
         w.length = Length::WritePages(u64::MAX);
         w.requests = 0;
         w.written = 0;
+        w.rate = None;
         w.rng = Pcg64Mcg::seed_from_u64(seed);
         w
     }
@@ -202,6 +267,17 @@ impl Synthetic {
                     None => rank,
                 }
             }
+            Sampler::Footprint(f) => f.write(&mut self.rng, self.written),
+        }
+    }
+
+    /// The slot of a read or trim.
+    #[inline]
+    fn other_slot(&mut self) -> u64 {
+        match &self.sampler {
+            _ if self.uniform_reads => self.rng.random_range(0..self.slots),
+            Sampler::Footprint(f) => f.read(&mut self.rng),
+            _ => self.write_slot(),
         }
     }
 
@@ -219,6 +295,7 @@ impl Workload for Synthetic {
         if self.done() {
             return Ok(None);
         }
+        let arrival_ns = self.rate.map(|r| r.arrival_ns(self.requests));
         self.requests += 1;
         let op = if self.read == 0.0 && self.trim == 0.0 {
             Op::Write
@@ -232,10 +309,10 @@ impl Workload for Synthetic {
                 Op::Write
             }
         };
-        let slot = if op != Op::Write && self.uniform_reads {
-            self.rng.random_range(0..self.slots)
-        } else {
+        let slot = if op == Op::Write {
             self.write_slot()
+        } else {
+            self.other_slot()
         };
         let lpn = slot * self.req_pages;
         let pages = self.req_pages.min(self.logical_pages - lpn) as u32;
@@ -246,7 +323,7 @@ impl Workload for Synthetic {
             op,
             lpn,
             pages,
-            arrival_ns: None,
+            arrival_ns,
             continued: false,
             value: match (&mut self.values, op) {
                 (Some(m), Op::Write) => Some(m.draw(&mut self.rng)),
@@ -276,6 +353,7 @@ impl Workload for Synthetic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::WorkloadSpec;
 
     #[test]
     fn permutation_is_a_bijection() {
@@ -289,5 +367,47 @@ mod tests {
                 seen[y as usize] = true;
             }
         }
+    }
+
+    fn arrivals(spec: &str, n: usize) -> Vec<Option<u64>> {
+        let mut w = WorkloadSpec::parse(spec)
+            .unwrap()
+            .build(1 << 16, 4096, 1)
+            .unwrap();
+        (0..n)
+            .map(|_| w.next_request().unwrap().unwrap().arrival_ns)
+            .collect()
+    }
+
+    #[test]
+    fn iops_spaces_arrivals_exactly() {
+        let want: Vec<_> = (0..1000).map(|k| Some(k * 1_000_000)).collect();
+        assert_eq!(arrivals("uniform:iops=1000", 1000), want);
+        assert_eq!(arrivals("footprint:iops=1000,read=0.5", 1000), want);
+        assert_eq!(arrivals("zipf:read=0.2", 3), [None; 3]);
+        // 3 IOPS: 333,333,333.3 ns apart, each time rounded on its own.
+        let got = arrivals("sequential:iops=3", 4);
+        assert_eq!(got, [0, 333_333_333, 666_666_667, 1_000_000_000].map(Some));
+        let r = Rate::new(3.0);
+        assert_eq!(r.arrival_ns(3_000_000_000), 1_000_000_000_000_000_000);
+        assert_eq!(r.arrival_ns(3_000_000_001), 1_000_000_000_333_333_333);
+        // A fractional rate: 2.5 IOPS, 0.4 s apart.
+        let r = Rate::new(2.5);
+        assert_eq!(r.arrival_ns(7), 2_800_000_000);
+        assert_eq!(r.arrival_ns(1_000_000), 400_000_000_000_000);
+    }
+
+    #[test]
+    fn bad_iops_names_the_key() {
+        for v in ["0", "-3", "abc", "inf", "NaN"] {
+            let spec = format!("hotcold:iops={v}");
+            match WorkloadSpec::parse(&spec) {
+                Err(crate::Error::Workload { reason, .. }) => {
+                    assert!(reason.contains(&format!("iops = {v}")), "{spec}: {reason}")
+                }
+                other => panic!("{spec}: {other:?}"),
+            }
+        }
+        assert!(WorkloadSpec::parse("oltp:iops=100").is_err());
     }
 }
