@@ -78,6 +78,10 @@ def percent(fraction: Any, digits: int = 1) -> str:
     return "-" if fraction is None else f"{fraction * 100:.{digits}f}%"
 
 
+def _percent2(fraction: Any) -> str:
+    return percent(fraction, 2)
+
+
 #: (heading, getter, formatter) of the comparison table, in display order.
 COMPARE_COLUMNS: list[tuple[str, Callable[[Report], Any], Callable[[Any], str]]] = [
     ("WAF", lambda r: r.raw["waf"], lambda v: num(v, 3)),
@@ -102,6 +106,17 @@ HOST_COLUMNS: list[tuple[str, Callable[[Report], Any], Callable[[Any], str]]] = 
     ("aware", lambda r: (r.raw.get("notify") or {}).get("awareness_mean"), percent),
 ]
 
+#: Extra columns when any run involved ShadowGC (003): its accumulated GC latency (Fig. 7),
+#: the share of relocated pages that were shadows (Fig. 8), GC reads served by the device
+#: buffer, fast-mode programs, and refresh's share of flash programs.
+SHADOW_COLUMNS: list[tuple[str, Callable[[Report], Any], Callable[[Any], str]]] = [
+    ("GC latency s", lambda r: r.raw["gc"].get("latency_s"), lambda v: num(v, 1)),
+    ("shadow copies", lambda r: _shadow_share(r), percent),
+    ("buffer reads", lambda r: r.raw["gc"].get("buffer_reads"), count),
+    ("fast programs", lambda r: r.raw["gc"].get("fast_programs"), count),
+    ("refresh", lambda r: (r.raw.get("refresh") or {}).get("program_share"), _percent2),
+]
+
 #: The transaction rate, when any run committed transactions.
 TPS_COLUMN = ("TPS", lambda r: (r.raw.get("app") or {}).get("tps"), rate)
 
@@ -113,16 +128,45 @@ def _latency(rep: Report, kind: str, key: str) -> Any:
     return latency[kind][key]
 
 
+def _shadow_share(rep: Report) -> float | None:
+    """The share of GC-relocated pages that were shadows (host, device or twin)."""
+    shares = rep.copied_shares
+    return None if shares is None else 1.0 - shares["live"]
+
+
+#: The `gc.*` keys of the ShadowGC policies.
+SHADOW_KEYS = ("shadow_reads", "fast_write", "skip_shadows")
+
+
+def has_shadow(rep: Report) -> bool:
+    """Whether a run involved ShadowGC: a host write buffer, a ShadowGC policy on, or GC
+    relocating any page in a shadow state."""
+    raw = rep.raw
+    if raw.get("host_buffer") is not None:
+        return True
+    gc_config = (raw.get("run") or {}).get("config", {}).get("gc", {})
+    if any(gc_config.get(k) for k in SHADOW_KEYS):
+        return True
+    share = _shadow_share(rep)
+    return bool(share) or bool(raw["gc"].get("skipped"))
+
+
 def compare_columns(
     reports: Mapping[str, Report],
 ) -> list[tuple[str, Callable[[Report], Any], Callable[[Any], str]]]:
     """The comparison table's columns for these runs: `COMPARE_COLUMNS`, plus
-    `TIMING_COLUMNS` when any run was timed."""
+    `TIMING_COLUMNS` when any run was timed, `HOST_COLUMNS` when any had a notification
+    channel, `SHADOW_COLUMNS` when any involved ShadowGC (`has_shadow`; the refresh
+    column only when a device kept a clock) and the TPS column when any committed
+    transactions."""
     columns = list(COMPARE_COLUMNS)
     if any(r.timed for r in reports.values()):
         columns += TIMING_COLUMNS
     if any(r.raw.get("notify") is not None for r in reports.values()):
         columns += HOST_COLUMNS
+    if any(has_shadow(r) for r in reports.values()):
+        clock = any(r.raw.get("refresh") is not None for r in reports.values())
+        columns += [c for c in SHADOW_COLUMNS if clock or c[0] != "refresh"]
     if any((r.raw.get("app") or {}).get("transactions") for r in reports.values()):
         columns.append(TPS_COLUMN)
     return columns

@@ -156,6 +156,7 @@ def simulate(
     verify: bool = False,
     reproducible: bool = False,
     max_memory: int | str | None = None,
+    force_unsafe: bool = False,
     progress: ProgressFn | None = None,
 ) -> Report:
     """Run one simulation and return its `Report`.
@@ -169,8 +170,11 @@ def simulate(
     `SimulationInterrupted` carrying the partial report. `seed` is a whole number from 0
     to 2^64 - 1. A configuration whose state would not fit in `max_memory` bytes (or a
     size such as `"8GiB"`; default: the memory available now) raises `ConfigError`
-    naming the key to change, before anything is allocated."""
-    opts = _RunOptions(seed, verify, reproducible, max_memory)
+    naming the key to change, before anything is allocated. `force_unsafe` runs a
+    configuration the simulator refuses as unsafe (the skip policy, `gc.skip_shadows`,
+    with a volatile device buffer) so that the integrity oracle (`verify=True`) can show
+    the data it loses; it changes nothing else."""
+    opts = _RunOptions(seed, verify, reproducible, max_memory, force_unsafe)
     return _run_one(config, _source(workload), opts, progress)
 
 
@@ -189,6 +193,7 @@ def simulate_trace(
     time_scale: float = 1.0,
     time_offset: float = 0.0,
     max_memory: int | str | None = None,
+    force_unsafe: bool = False,
     progress: ProgressFn | None = None,
 ) -> Report:
     """Replay a block trace (`format`: `zs.trace.formats()`) and return its `Report`.
@@ -202,8 +207,8 @@ def simulate_trace(
     first records; `time_scale` multiplies the trace's times and `time_offset` (seconds)
     is added after scaling (timing mode, open replay).
     `progress`'s fraction is `None` in the measured phase unless `limit` is given.
-    Interruption, `seed` and `max_memory` work as in `simulate`."""
-    opts = _RunOptions(seed, verify, reproducible, max_memory)
+    Interruption, `seed`, `max_memory` and `force_unsafe` work as in `simulate`."""
+    opts = _RunOptions(seed, verify, reproducible, max_memory, force_unsafe)
     source = TraceInput(
         os.fspath(path),
         format,
@@ -333,6 +338,7 @@ def compare_reports(
     verify: bool = False,
     reproducible: bool = False,
     max_memory: int | str | None = None,
+    force_unsafe: bool = False,
     progress: MultiProgressFn | None = None,
 ) -> dict[str, Report]:
     """Like `compare`, but returns the full `Report` of each run, by label, in order."""
@@ -345,6 +351,7 @@ def compare_reports(
         verify=verify,
         reproducible=reproducible,
         max_memory=max_memory,
+        force_unsafe=force_unsafe,
         progress=progress,
     )
 
@@ -357,14 +364,16 @@ def simulate_many(
     verify: bool = False,
     reproducible: bool = False,
     max_memory: int | str | None = None,
+    force_unsafe: bool = False,
     progress: MultiProgressFn | None = None,
 ) -> dict[str, Report]:
     """Run each labelled `(config, workload or trace)` pair, in parallel (`jobs` threads,
     default: one per core), and return the reports by label in the order given. Unlike
     `compare_reports`, each run may have its own workload. Ctrl-C raises
     `SimulationInterrupted` carrying the reports that finished. `max_memory` applies to
-    each run (runs in parallel add up: lower `jobs` when memory is short)."""
-    opts = _RunOptions(seed, verify, reproducible, max_memory)
+    each run (runs in parallel add up: lower `jobs` when memory is short);
+    `force_unsafe` to each run, as in `simulate`."""
+    opts = _RunOptions(seed, verify, reproducible, max_memory, force_unsafe)
     _check_jobs(jobs)
     prepared = {
         str(label): (Config.coerce(cfg), _source(source)) for label, (cfg, source) in runs.items()
@@ -417,6 +426,7 @@ def compare(
     verify: bool = False,
     reproducible: bool = False,
     max_memory: int | str | None = None,
+    force_unsafe: bool = False,
     progress: MultiProgressFn | None = None,
 ):
     """Run several policies / schemes / configs on the same workload and seed (so every run
@@ -426,7 +436,8 @@ def compare(
 
     Give either `workload` (a `Workload` or spec) or `trace`: a `zs.TraceInput` (with its
     remap, device, ... options) or a `(path, format)` pair; every run then replays the
-    same trace."""
+    same trace. `verify`, `reproducible`, `max_memory` and `force_unsafe` apply to every
+    run, as in `simulate`."""
     return to_frame(
         compare_reports(
             config,
@@ -440,6 +451,7 @@ def compare(
             verify=verify,
             reproducible=reproducible,
             max_memory=max_memory,
+            force_unsafe=force_unsafe,
             progress=progress,
         )
     )

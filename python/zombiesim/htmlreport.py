@@ -1,6 +1,7 @@
 """A self-contained HTML page comparing runs: a WAF bar chart, for timed runs a p99
 latency bar chart, and WAF-over-time lines (a PNG embedded as base64), the comparison
-table, and the config, workload and seed.
+table, for ShadowGC runs the GC latency and the relocated pages by state (003 Figs. 7-8)
+as a plot and a table, and the config, workload and seed.
 
 Plots use matplotlib's Agg canvas directly, so nothing here touches pyplot's global state
 or needs a display.
@@ -15,11 +16,25 @@ import os
 from collections.abc import Mapping
 
 from ._core import __version__
-from ._format import best_label, compare_columns
+from ._format import best_label, compare_columns, count, has_shadow, percent
 from ._io import atomic_write
-from .report import Report
+from .report import STATES, Report
 
-__all__ = ["comparison_figure", "comparison_html", "write_comparison_html"]
+__all__ = ["comparison_figure", "comparison_html", "shadow_figure", "write_comparison_html"]
+
+#: Colours of the page states in the by-state plots (live, host, device, twin shadow).
+STATE_COLOURS = {
+    "live": "#9aa5b1",
+    "host_shadow": "#c98f7f",
+    "device_shadow": "#7fa8c9",
+    "twin_shadow": "#8fbf7f",
+}
+STATE_NAMES = {
+    "live": "live",
+    "host_shadow": "host-shadow",
+    "device_shadow": "device-shadow",
+    "twin_shadow": "twin-shadow",
+}
 
 
 def comparison_figure(reports: Mapping[str, Report]):
@@ -98,6 +113,82 @@ def _latency_bars(ax, reports: Mapping[str, Report]) -> None:
     ax.set_title("p99 request latency")
     ax.margins(y=0.15)
     ax.legend(fontsize=8)
+
+
+def shadow_figure(reports: Mapping[str, Report]):
+    """A matplotlib `Figure` for ShadowGC runs: the accumulated GC latency per label
+    (003 Fig. 7: reads with ECC, buffer reads, normal and fast programs, erases; relative
+    to the first run above each bar) and the share of GC-relocated pages by state
+    (003 Fig. 8: stacked bars of live, host-, device- and twin-shadow pages)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    labels = list(reports)
+    fig = Figure(figsize=(12, 4.2), layout="constrained")
+    FigureCanvasAgg(fig)
+    lat_ax, share_ax = fig.subplots(1, 2)
+    xs = range(len(labels))
+
+    latency = [reports[k].raw["gc"].get("latency_s") or 0.0 for k in labels]
+    bars = lat_ax.bar(xs, latency, color="#7fa8c9")
+    first = latency[0] if latency else 0.0
+    rel = [f"{v / first - 1:+.1%}" if first and i else "" for i, v in enumerate(latency)]
+    lat_ax.bar_label(bars, labels=rel, fontsize=8, padding=2)
+    lat_ax.set_xticks(xs, labels, rotation=30, ha="right", fontsize=9)
+    lat_ax.set_ylabel("accumulated GC latency (s)")
+    lat_ax.set_title(f"GC latency (vs {labels[0]})" if labels else "GC latency")
+    lat_ax.margins(y=0.12)
+
+    bottom = [0.0] * len(labels)
+    shares = [reports[k].copied_shares or dict.fromkeys(STATES, 0.0) for k in labels]
+    for state in STATES:
+        heights = [sh[state] for sh in shares]
+        share_ax.bar(
+            xs, heights, bottom=bottom, color=STATE_COLOURS[state], label=STATE_NAMES[state]
+        )
+        bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+    share_ax.set_xticks(xs, labels, rotation=30, ha="right", fontsize=9)
+    share_ax.set_ylim(0, 1)
+    share_ax.set_ylabel("share of GC-relocated pages")
+    share_ax.set_title("Relocated pages by state")
+    share_ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
+def _shadow_table(reports: Mapping[str, Report]) -> str:
+    """The relocated pages by state (count and share), buffer reads, fast programs,
+    skipped pages, GC latency and refresh, one row per run."""
+    esc = html.escape
+    heads = [
+        "label",
+        *(STATE_NAMES[s] for s in STATES),
+        "buffer reads",
+        "fast programs",
+        "skipped",
+        "GC latency s",
+        "refresh pages",
+    ]
+    rows = []
+    for label, rep in reports.items():
+        gc = rep.raw["gc"]
+        by_state = gc.get("copied_by_state") or {}
+        shares = rep.copied_shares or {}
+        cells = [esc(label)]
+        for state in STATES:
+            n = by_state.get(state, 0)
+            share = shares.get(state)
+            cells.append(f"{count(n)} ({percent(share)})" if share is not None else count(n))
+        refresh = rep.raw.get("refresh")
+        cells += [
+            count(gc.get("buffer_reads")),
+            count(gc.get("fast_programs")),
+            count(gc.get("skipped")),
+            f"{gc.get('latency_s', 0.0):,.1f}",
+            count(refresh["pages"]) if refresh else "-",
+        ]
+        rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    head = "".join(f"<th>{esc(h)}</th>" for h in heads)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
 def _short_us(us: float) -> str:
@@ -180,8 +271,16 @@ def comparison_html(
         "<h2>Results (measured phase)</h2>",
         f"<table><thead><tr><th>label</th>{head}</tr></thead>",
         f"<tbody>{''.join(body)}</tbody></table>",
-        f'<h2>Run</h2><table class="meta">{meta_rows}</table>',
     ]
+    if any(has_shadow(r) for r in reports.values()):
+        img = _png_base64(shadow_figure(reports))
+        parts += [
+            "<h2>ShadowGC: GC latency and the share of GC-relocated pages by state</h2>",
+            f'<img alt="GC latency and relocated pages by state" '
+            f'src="data:image/png;base64,{img}">',
+            _shadow_table(reports),
+        ]
+    parts.append(f'<h2>Run</h2><table class="meta">{meta_rows}</table>')
     if config_toml:
         parts.append(f"<h2>Base configuration</h2><pre>{esc(config_toml)}</pre>")
     parts.append("</body></html>\n")

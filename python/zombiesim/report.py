@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-__all__ = ["Report", "Section", "flatten"]
+__all__ = ["STATES", "Report", "Section", "copied_shares", "flatten"]
 
 
 def _wrap(value: Any) -> Any:
@@ -78,6 +78,22 @@ def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+#: The states of a valid flash page GC relocates (SPEC §1; 003 Fig. 5), report order.
+STATES = ("live", "host_shadow", "device_shadow", "twin_shadow")
+
+
+def copied_shares(gc: Mapping[str, Any]) -> dict[str, float] | None:
+    """`gc.copied_by_state` as shares of the pages relocated; `None` without relocations
+    (or in a report that predates the field)."""
+    by_state = gc.get("copied_by_state")
+    if not by_state:
+        return None
+    total = sum(by_state.get(s, 0) for s in STATES)
+    if not total:
+        return None
+    return {s: by_state.get(s, 0) / total for s in STATES}
+
+
 class Report(Section):
     """Everything one run produced (see `docs/report.md` for the schema)."""
 
@@ -115,6 +131,13 @@ class Report(Section):
         return self._data.get("trace") is not None
 
     @property
+    def copied_shares(self) -> dict[str, float] | None:
+        """The pages GC relocated by their state as shares of all it relocated (003
+        Fig. 8): `{live, host_shadow, device_shadow, twin_shadow}` summing to 1; `None`
+        when GC relocated nothing."""
+        return copied_shares(self._data.get("gc") or {})
+
+    @property
     def policy(self) -> str | None:
         return self._data.get("run", {}).get("config", {}).get("gc", {}).get("policy")
 
@@ -136,15 +159,36 @@ class Report(Section):
         `flushes`, `skipped_lines`, `remap`, `remapped.*`, ...); content-aware runs add
         `content.*` (`writes_avoided`, `pool_hit_rate`, ...); runs with a device write
         buffer add `buffer.*` (`read_hits`, `write_hits`, `evictions`, `flushed_pages`,
-        ...). Sections that are null (timing off, a synthetic workload, content off, no
-        buffer) add no columns."""
+        ...). The GC columns include 003's `gc.latency_s`, `gc.buffer_reads`,
+        `gc.fast_programs`, `gc.skipped`, `gc.copied_by_state.*` and, derived from them,
+        `gc.copied_share.{live,host_shadow,device_shadow,twin_shadow}` (shares of the pages
+        GC relocated; `None` when it relocated none). Runs with a host write buffer add
+        `host_buffer.*` (the same counters as `buffer.*`) and the channel's `notify.*`;
+        runs whose device keeps a clock add `refresh.*` (`blocks`, `pages`, `restarts`,
+        `program_share`, ...). Sections that are null (timing off, a synthetic workload,
+        content off, no buffer, no host buffer, no clock) add no columns."""
         data = dict(self._data)
         run = dict(data.pop("run", {}) or {})
         config = run.pop("config", {}) or {}
         data.pop("series", None)
-        for section in ("latency", "throughput", "timing", "trace", "content", "buffer"):
+        for section in (
+            "latency",
+            "throughput",
+            "timing",
+            "trace",
+            "content",
+            "buffer",
+            "host_buffer",
+            "refresh",
+        ):
             if data.get(section) is None:
                 data.pop(section, None)
+        gc = data.get("gc")
+        if isinstance(gc, Mapping) and "copied_by_state" in gc:
+            shares = copied_shares(gc)
+            gc = dict(gc)
+            gc["copied_share"] = shares or dict.fromkeys(STATES)
+            data["gc"] = gc
         timing = data.get("timing")
         if timing is not None:
             timing = dict(timing)

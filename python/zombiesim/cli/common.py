@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tomllib
 from collections.abc import Iterable
 from typing import Any
 
@@ -118,15 +119,46 @@ def write_json(path: str, text: str) -> None:
 
 
 def load_config(args: argparse.Namespace) -> Config:
-    """--preset / --config, then --scheme, then every --set in order."""
+    """--preset / --config, then --scheme, then every --set in order, with --restart-at
+    added to `device.restart_at` among the --set values (validated together)."""
     if args.config is not None:
         cfg = Config.load(args.config)
     else:
         cfg = Config.preset(args.preset or "default")
+    sets = restart_sets(cfg, list(args.set or []), getattr(args, "restart_at", None))
     if getattr(args, "scheme", None):
         # Together: a scheme may need keys only --set gives (dgc needs device.buffer).
-        return cfg.scheme(args.scheme, args.set or [])
-    return cfg.override(args.set or [])
+        return cfg.scheme(args.scheme, sets)
+    return cfg.override(sets)
+
+
+RESTART_KEY = "device.restart_at"
+
+
+def restart_sets(
+    cfg: Config, sets: list[tuple[str, Any]], restart_at: list[float] | None
+) -> list[tuple[str, Any]]:
+    """`sets` with the --restart-at times added to `device.restart_at`: to the last
+    `--set device.restart_at=[...]` when there is one (it is replaced by the merged
+    list), else to the value `cfg` has; merged in time order."""
+    if not restart_at:
+        return sets
+    times: list[Any] = list(cfg.get(RESTART_KEY) or [])
+    last = max((i for i, (k, _) in enumerate(sets) if k == RESTART_KEY), default=None)
+    if last is not None:
+        try:
+            given = tomllib.loads(f"v = {sets[last][1]}")["v"]
+        except tomllib.TOMLDecodeError:
+            given = None
+        if not isinstance(given, list):
+            # Let the configuration check name the key and the bad value.
+            return sets
+        times = given
+        sets = [kv for i, kv in enumerate(sets) if i != last]
+    merged = [*times, *restart_at]
+    if all(isinstance(t, int | float) and not isinstance(t, bool) for t in merged):
+        merged = sorted(merged)
+    return [*sets, (RESTART_KEY, merged)]
 
 
 def origin(args: argparse.Namespace) -> str:

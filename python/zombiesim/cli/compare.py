@@ -38,6 +38,7 @@ from .common import (
 from .parser import (
     add_command,
     config_options,
+    device_run_options,
     jobs_option,
     memory_option,
     name_list,
@@ -54,9 +55,15 @@ examples:
       --workload zipf --jobs 2 --json results.json
   zombiesim compare --set timing.enabled=true --policies greedy,cost-benefit \\
       --trace src1_0.csv --format msr --remap modulo --report trace.html
+  zombiesim compare --preset shadowgc-1tb --schemes ggc,zgc,hgc,dgc,sgc \
+      --workload hotcold:r=0.9,f=0.01,drive_writes=0.5,iops=20000 \
+      --set host.buffer=128MiB --set device.buffer=128MiB --set flash.channels=2 \
+      --set flash.chips_per_channel=2 --set flash.blocks_per_plane=1024 --restart-at 12
 
 Every run uses the same workload (or trace) and seed, so each sees the same request stream.
-With timing.enabled=true the table adds read/write p99 latency and simulated elapsed time.
+With timing.enabled=true the table adds read/write p99 latency and simulated elapsed time;
+with ShadowGC keys (gc.shadow_reads, gc.fast_write, ...) or a host buffer, GC latency and
+the share of relocated pages that were shadows.
 exit codes: 0 ok, 2 bad input, 130 interrupted
 """
 
@@ -76,6 +83,7 @@ def register(sub: Any) -> None:
     which.add_argument("--policies", metavar="A,B,...", type=name_list, help="victim policies")
     which.add_argument("--schemes", metavar="A,B,...", type=name_list, help="schemes")
     source_options(p, required=True)
+    device_run_options(p)
     seed_option(p)
     memory_option(p)
     jobs_option(p)
@@ -106,6 +114,7 @@ def cmd_compare(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
                 configs=variants,
                 seed=args.seed,
                 max_memory=args.max_memory,
+                force_unsafe=args.force_unsafe,
                 jobs=args.jobs,
                 progress=multi_progress(bar),
             )

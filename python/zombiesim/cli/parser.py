@@ -144,6 +144,27 @@ def config_options(parser: argparse.ArgumentParser, scheme: bool = True) -> None
     )
 
 
+def device_run_options(parser: argparse.ArgumentParser) -> None:
+    """--restart-at and --force-unsafe (run and compare)."""
+    group = parser.add_argument_group("device events and safety")
+    group.add_argument(
+        "--restart-at",
+        metavar="SECONDS",
+        action="append",
+        type=non_negative_float,
+        help="a restart of the system at this time on the device's clock (repeatable; "
+        "added to device.restart_at together with --set, in time order); with timing "
+        "off the clock is the requests' arrival times (iops=N, trace timestamps)",
+    )
+    group.add_argument(
+        "--force-unsafe",
+        action="store_true",
+        help="run a configuration refused as unsafe (the skip policy, gc.skip_shadows, "
+        "with a volatile device buffer) so the integrity oracle (--verify) can show the "
+        "data loss; implies nothing else",
+    )
+
+
 #: (option, attribute) of the options that only apply to a trace replay.
 TRACE_OPTIONS = [
     ("--format", "format"),

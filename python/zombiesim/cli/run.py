@@ -28,7 +28,14 @@ from .common import (
     source,
     write_json,
 )
-from .parser import add_command, config_options, memory_option, seed_option, source_options
+from .parser import (
+    add_command,
+    config_options,
+    device_run_options,
+    memory_option,
+    seed_option,
+    source_options,
+)
 
 EPILOG = """\
 examples:
@@ -42,6 +49,12 @@ examples:
   zombiesim run --set timing.enabled=true --workload uniform:drive_writes=1,read=0.3
   zombiesim run --set timing.enabled=true --trace src1_0.csv --format msr --remap modulo
   zombiesim run --trace log.fio.gz --format fio --remap compact --on-error skip --limit 100000
+  zombiesim run --preset shadowgc-1tb --scheme sgc --set flash.channels=2 \
+      --set flash.chips_per_channel=2 --set flash.blocks_per_plane=1024 \
+      --set host.buffer=128MiB --set device.buffer=128MiB \
+      --workload footprint:growth=0.02,window=256MiB,read=0.3,iops=20000 --restart-at 50
+  zombiesim run --set device.buffer=4MiB --set gc.skip_shadows=true --force-unsafe --verify \
+      --restart-at 3 --workload hotcold:r=0.9,f=0.05,iops=10000   # shows the data loss
 
 exit codes: 0 ok, 1 integrity check failed (--verify), 2 bad input (also a malformed trace
 line: `zombiesim: error: FILE:LINE: ...`), 130 interrupted
@@ -59,6 +72,7 @@ def register(sub: Any) -> None:
     )
     config_options(p)
     source_options(p, required=False)
+    device_run_options(p)
     seed_option(p)
     memory_option(p)
     p.add_argument("--json", metavar="OUT", help="write the report as JSON (`-` = stdout)")
@@ -92,6 +106,7 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 max_memory=args.max_memory,
                 verify=args.verify,
                 reproducible=args.reproducible,
+                force_unsafe=args.force_unsafe,
                 progress=bar.simulation_callback("run"),
             )
         except SimulationInterrupted as e:
@@ -148,13 +163,15 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
             f"{count(flash['programs'])} programs (host {count(by_cause['host'])} + GC "
             f"{count(by_cause['gc'])}"
             + (f" + buffer {count(by_cause['buffer'])}" if r.get("buffer") else "")
+            + (f" + refresh {count(by_cause['refresh'])}" if by_cause.get("refresh") else "")
             + f"), {count(flash['reads'])} reads, {count(flash['erases'])} erases",
         ),
         (
             "GC",
             f"{count(gc['pages_copied'])} pages copied from {count(gc['victims'])} victims "
             f"({num(gc['copies_per_victim'], 1)} copies/victim), "
-            f"{count(gc['invocations'])} invocations",
+            f"{count(gc['invocations'])} invocations"
+            + (f", GC latency {duration(gc['latency_s'])}" if "latency_s" in gc else ""),
         ),
         (
             "wear",
@@ -162,7 +179,9 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
             f"mean {num(wear['erase_mean'], 1)}, max {count(wear['erase_max'])}",
         ),
     ]
-    lines += _buffer_summary(rep) + _timing_summary(rep) + _trace_summary(rep)
+    lines += _shadow_summary(rep) + _refresh_summary(rep)
+    lines += _buffer_summary(rep) + _host_buffer_summary(rep) + _notify_summary(rep)
+    lines += _timing_summary(rep) + _trace_summary(rep)
     lines += [
         (
             "device",
@@ -198,22 +217,101 @@ def _waf(r: dict[str, Any]) -> str:
 def _buffer_summary(rep: Report) -> list[tuple[str, str]]:
     """The device write buffer: hits, evictions, flushes, dirty pages at the end."""
     b = rep.raw.get("buffer")
-    if b is None:
-        return []
+    return [] if b is None else [("buffer", _buffer_text(b))]
 
+
+def _host_buffer_summary(rep: Report) -> list[tuple[str, str]]:
+    """The host write buffer of block requests (`host.buffer`), as the device buffer."""
+    b = rep.raw.get("host_buffer")
+    return [] if b is None else [("host buffer", _buffer_text(b))]
+
+
+def _buffer_text(b: dict[str, Any]) -> str:
     def hit(hits: int, total: int) -> str:
         return percent(hits / total) if total else "-"
 
     kind = "non-volatile" if b["nonvolatile"] else "volatile"
+    extra = [
+        f"{count(b[key])} {words}"
+        for key, words in (
+            ("gc_takes", "taken by GC"),
+            ("twin_discards", "twin-shadow discards"),
+            ("lost_pages", "lost"),
+        )
+        if b.get(key)
+    ]
+    return (
+        f"{count(b['capacity_pages'])} pages {b['policy']} ({kind}): read hits "
+        f"{hit(b['read_hits'], b['read_hits'] + b['read_misses'])}, write hits "
+        f"{hit(b['write_hits'], b['write_hits'] + b['write_misses'])}, "
+        f"{count(b['evictions'])} evictions ({count(b['dirty_evictions'])} dirty), "
+        f"{count(b['flushes'])} flushes ({count(b['flushed_pages'])} pages), "
+        + "".join(f"{e}, " for e in extra)
+        + f"{count(b['dirty_pages_end'])} dirty at the end"
+    )
+
+
+#: The state names as the summary writes them.
+_STATE_WORDS = {
+    "live": "live",
+    "host_shadow": "host-shadow",
+    "device_shadow": "device-shadow",
+    "twin_shadow": "twin-shadow",
+}
+
+
+def _shadow_summary(rep: Report) -> list[tuple[str, str]]:
+    """ShadowGC (003): the relocated pages by state, buffer reads, fast programs, skips.
+    Shown when GC relocated any shadow page or a ShadowGC policy is on."""
+    gc = rep.raw["gc"]
+    if "copied_by_state" not in gc:
+        return []
+    config_gc = rep.raw["run"]["config"].get("gc", {})
+    on = any(config_gc.get(k) for k in ("shadow_reads", "fast_write", "skip_shadows"))
+    shares = rep.copied_shares
+    shadows = shares is not None and shares["live"] < 1.0
+    if not (on or shadows or gc.get("skipped")):
+        return []
+    parts = []
+    if shares is not None:
+        parts.append(
+            "relocated " + ", ".join(f"{_STATE_WORDS[k]} {percent(v)}" for k, v in shares.items())
+        )
+    parts.append(f"{count(gc['buffer_reads'])} read from the device buffer")
+    parts.append(f"{count(gc['fast_programs'])} fast programs")
+    if gc.get("skipped") or config_gc.get("skip_shadows"):
+        parts.append(f"{count(gc['skipped'])} skipped")
+    return [("ShadowGC", "; ".join(parts))]
+
+
+def _refresh_summary(rep: Report) -> list[tuple[str, str]]:
+    """Retention refresh and restarts, when the device keeps a clock."""
+    f = rep.raw.get("refresh")
+    if f is None:
+        return []
+    restarts = f["restarts"]
     return [
         (
-            "buffer",
-            f"{count(b['capacity_pages'])} pages {b['policy']} ({kind}): read hits "
-            f"{hit(b['read_hits'], b['read_hits'] + b['read_misses'])}, write hits "
-            f"{hit(b['write_hits'], b['write_hits'] + b['write_misses'])}, "
-            f"{count(b['evictions'])} evictions ({count(b['dirty_evictions'])} dirty), "
-            f"{count(b['flushes'])} flushes ({count(b['flushed_pages'])} pages), "
-            f"{count(b['dirty_pages_end'])} dirty at the end",
+            "refresh",
+            f"{count(f['blocks'])} blocks ({count(f['fast_blocks'])} fast-written), "
+            f"{count(f['pages'])} pages moved, {count(restarts)} "
+            f"restart{'' if restarts == 1 else 's'}; {percent(f['program_share'], 2)} "
+            "of flash programs",
+        )
+    ]
+
+
+def _notify_summary(rep: Report) -> list[tuple[str, str]]:
+    """The notification channel of a host write buffer (the host model has its own)."""
+    n = rep.raw.get("notify")
+    if n is None or rep.raw.get("host_buffer") is None:
+        return []
+    return [
+        (
+            "notify",
+            f"{n['mode']}: {count(n['delivered_pages'])} of {count(n['dirtied_pages'])} "
+            f"dirtied pages delivered ({count(n['stale_pages'])} stale), awareness "
+            f"{percent(n['awareness_mean'])}",
         )
     ]
 
