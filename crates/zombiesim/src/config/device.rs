@@ -46,9 +46,10 @@ pub struct DeviceConfig {
     /// a newer copy and will write it (003 §3.2). Needs a volatile buffer (discarding
     /// would break a non-volatile buffer's durability promise).
     pub discard_twins: bool,
-    /// Clean restarts of the system at these times on the device's clock, s
-    /// (ascending): buffers are written back, shadows return to live, fast-written
-    /// blocks are refreshed (003 §3.3).
+    /// Restarts of the system at these times on the device's clock, s (ascending), as
+    /// after a power failure (003 §3.3): both write buffers are reset (their dirty
+    /// pages are lost, unless the device buffer is non-volatile), shadows return to
+    /// live, and every fast-written block holding valid pages is refreshed.
     pub restart_at: Vec<f64>,
 }
 

@@ -467,19 +467,6 @@ impl Device {
         Ok(lost)
     }
 
-    /// A clean restart at the device's clock (the host has written its buffer back
-    /// first): the write buffer is flushed, then the device restarts as after a
-    /// power-off — shadows become live, fast-written blocks are refreshed.
-    pub fn restart(&mut self) -> Result<()> {
-        if let Some(b) = self.buffer.as_mut() {
-            b.flush(&mut self.writebacks);
-            self.write_back()?;
-        }
-        let lost = self.power_loss()?;
-        debug_assert!(lost.is_empty(), "a flushed buffer loses nothing");
-        Ok(())
-    }
-
     /// What a read of `lpn` returns now, as the content value last written to it
     /// (`None`: unwritten, trimmed, or written without a value). Needs the integrity
     /// oracle (`verify`) for pages that are not buffered.

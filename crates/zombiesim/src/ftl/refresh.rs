@@ -8,7 +8,7 @@
 //!                                reopened since) and closed with valid pages, is refreshed:
 //!                                its valid pages move to a normal-mode block (Cause::Refresh),
 //!                                and the emptied block is left for GC to erase
-//!   restart ──► every closed fast block holding valid pages is refreshed at once
+//!   restart ──► every fast block holding valid pages (open frontiers too) is refreshed at once
 //! ```
 //!
 //! `T` is the retention of a block (`ftl.retention_s`, `ftl.fast_retention_s`) and `D`

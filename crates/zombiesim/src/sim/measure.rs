@@ -4,7 +4,9 @@
 //! ```text
 //!  request ─► HostInterface::issue (queue depth, open/closed loop)
 //!          ─► DeviceClock: the device's clock reaches the request (retention refresh
-//!             that is due runs; restarts at `device.restart_at` that have come run first)
+//!             that is due runs; restarts at `device.restart_at` that have come run first:
+//!             both buffers reset as after a power failure, shadows live again, fast
+//!             blocks refreshed)
 //!          ─► host write buffer (optional) ─► Device::submit ...      (host.buffer)
 //!          └► Device::start / apply / end                             (no host buffer)
 //! ```
@@ -89,15 +91,13 @@ impl DeviceClock {
             while self.restarts.last().is_some_and(|&t| t <= now) {
                 self.restarts.pop();
             }
-            match host_buffer {
-                Some(h) => {
-                    h.restart(device, issue)?;
-                }
-                None => {
-                    device.submit(issue, &Command::new(Op::Flush, 0, 0))?;
-                }
+            // As after a power failure: both buffers are reset (dirty pages lost unless
+            // the device buffer is non-volatile), shadows return to live, fast-written
+            // blocks are refreshed.
+            if let Some(h) = host_buffer {
+                h.restart();
             }
-            device.restart()?;
+            device.power_loss()?;
         }
         Ok(())
     }

@@ -230,20 +230,24 @@ impl PageMappedFtl {
         Ok(())
     }
 
-    /// Restart: refresh every closed fast-written block that holds valid pages.
+    /// Restart: refresh every fast-written block that holds valid pages, the open
+    /// frontiers of the fast stream included (their pages predate the power-off too;
+    /// the frontier stays open for new pages).
     pub(super) fn refresh_fast_blocks(&mut self, buffer: &mut dyn BufferView) -> Result<()> {
         if !self.shadow.fast {
             return Ok(());
         }
         for block in 0..self.geo.blocks {
-            if self.flash.status[block as usize] == BlockStatus::Closed && self.is_fast(block) {
+            let status = self.flash.status[block as usize];
+            if matches!(status, BlockStatus::Closed | BlockStatus::Open) && self.is_fast(block) {
                 self.refresh_block(block, true, buffer)?;
             }
         }
         Ok(())
     }
 
-    /// Move a closed block's valid pages to normal-mode blocks; GC erases it later.
+    /// Move a block's valid pages to normal-mode blocks; GC erases it later (a closed
+    /// block; an open one stays the frontier).
     fn refresh_block(&mut self, block: u32, fast: bool, buffer: &mut dyn BufferView) -> Result<()> {
         if self.flash.valid_count[block as usize] == 0 {
             return Ok(());
