@@ -23,11 +23,16 @@ papers:
   zombie-chasing    seed 000: locality and cache-size sweeps, read ratio, zombie block
                     breakdown, notification by command, OLTP (TPS and WAF)
   dead-value-pool   seed 001: pool size sweep, DVP vs dedup vs DVP+dedup vs ideal vs LX
+  shadowgc          seed 003: GGC/ZGC/HGC/DGC/SGC on footprint stand-ins and the MSR
+                    excerpt (WA, GC latency, relocated pages by state), Fig. 2's delay
+                    and separation, refresh at a restart
 
 examples:
   zombiesim reproduce zombie-chasing
   zombiesim reproduce zombie-chasing --scale full --out zc-full --jobs 4
   zombiesim reproduce dead-value-pool --strict
+  zombiesim reproduce shadowgc --jobs 2
+  zombiesim reproduce shadowgc --scale tiny --out /tmp/sgc-tiny
 
 Writes DIR/report.html (plots, the paper's numbers beside ours, tables), DIR/claims.csv
 and one CSV per result table. Directions are expected to match at any scale; magnitudes
@@ -51,7 +56,8 @@ def register(sub: Any) -> None:
         "--scale",
         choices=reproduce.SCALES,
         default="small",
-        help="small (minutes, the default) or full (the paper's sizes)",
+        help="small (minutes, the default), full (the paper's sizes) or, for shadowgc, "
+        "tiny (seconds)",
     )
     p.add_argument("--out", metavar="DIR", help="output directory (./reproduce-PAPER)")
     p.add_argument("--strict", action="store_true", help="exit 1 when any direction does not match")

@@ -23,16 +23,35 @@ from types import ModuleType
 from .._errors import InputError, make_error
 from ._common import Claim, Context, Reproduction, change
 
-__all__ = ["PAPERS", "SCALES", "Claim", "Context", "Reproduction", "change", "module", "run"]
+__all__ = [
+    "PAPERS",
+    "SCALES",
+    "Claim",
+    "Context",
+    "Reproduction",
+    "change",
+    "module",
+    "run",
+    "scales",
+]
 
 #: Paper name on the command line -> module in this package.
 PAPERS: dict[str, str] = {
     "zombie-chasing": "zombie_chasing",
     "dead-value-pool": "dead_value_pool",
+    "shadowgc": "shadowgc",
 }
 
-#: `small` runs in minutes on a laptop; `full` uses the paper's sizes.
-SCALES = ("small", "full")
+#: `small` runs in minutes on a laptop; `full` uses the paper's sizes; `tiny` (only some
+#: papers: a module's own `SCALES`) runs in seconds, for tests.
+SCALES = ("tiny", "small", "full")
+#: The scales of a paper whose module does not name its own.
+DEFAULT_SCALES = ("small", "full")
+
+
+def scales(paper: str) -> tuple[str, ...]:
+    """The scales `paper` runs at."""
+    return tuple(getattr(module(paper), "SCALES", DEFAULT_SCALES))
 
 
 def module(paper: str) -> ModuleType:
@@ -53,8 +72,13 @@ def run(
     progress=None,
 ) -> Reproduction:
     """Run every experiment of `paper` at `scale` and return the `Reproduction`."""
-    if scale not in SCALES:
-        raise make_error(InputError, f"unknown scale `{scale}` (use small or full)", "scale")
     mod = module(paper)
+    known = tuple(getattr(mod, "SCALES", DEFAULT_SCALES))
+    if scale not in known:
+        raise make_error(
+            InputError,
+            f"unknown scale `{scale}` for {paper} (use {' or '.join(known)})",
+            "scale",
+        )
     ctx = Context(paper=paper, scale=scale, seed=seed, jobs=jobs, progress=progress)
     return mod.run(ctx)
