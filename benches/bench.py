@@ -11,7 +11,11 @@ with the machine's CPU model:
   queue depth 32: host requests per wall second; timing-8x8-buffer: the same with a
   64 MiB device write buffer;
 - replay: an MSR-format trace of 1 M and of 10 M records replayed on 1 GiB: records
-  per second, and peak memory for both lengths (it must not grow with the trace).
+  per second, and peak memory for both lengths (it must not grow with the trace);
+- shadowgc: the ShadowGC preset scaled to 32 GiB with 128 MiB host and device write
+  buffers, counting mode, a footprint workload whose writes hit the buffers: host
+  requests per wall second for `ggc` and for `sgc`, and the ratio of their wall time
+  per request (target: sgc at most 1.5x ggc).
 
     make bench            # builds, runs this, then `zombiesim validate --full`
     python benches/bench.py --runs 3
@@ -171,11 +175,36 @@ def replay(n: int) -> bool:
     return ok
 
 
+def shadowgc(n: int) -> bool:
+    workload = "footprint:growth=0.05,window=512MiB,read=0.2,drive_writes=2,iops=50000"
+    print("\nshadowgc: 32 GiB, 128 MiB host + device buffers, counting mode, " + workload)
+    per_request = {}
+    for scheme in ("ggc", "sgc"):
+        results = runs(f"benches/configs/shadowgc-32g-{scheme}.toml", workload, n)
+        walls = [r["run"]["measured_wall_s"] / r["host"]["requests"] for r, _ in results]
+        per_request[scheme] = med(walls)
+        report = results[-1][0]
+        states = report["gc"]["copied_by_state"]
+        shadow = 1 - states["live"] / max(report["gc"]["pages_copied"], 1)
+        print(
+            f"  {scheme}: {1 / per_request[scheme] / 1e6:.2f} M host requests / wall s "
+            f"(runs: {fmt_runs([1 / w for w in walls])}); WAF {report['waf']:.3f}, "
+            f"GC latency {report['gc']['latency_s']:.0f} s, shadow share of copies "
+            f"{shadow * 100:.1f}%"
+        )
+    ratio = per_request["sgc"] / per_request["ggc"]
+    ok = ratio <= 1.5
+    print(f"  sgc / ggc wall time per request {ratio:.2f} (target <= 1.5: {verdict(ok)})")
+    return ok
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3, help="runs per case (median reported)")
     ap.add_argument(
-        "--only", choices=("counting", "timing", "timing-buffer", "replay"), help="one case"
+        "--only",
+        choices=("counting", "timing", "timing-buffer", "replay", "shadowgc"),
+        help="one case",
     )
     args = ap.parse_args()
     if not BINARY.exists():
@@ -186,6 +215,7 @@ def main() -> int:
         "timing": timing,
         "timing-buffer": timing_buffer,
         "replay": replay,
+        "shadowgc": shadowgc,
     }
     chosen = [args.only] if args.only else list(cases)
     results = [cases[name](args.runs) for name in chosen]

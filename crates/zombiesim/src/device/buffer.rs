@@ -320,9 +320,13 @@ impl WriteBuffer {
 }
 
 impl crate::ftl::BufferView for WriteBuffer {
+    fn any_dirty(&self) -> bool {
+        self.dirty_pages > 0
+    }
+
     #[inline]
     fn is_dirty(&self, lpn: u64) -> bool {
-        self.dirty_pages > 0 && WriteBuffer::is_dirty(self, lpn)
+        WriteBuffer::is_dirty(self, lpn)
     }
 
     fn take(&mut self, lpn: u64) -> Option<u64> {

@@ -129,7 +129,7 @@ impl FlashState {
 
     /// Program the next page of an open block with logical page `lpn`.
     /// Returns the physical page and whether the block is now full.
-    #[inline]
+    #[inline(always)]
     pub fn program(&mut self, block: u32, lpn: u32, now: u64) -> (u32, bool) {
         let b = block as usize;
         debug_assert_eq!(self.status[b], BlockStatus::Open);

@@ -26,6 +26,8 @@ use serde::Serialize;
 /// §3.3: GC reads a device-shadow page's up-to-date content from the buffer). The
 /// device passes it to every operation that may run GC or refresh.
 pub trait BufferView {
+    /// Whether any page is dirty (when not, no page is device-shadow).
+    fn any_dirty(&self) -> bool;
     /// Whether a dirty copy of `lpn` is buffered: its flash copy is device-shadow.
     fn is_dirty(&self, lpn: u64) -> bool;
     /// Take the dirty copy of `lpn` for a relocation: the buffered copy becomes clean
@@ -38,6 +40,9 @@ pub trait BufferView {
 pub struct NoBuffer;
 
 impl BufferView for NoBuffer {
+    fn any_dirty(&self) -> bool {
+        false
+    }
     #[inline]
     fn is_dirty(&self, _lpn: u64) -> bool {
         false

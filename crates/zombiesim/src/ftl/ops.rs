@@ -20,9 +20,9 @@ use crate::stats::{ByCause, Cause};
 use crate::timing::{CopyKind, FlashTiming, TimingSummary};
 
 /// The nominal duration of each operation, for the accumulated GC latency (003 Fig.
-/// 7), which is counted whether the timing model runs or not: a flash read with its
-/// transfer and ECC decode, a DRAM read and transfer, a normal or fast program, an
-/// erase (ns).
+/// 7), which is known whether the timing model runs or not: a flash read with its
+/// transfer and ECC decode, a DRAM read, a normal or fast program with its transfer,
+/// an erase (ns).
 #[derive(Clone, Copy, Debug)]
 struct NominalCost {
     read: u64,
@@ -45,29 +45,12 @@ impl NominalCost {
             erase: ns(t.erase_us),
         }
     }
-
-    /// One relocation: its read (flash or buffer) and its program.
-    #[inline]
-    fn copy(&self, kind: CopyKind) -> u64 {
-        let read = if kind.from_buffer {
-            self.buffer_read
-        } else {
-            self.read
-        };
-        read + if kind.fast {
-            self.fast_program
-        } else {
-            self.program
-        }
-    }
 }
 
 /// Counts and times flash operations.
 pub struct FlashOps {
     timing: Option<FlashTiming>,
     cost: NominalCost,
-    /// Accumulated nominal time of GC reads, programs and erases (ns).
-    pub gc_ns: u64,
     /// The timing model is running (off while preconditioning).
     on: bool,
     /// Issue time of the current request, and when its operations complete (ns).
@@ -83,7 +66,6 @@ impl FlashOps {
         FlashOps {
             timing: cfg.timing.enabled.then(|| FlashTiming::new(cfg, geo)),
             cost: NominalCost::new(cfg, geo),
-            gc_ns: 0,
             on: cfg.timing.enabled,
             now: 0,
             done: 0,
@@ -150,7 +132,7 @@ impl FlashOps {
     /// Program a page on `plane` for `cause`. Host and buffer programs are issued at
     /// `start` and the request waits for them; relocations (GC, refresh) are timed
     /// with their copy.
-    #[inline]
+    #[inline(always)]
     pub fn program(&mut self, plane: u32, cause: Cause, start: u64) {
         self.programs.add(cause, 1);
         if !matches!(cause, Cause::Gc | Cause::Refresh) {
@@ -180,9 +162,6 @@ impl FlashOps {
         if !kind.from_buffer {
             self.reads.add(cause, 1);
         }
-        if cause == Cause::Gc {
-            self.gc_ns += self.cost.copy(kind);
-        }
         if let Some(t) = self.clock() {
             t.copy(plane, start, kind, cause);
         }
@@ -192,12 +171,22 @@ impl FlashOps {
     #[inline]
     pub fn erase(&mut self, plane: u32, block: u32, start: u64, cause: Cause) {
         self.erases.add(cause, 1);
-        if cause == Cause::Gc {
-            self.gc_ns += self.cost.erase;
-        }
         if let Some(t) = self.clock() {
             t.erase(plane, block, start, cause);
         }
+    }
+
+    /// The accumulated GC latency (ns): every GC flash read, buffer read (of
+    /// `buffer_reads`), program (`fast_programs` of them in fast-write mode) and
+    /// erase at its nominal duration; the same sum the timing model takes.
+    pub fn gc_latency_ns(&self, buffer_reads: u64, fast_programs: u64) -> u64 {
+        let c = &self.cost;
+        let programs = self.programs.get(Cause::Gc);
+        self.reads.get(Cause::Gc) * c.read
+            + buffer_reads * c.buffer_read
+            + (programs - fast_programs) * c.program
+            + fast_programs * c.fast_program
+            + self.erases.get(Cause::Gc) * c.erase
     }
 
     /// The request waits for one DRAM access (a read of an unwritten page, a trim).

@@ -1,7 +1,7 @@
 //! Garbage collection of the page-mapped FTL: victim selection, copying out,
 //! erasing; foreground (watermarks) and background (idle time).
 
-use super::{prefetch, PageMappedFtl};
+use super::{prefetch, PageMappedFtl, ShadowGc};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, NONE};
 use crate::ftl::BufferView;
@@ -128,6 +128,14 @@ impl PageMappedFtl {
             prefetch(&self.l2p, self.flash.owner[ppn as usize] as usize);
         }
         let mut result = Ok(());
+        let ShadowGc { reads, fast, skip } = if gc { self.shadow } else { ShadowGc::default() };
+        let fast = fast && self.layout.zombie_stream.is_some();
+        // GC takes pages out of the buffer as it goes, so this is asked once per page
+        // only while some page is dirty.
+        let mut any_dirty = buffer.any_dirty();
+        // Counted here and added once: relocated pages by state, buffer reads, fast programs.
+        let mut by_state = [0u64; 4];
+        let (mut buffer_reads, mut fast_programs) = (0u64, 0u64);
         for i in 0..pages.len() {
             if let Some(&ahead) = pages.get(i + AHEAD) {
                 prefetch(&self.l2p, self.flash.owner[ahead as usize] as usize);
@@ -135,7 +143,7 @@ impl PageMappedFtl {
             let ppn = pages[i];
             let lpn = self.flash.owner[ppn as usize];
             let zombie = self.is_zombie(lpn as usize);
-            let device = buffer.is_dirty(lpn as u64);
+            let device = any_dirty && buffer.is_dirty(lpn as u64);
             if zombie {
                 self.change_zombies(block, false);
             }
@@ -146,7 +154,7 @@ impl PageMappedFtl {
                     let valid = self.flash.valid_count[block as usize];
                     self.blocks.units[u].policy.invalidated(block, valid);
                 }
-            } else if self.shadow.skip && device && !zombie {
+            } else if skip && device && !zombie {
                 // Only the buffer holds the newest copy now: nothing is copied.
                 self.l2p[lpn as usize] = NONE;
                 self.counters.gc_skipped += 1;
@@ -155,38 +163,37 @@ impl PageMappedFtl {
                 }
                 continue;
             }
-            let from_buffer = gc && self.shadow.reads && device;
+            let from_buffer = reads && device;
             let kind = CopyKind {
                 from_buffer,
-                fast: gc && self.shadow.fast && zombie && self.layout.zombie_stream.is_some(),
+                fast: fast && zombie,
             };
             let value = if from_buffer {
-                buffer.take(lpn as u64)
+                let v = buffer.take(lpn as u64);
+                any_dirty = buffer.any_dirty();
+                v
             } else {
                 None
             };
             self.ops.copy(plane, start, kind, cause);
             let stream = self.gc_stream(lpn as usize, gc && zombie);
-            let new = match self.program(plane, stream, lpn, cause, start, buffer) {
-                Ok(new) => new,
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
+            let new = match self.program_open(plane, stream, lpn, cause, start) {
+                Some(new) => new,
+                None => match self.program(plane, stream, lpn, cause, start, buffer) {
+                    Ok(new) => new,
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                },
             };
             self.l2p[lpn as usize] = new;
             if self.content.is_some() {
                 self.content_moved(lpn, ppn, new);
             }
-            if gc {
-                self.counters.gc_pages_copied += 1;
-                self.counters.gc_copied_by_state[usize::from(zombie) | usize::from(device) << 1] +=
-                    1;
-                self.counters.gc_buffer_reads += u64::from(from_buffer);
-                self.counters.gc_fast_programs += u64::from(kind.fast);
-            } else {
-                self.counters.refresh_pages += 1;
-            }
+            by_state[(usize::from(zombie) | usize::from(device) << 1) & 3] += 1;
+            buffer_reads += u64::from(from_buffer);
+            fast_programs += u64::from(kind.fast);
             if zombie {
                 self.change_zombies(self.flash.block_of(new), true);
                 if gc {
@@ -205,6 +212,18 @@ impl PageMappedFtl {
             }
         }
         self.scratch = pages;
+        let moved: u64 = by_state.iter().sum();
+        if gc {
+            let c = &mut self.counters;
+            c.gc_pages_copied += moved;
+            for (total, n) in c.gc_copied_by_state.iter_mut().zip(by_state) {
+                *total += n;
+            }
+            c.gc_buffer_reads += buffer_reads;
+            c.gc_fast_programs += fast_programs;
+        } else {
+            self.counters.refresh_pages += moved;
+        }
         result
     }
 

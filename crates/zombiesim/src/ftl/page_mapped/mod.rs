@@ -305,23 +305,40 @@ impl PageMappedFtl {
         buffer: &mut dyn BufferView,
     ) -> Result<u32> {
         loop {
-            let block = self.blocks.open_block(plane, stream);
-            if block != NONE {
-                let (ppn, full) = self.flash.program(block, lpn, self.clock);
-                let u = self.blocks.unit_of_block(block);
-                self.blocks.units[u].valid += 1;
-                // GC copies are timed as a whole by `reclaim`.
-                self.ops.program(self.geo.plane_of(block), cause, start);
-                if full {
-                    self.blocks.set_open(plane, stream, NONE);
-                    self.blocks.units[u].policy.insert(block, &self.flash);
-                }
+            if let Some(ppn) = self.program_open(plane, stream, lpn, cause, start) {
                 return Ok(ppn);
             }
             // Opening a block may run GC, which may fill and close it again (shared
             // frontier): go round until a block is open.
             self.open_block(plane, stream, buffer)?;
         }
+    }
+
+    /// Program `lpn` into the open block of `(plane, stream)` if it has one (the
+    /// common case, kept apart from opening a block so that it inlines into GC).
+    #[inline(always)]
+    fn program_open(
+        &mut self,
+        plane: u32,
+        stream: u32,
+        lpn: u32,
+        cause: Cause,
+        start: u64,
+    ) -> Option<u32> {
+        let block = self.blocks.open_block(plane, stream);
+        if block == NONE {
+            return None;
+        }
+        let (ppn, full) = self.flash.program(block, lpn, self.clock);
+        let u = self.blocks.unit_of_block(block);
+        self.blocks.units[u].valid += 1;
+        // Relocations are timed as a whole with their copy.
+        self.ops.program(self.geo.plane_of(block), cause, start);
+        if full {
+            self.blocks.set_open(plane, stream, NONE);
+            self.blocks.units[u].policy.insert(block, &self.flash);
+        }
+        Some(ppn)
     }
 
     fn open_block(&mut self, plane: u32, stream: u32, buffer: &mut dyn BufferView) -> Result<()> {
@@ -488,7 +505,10 @@ impl Ftl for PageMappedFtl {
             programs: self.ops.programs,
             reads: self.ops.reads,
             erases: self.ops.erases,
-            gc_latency_ns: self.ops.gc_ns,
+            gc_latency_ns: self.ops.gc_latency_ns(
+                self.counters.gc_buffer_reads,
+                self.counters.gc_fast_programs,
+            ),
             ..self.counters
         }
     }
