@@ -69,6 +69,13 @@ pub(super) fn validate(cfg: &Config, geo: &Geometry) -> Result<()> {
         }
     }
     if cfg.device.discard_twins {
+        if g.skip_shadows {
+            return Err(Error::config(
+                "device.discard_twins",
+                "with gc.skip_shadows a page whose flash copy GC dropped could then be \
+                 discarded from the buffer too, leaving only the host's copy: use one of them",
+            ));
+        }
         if cfg.device.buffer_nonvolatile {
             return Err(Error::config(
                 "device.discard_twins",
