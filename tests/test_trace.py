@@ -252,7 +252,10 @@ def test_cli_run_timed_synthetic(cli, tmp_path):
 def test_cli_run_untimed_has_no_timing_lines(cli):
     proc = cli("run", *SMALL_ARGS, "--workload", "uniform:drive_writes=0.2")
     assert proc.returncode == 0, proc.stderr
-    assert "IOPS" not in proc.stdout and "latency" not in proc.stdout
+    # No latency table, no timing lines (the GC line's accumulated "GC latency" is a
+    # sum of operation times, there in counting mode too).
+    assert "IOPS" not in proc.stdout and "latency µs" not in proc.stdout
+    assert "GC busy" not in proc.stdout and "elapsed" not in proc.stdout
     assert "trace" not in proc.stdout
 
 
