@@ -92,6 +92,25 @@ fn one_logical_page_walks_every_transition_of_fig_5() {
 }
 
 #[test]
+fn a_twin_shadow_page_written_back_from_the_buffer_stays_host_shadow_on_flash() {
+    // Without discarding, the device buffer writes the twin-shadow page back; the
+    // host still holds a newer copy, so the new flash copy is host-shadow.
+    let cfg = small(&[("device.buffer", "16KiB"), ("host.buffer", "64KiB")]);
+    let mut dev = Device::new(&cfg, 1, true).unwrap();
+    let l = 7;
+    write(&mut dev, l, 1);
+    dev.hint_zombie(l, true).unwrap();
+    assert_eq!(dev.known_zombies(), 1);
+    for other in 100..104 {
+        write(&mut dev, other, other);
+    }
+    let copy = dev.ftl().mapped(l).expect("written back");
+    assert_eq!(dev.page_state(l, copy), PageState::HostShadow);
+    assert_eq!(dev.known_zombies(), 1);
+    dev.verify().unwrap();
+}
+
+#[test]
 fn a_non_volatile_buffer_keeps_twin_shadow_pages_and_discarding_is_refused() {
     let mut cfg = small(&[("device.buffer", "16KiB"), ("host.buffer", "64KiB")]);
     let err = cfg

@@ -342,7 +342,7 @@ fn run(
             "gc.skip_shadows",
             "drops flash copies whose newer copy is only in the device buffer; with a \
              volatile buffer (device.buffer_nonvolatile = false) a power loss then loses \
-             data: set device.buffer_nonvolatile = true (or force it to see the loss)",
+             data: set device.buffer_nonvolatile = true (or give --force-unsafe, force_unsafe=True in Python, to see the loss)",
         ));
     }
     let mut device = Device::new(cfg, stream_seed(opts.seed, STREAM_GC), opts.verify)?;

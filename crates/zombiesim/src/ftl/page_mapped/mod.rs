@@ -199,8 +199,28 @@ impl PageMappedFtl {
 
     /// Write one logical page: for the host (`Cause::Host`, counted as a host page)
     /// or for the device's write buffer (`Cause::Buffer`).
+    ///
+    /// A host write is the newest copy: whatever the device knew of `lpn` as a zombie
+    /// is gone. A write-back from the device buffer is not: if the host holds a newer
+    /// dirty copy (the page was twin-shadow), the new flash copy is host-shadow.
     #[inline]
     fn write_one(
+        &mut self,
+        lpn: u64,
+        value: Option<u64>,
+        cause: Cause,
+        buffer: &mut dyn BufferView,
+    ) -> Result<()> {
+        if cause == Cause::Buffer && self.zombie_known > 0 && self.is_host_shadow(lpn) {
+            self.write_unchecked(lpn, value, cause, buffer)?;
+            return self.mark_zombie(lpn);
+        }
+        self.write_unchecked(lpn, value, cause, buffer)
+    }
+
+    /// [`PageMappedFtl::write_one`] without keeping a buffered write-back's zombie.
+    #[inline]
+    fn write_unchecked(
         &mut self,
         lpn: u64,
         value: Option<u64>,
@@ -216,7 +236,6 @@ impl PageMappedFtl {
             self.counters.host_write_pages += 1;
         }
         let old = self.l2p[l];
-        // The written copy is the newest: whatever the device knew as a zombie is gone.
         self.drop_zombie(l, old);
         if old != NONE {
             self.invalidate(old);
