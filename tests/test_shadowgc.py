@@ -13,13 +13,13 @@ from zombiesim.report import STATES
 #: 256 MiB of flash with 4 MiB buffers: a ShadowGC run in well under a second.
 SMALL = {"flash.blocks_per_plane": 64}
 #: The dedicated (zombie) stream needs more free blocks: with four planes in one GC unit,
-#: a watermark of 5 (and spare for it: OP 15%).
+#: a watermark of 4 x 1 + 2 = 6 (and spare for it: OP 15%).
 BUFFERS = {
     "host.buffer": "4MiB",
     "device.buffer": "4MiB",
     "ftl.over_provisioning": 0.15,
-    "gc.low_watermark": 5,
-    "gc.high_watermark": 5,
+    "gc.low_watermark": 6,
+    "gc.high_watermark": 6,
 }
 #: Rewrites of an 8 MiB window (twice the host buffer), reads mixed in; arrival times
 #: (iops) give the device its clock. About 6 s of device time.

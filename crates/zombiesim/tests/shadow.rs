@@ -18,8 +18,8 @@ fn small(settings: &[(&str, &str)]) -> Config {
         ("flash.pages_per_block".into(), "16".into()),
         ("ftl.over_provisioning".into(), "0.25".into()),
         ("precondition.random_drive_writes".into(), "0".into()),
-        ("gc.low_watermark".into(), "4".into()),
-        ("gc.high_watermark".into(), "4".into()),
+        ("gc.low_watermark".into(), "6".into()),
+        ("gc.high_watermark".into(), "6".into()),
     ];
     pairs.extend(settings.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     cfg.set_many(&pairs).unwrap();
@@ -126,7 +126,14 @@ fn a_non_volatile_buffer_keeps_twin_shadow_pages_and_discarding_is_refused() {
 /// A device that relocates with ShadowGC's policies, and a workload that keeps its
 /// buffers busy: a hot tenth of the pages gets nine writes in ten.
 fn shadow_run(scheme: &str, settings: &[(&str, &str)], wl: &str) -> Report {
-    let mut cfg = small(&[("device.buffer", "64KiB"), ("host.buffer", "64KiB")]);
+    // 4 planes × 128 blocks × 32 pages (64 MiB): a dedicated stream's open blocks are
+    // a small share of the spare space, as on a real device.
+    let mut cfg = small(&[
+        ("flash.blocks_per_plane", "128"),
+        ("flash.pages_per_block", "32"),
+        ("device.buffer", "256KiB"),
+        ("host.buffer", "256KiB"),
+    ]);
     let mut pairs = zombiesim::config::scheme_settings(scheme).unwrap();
     pairs.extend(settings.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     cfg.set_many(&pairs).unwrap();

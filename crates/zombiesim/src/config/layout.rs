@@ -64,17 +64,22 @@ impl FtlLayout {
         };
         let data_streams = gc_first + regions;
         // GC copies one victim into up to this many open blocks of its plane, each of
-        // which may need a fresh block.
+        // which may need a fresh block. A victim frees one block, and all its copies
+        // but the first stream's fit in blocks the other streams already hold open,
+        // except when those fill: over a burst of GC every extra stream's frontier on
+        // every plane of the unit may cross into a fresh block, so the free count may
+        // dip by one block per extra stream and plane below where GC began.
         let gc_streams = regions + u32::from(cfg.gc.zombie_block);
-        if gc_streams > 1 && cfg.gc.low_watermark < gc_streams + 1 {
+        let needed = per_unit * (gc_streams - 1) + 2;
+        if gc_streams > 1 && cfg.gc.low_watermark < needed {
             return Err(Error::config(
                 "gc.low_watermark",
                 format!(
-                    "{} is too low: GC writes to {gc_streams} streams per plane (ftl.regions = {regions}{}), \
-                     each of which may need a fresh block while one victim is copied; use at least {}",
+                    "{} is too low: GC writes to {gc_streams} streams per plane (ftl.regions = {regions}{}) \
+                     on the {per_unit} planes of a GC unit, and each extra stream's open block on each \
+                     plane may need a fresh block during one burst of GC; use at least {needed}",
                     cfg.gc.low_watermark,
                     if cfg.gc.zombie_block { " and the zombie block" } else { "" },
-                    gc_streams + 1
                 ),
             ));
         }

@@ -246,9 +246,9 @@ mod tests {
         let mut cfg = Config::preset("default").unwrap();
         // Room for the extra GC streams some of the cases ask for.
         cfg.set_many(&[
-            ("gc.low_watermark".into(), "4".into()),
-            ("gc.high_watermark".into(), "4".into()),
-            ("gc.background_watermark".into(), "6".into()),
+            ("gc.low_watermark".into(), "6".into()),
+            ("gc.high_watermark".into(), "6".into()),
+            ("gc.background_watermark".into(), "8".into()),
         ])
         .unwrap();
         let plain = Capabilities {
