@@ -15,7 +15,7 @@
 //! | random, d-choices:d | candidate list, d samples | O(1) (nothing) | O(d) |
 //! | z-greedy | bucket bitsets by `2v + min(2z, i)` ([`zombie`]) | O(1) | O(blocks / 4096) words |
 //! | z-cost-benefit | candidate list, exact scan | O(1) (nothing) | O(candidates) |
-//! | greedy-delay:p | candidate list, exact scan | O(1) (nothing) | O(candidates) |
+//! | greedy-delay:p | bucket bitsets by `v`, delayed blocks after all others | O(1) | O(blocks / 4096) words |
 //!
 //! Zombie-aware policies also hear when a block's count of known zombie pages changes
 //! ([`VictimPolicy::zombies_changed`]); the others ignore it.
@@ -98,7 +98,9 @@ pub fn build(
         PolicySpec::DChoices(d) => Box::new(DChoices::new(first_block, blocks, d)),
         PolicySpec::ZGreedy => Box::new(ZGreedy::new(first_block, blocks, pages_per_block)),
         PolicySpec::ZCostBenefit => Box::new(CostBenefit::zombie_aware(first_block, blocks)),
-        PolicySpec::GreedyDelay(p) => Box::new(GreedyDelay::new(first_block, blocks, p)),
+        PolicySpec::GreedyDelay(p) => {
+            Box::new(GreedyDelay::new(first_block, blocks, pages_per_block, p))
+        }
         PolicySpec::Popularity => Box::new(Popularity::new(first_block, blocks, pages_per_block)),
     }
 }

@@ -117,3 +117,25 @@ fn d_choices_with_many_samples_is_greedy() {
     seen.sort();
     assert_eq!(seen, vec![0, 1, 2, 3]);
 }
+
+#[test]
+fn greedy_delay_skips_zombie_rich_blocks_while_others_exist() {
+    // Blocks 0..3 with 2, 5, 3 valid pages of 8.
+    let flash = flash_with_counts(&[2, 5, 3], 8);
+    let mut p = GreedyDelay::new(0, 16, 8, 50);
+    for b in 0..3 {
+        p.insert(b, &flash);
+    }
+    // Block 0: 2 of its 2 valid pages are zombies (100% > 50%): delayed.
+    p.zombies_changed(0, 2, 2);
+    // Block 2: 1 of 3 (33%): not delayed.
+    p.zombies_changed(2, 3, 1);
+    assert_eq!(pick(&mut p, &flash, 0), Some(2));
+    // Block 1 becomes zombie-rich too: both left are delayed, plain greedy decides.
+    p.zombies_changed(1, 5, 4);
+    assert_eq!(pick(&mut p, &flash, 0), Some(0));
+    // A page of block 1 dies: 4 zombies of 4 valid, still delayed, still the last.
+    p.invalidated(1, 4);
+    assert_eq!(pick(&mut p, &flash, 0), Some(1));
+    assert_eq!(pick(&mut p, &flash, 0), None);
+}

@@ -17,7 +17,7 @@
 //! [`GreedyDelay`] (003's strawman): greedy, but blocks whose zombie share of valid pages
 //! exceeds a threshold are skipped while any other candidate exists.
 
-use super::{BucketIndex, CandidateList, SelectCtx, VictimPolicy};
+use super::{BucketIndex, SelectCtx, VictimPolicy};
 use crate::flash::FlashState;
 
 /// `2n − 2·(i − min(z, i/2))` = `2v + min(2z, i)`: lower is better.
@@ -93,54 +93,79 @@ impl VictimPolicy for ZGreedy {
 
 /// Greedy that delays zombie-rich blocks: among blocks whose zombie share `z / v` is at
 /// most `threshold`, the one with the fewest valid pages; if there is none, plain greedy.
-/// An exact scan, O(candidates) per selection.
+/// One bucket index keyed by `v` for blocks that are not delayed and `n + 1 + v` for
+/// those that are, so it is O(1) per update like greedy (ties: lowest block number).
 pub struct GreedyDelay {
-    candidates: CandidateList,
+    index: BucketIndex,
+    first_block: u32,
+    pages_per_block: u32,
     /// Zombie share threshold, percent of valid pages.
     percent: u32,
-    scored: u64,
+    valid: Vec<u32>,
+    zombies: Vec<u32>,
 }
 
 impl GreedyDelay {
-    pub fn new(first_block: u32, blocks: u32, percent: u32) -> Self {
+    pub fn new(first_block: u32, blocks: u32, pages_per_block: u32, percent: u32) -> Self {
         GreedyDelay {
-            candidates: CandidateList::new(first_block, blocks),
+            index: BucketIndex::new(first_block, blocks, 2 * pages_per_block + 1),
+            first_block,
+            pages_per_block,
             percent,
-            scored: 0,
+            valid: vec![0; blocks as usize],
+            zombies: vec![0; blocks as usize],
         }
+    }
+
+    #[inline]
+    fn key(&self, valid: u32, zombies: u32) -> u32 {
+        let delayed = zombies as u64 * 100 > self.percent as u64 * valid as u64;
+        if delayed {
+            self.pages_per_block + 1 + valid
+        } else {
+            valid
+        }
+    }
+
+    #[inline]
+    fn rekey(&mut self, block: u32) {
+        let local = (block - self.first_block) as usize;
+        let key = self.key(self.valid[local], self.zombies[local]);
+        self.index.update(block, key);
     }
 }
 
 impl VictimPolicy for GreedyDelay {
-    fn insert(&mut self, block: u32, _flash: &FlashState) {
-        self.candidates.push(block);
+    fn insert(&mut self, block: u32, flash: &FlashState) {
+        let local = (block - self.first_block) as usize;
+        let (v, z) = (
+            flash.valid_count[block as usize],
+            flash.zombies[block as usize],
+        );
+        self.valid[local] = v;
+        self.zombies[local] = z;
+        let key = self.key(v, z);
+        self.index.insert(block, key);
     }
 
-    fn invalidated(&mut self, _block: u32, _valid: u32) {}
+    #[inline]
+    fn invalidated(&mut self, block: u32, valid: u32) {
+        self.valid[(block - self.first_block) as usize] = valid;
+        self.rekey(block);
+    }
 
-    fn select(&mut self, ctx: &mut SelectCtx) -> Option<u32> {
-        self.scored = self.candidates.len() as u64;
-        // (delayed?, valid, block): the smallest tuple wins.
-        let best = self
-            .candidates
-            .as_slice()
-            .iter()
-            .map(|&b| {
-                let v = ctx.flash.valid_count[b as usize];
-                let z = ctx.flash.zombies[b as usize];
-                let delayed = z as u64 * 100 > self.percent as u64 * v as u64;
-                (delayed, v, b)
-            })
-            .min()?;
-        self.candidates.remove(best.2);
-        Some(best.2)
+    fn zombies_changed(&mut self, block: u32, valid: u32, zombies: u32) {
+        let local = (block - self.first_block) as usize;
+        self.valid[local] = valid;
+        self.zombies[local] = zombies;
+        self.rekey(block);
+    }
+
+    fn select(&mut self, _ctx: &mut SelectCtx) -> Option<u32> {
+        self.index.pop_min()
     }
 
     fn len(&self) -> usize {
-        self.candidates.len()
-    }
-
-    fn last_scored(&self) -> u64 {
-        self.scored
+        self.index.len()
     }
 }
