@@ -273,12 +273,6 @@ impl WriteBuffer {
         }
     }
 
-    /// Whether any page is dirty.
-    #[inline]
-    pub fn has_dirty(&self) -> bool {
-        self.dirty_pages > 0
-    }
-
     /// Dirty pages buffered now.
     pub fn dirty_count(&self) -> u64 {
         self.dirty_pages

@@ -107,18 +107,8 @@ impl RefreshQueues {
         (if fast { self.fast_ns } else { self.normal_ns } / 16).max(1)
     }
 
-    /// Entries waiting (both queues).
-    pub fn len(&self) -> usize {
-        self.normal.len() + self.fast.len()
-    }
-
-    /// Whether no block is waiting.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Approximate bytes of memory the queues occupy.
     pub fn memory_bytes(&self) -> usize {
-        self.len() * std::mem::size_of::<Entry>()
+        (self.normal.len() + self.fast.len()) * std::mem::size_of::<Entry>()
     }
 }

@@ -27,94 +27,41 @@ pub fn z_greedy_key(pages_per_block: u32, valid: u32, zombies: u32) -> u32 {
     2 * valid + (2 * zombies).min(invalid)
 }
 
-/// z-greedy over a bucket index, O(1) per update.
-pub struct ZGreedy {
-    index: BucketIndex,
-    first_block: u32,
+/// How a zombie-aware policy keys a candidate block by its valid and known-zombie
+/// counts in its bucket index (lower keys are taken first).
+pub trait ZombieKey: Send {
+    /// The largest key.
+    fn max_key(&self) -> u32;
+    fn key(&self, valid: u32, zombies: u32) -> u32;
+}
+
+/// z-greedy's key, `2v + min(2z, i)`.
+pub struct ZGreedyKey {
     pages_per_block: u32,
-    /// Valid and zombie counts of the unit's blocks, as last told.
-    valid: Vec<u32>,
-    zombies: Vec<u32>,
 }
 
-impl ZGreedy {
-    pub fn new(first_block: u32, blocks: u32, pages_per_block: u32) -> Self {
-        ZGreedy {
-            index: BucketIndex::new(first_block, blocks, 2 * pages_per_block),
-            first_block,
-            pages_per_block,
-            valid: vec![0; blocks as usize],
-            zombies: vec![0; blocks as usize],
-        }
+impl ZombieKey for ZGreedyKey {
+    fn max_key(&self) -> u32 {
+        2 * self.pages_per_block
     }
 
     #[inline]
-    fn rekey(&mut self, block: u32) {
-        let local = (block - self.first_block) as usize;
-        let key = z_greedy_key(self.pages_per_block, self.valid[local], self.zombies[local]);
-        self.index.update(block, key);
+    fn key(&self, valid: u32, zombies: u32) -> u32 {
+        z_greedy_key(self.pages_per_block, valid, zombies)
     }
 }
 
-impl VictimPolicy for ZGreedy {
-    fn insert(&mut self, block: u32, flash: &FlashState) {
-        let local = (block - self.first_block) as usize;
-        let (v, z) = (
-            flash.valid_count[block as usize],
-            flash.zombies[block as usize],
-        );
-        self.valid[local] = v;
-        self.zombies[local] = z;
-        self.index
-            .insert(block, z_greedy_key(self.pages_per_block, v, z));
-    }
-
-    #[inline]
-    fn invalidated(&mut self, block: u32, valid: u32) {
-        self.valid[(block - self.first_block) as usize] = valid;
-        self.rekey(block);
-    }
-
-    fn zombies_changed(&mut self, block: u32, valid: u32, zombies: u32) {
-        let local = (block - self.first_block) as usize;
-        self.valid[local] = valid;
-        self.zombies[local] = zombies;
-        self.rekey(block);
-    }
-
-    fn select(&mut self, _ctx: &mut SelectCtx) -> Option<u32> {
-        self.index.pop_min()
-    }
-
-    fn len(&self) -> usize {
-        self.index.len()
-    }
-}
-
-/// Greedy that delays zombie-rich blocks: among blocks whose zombie share `z / v` is at
-/// most `threshold`, the one with the fewest valid pages; if there is none, plain greedy.
-/// One bucket index keyed by `v` for blocks that are not delayed and `n + 1 + v` for
-/// those that are, so it is O(1) per update like greedy (ties: lowest block number).
-pub struct GreedyDelay {
-    index: BucketIndex,
-    first_block: u32,
+/// greedy-delay's key: `v` for blocks whose zombie share `z / v` is at most the
+/// threshold, `n + 1 + v` for the delayed ones (after all others).
+pub struct DelayKey {
     pages_per_block: u32,
     /// Zombie share threshold, percent of valid pages.
     percent: u32,
-    valid: Vec<u32>,
-    zombies: Vec<u32>,
 }
 
-impl GreedyDelay {
-    pub fn new(first_block: u32, blocks: u32, pages_per_block: u32, percent: u32) -> Self {
-        GreedyDelay {
-            index: BucketIndex::new(first_block, blocks, 2 * pages_per_block + 1),
-            first_block,
-            pages_per_block,
-            percent,
-            valid: vec![0; blocks as usize],
-            zombies: vec![0; blocks as usize],
-        }
+impl ZombieKey for DelayKey {
+    fn max_key(&self) -> u32 {
+        2 * self.pages_per_block + 1
     }
 
     #[inline]
@@ -126,16 +73,63 @@ impl GreedyDelay {
             valid
         }
     }
+}
+
+/// A zombie-aware policy over a bucket index: O(1) per update like greedy; ties go to
+/// the lowest block number.
+pub struct ZombieKeyed<K: ZombieKey> {
+    index: BucketIndex,
+    first_block: u32,
+    key: K,
+    /// Valid and zombie counts of the unit's blocks, as last told.
+    valid: Vec<u32>,
+    zombies: Vec<u32>,
+}
+
+/// z-greedy (000 eq. 2).
+pub type ZGreedy = ZombieKeyed<ZGreedyKey>;
+
+/// Greedy that delays zombie-rich blocks (003 §2.2): among blocks whose zombie share
+/// `z / v` is at most the threshold, the one with the fewest valid pages; if there is
+/// none, plain greedy.
+pub type GreedyDelay = ZombieKeyed<DelayKey>;
+
+impl ZGreedy {
+    pub fn new(first_block: u32, blocks: u32, pages_per_block: u32) -> Self {
+        ZombieKeyed::with_key(first_block, blocks, ZGreedyKey { pages_per_block })
+    }
+}
+
+impl GreedyDelay {
+    pub fn new(first_block: u32, blocks: u32, pages_per_block: u32, percent: u32) -> Self {
+        let key = DelayKey {
+            pages_per_block,
+            percent,
+        };
+        ZombieKeyed::with_key(first_block, blocks, key)
+    }
+}
+
+impl<K: ZombieKey> ZombieKeyed<K> {
+    fn with_key(first_block: u32, blocks: u32, key: K) -> Self {
+        ZombieKeyed {
+            index: BucketIndex::new(first_block, blocks, key.max_key()),
+            first_block,
+            key,
+            valid: vec![0; blocks as usize],
+            zombies: vec![0; blocks as usize],
+        }
+    }
 
     #[inline]
     fn rekey(&mut self, block: u32) {
         let local = (block - self.first_block) as usize;
-        let key = self.key(self.valid[local], self.zombies[local]);
+        let key = self.key.key(self.valid[local], self.zombies[local]);
         self.index.update(block, key);
     }
 }
 
-impl VictimPolicy for GreedyDelay {
+impl<K: ZombieKey> VictimPolicy for ZombieKeyed<K> {
     fn insert(&mut self, block: u32, flash: &FlashState) {
         let local = (block - self.first_block) as usize;
         let (v, z) = (
@@ -144,8 +138,7 @@ impl VictimPolicy for GreedyDelay {
         );
         self.valid[local] = v;
         self.zombies[local] = z;
-        let key = self.key(v, z);
-        self.index.insert(block, key);
+        self.index.insert(block, self.key.key(v, z));
     }
 
     #[inline]

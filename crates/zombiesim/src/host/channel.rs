@@ -72,13 +72,39 @@ impl NotificationChannel {
         self.mode == NotifyMode::Command && self.queue.len() >= self.per_command
     }
 
-    /// The extents one command carries (piggyback on a read/write, or a notification
-    /// command), removed from the queue.
-    pub fn take(&mut self) -> impl Iterator<Item = (u64, u32)> + '_ {
-        let n = match self.mode {
+    /// The extents one command carries, as zombie hints in `out` (cleared first): the
+    /// pages still dirty in the host (`dirty`) are delivered, the others counted stale
+    /// (a page written back meanwhile would otherwise be marked zombie on the device
+    /// after its newest copy arrived).
+    pub fn deliver(&mut self, out: &mut Vec<u64>, dirty: impl Fn(u64) -> bool) {
+        out.clear();
+        let n = self.batch();
+        self.counters.extents += n as u64;
+        for (lpn, len) in self.queue.drain(..n) {
+            for l in lpn..lpn + len as u64 {
+                if dirty(l) {
+                    out.push(l);
+                    self.counters.delivered_pages += 1;
+                } else {
+                    self.counters.stale_pages += 1;
+                }
+            }
+        }
+    }
+
+    /// How many extents one command carries now.
+    fn batch(&self) -> usize {
+        match self.mode {
             NotifyMode::Piggyback | NotifyMode::Command => self.per_command.min(self.queue.len()),
             _ => 0,
-        };
+        }
+    }
+
+    /// The extents one command carries, removed from the queue (what `deliver`
+    /// works through; the tests look at the extents themselves).
+    #[cfg(test)]
+    fn take(&mut self) -> impl Iterator<Item = (u64, u32)> + '_ {
+        let n = self.batch();
         self.counters.extents += n as u64;
         self.queue.drain(..n)
     }

@@ -55,20 +55,8 @@ impl HostSim<'_> {
     /// rest are stale.
     fn deliverable(&mut self) -> Vec<u64> {
         let mut out = std::mem::take(&mut self.hints);
-        out.clear();
-        let (mut delivered, mut stale) = (0, 0);
-        for (lpn, len) in self.channel.take() {
-            for l in lpn..lpn + len as u64 {
-                if self.cache.is_dirty(l) {
-                    out.push(l);
-                    delivered += 1;
-                } else {
-                    stale += 1;
-                }
-            }
-        }
-        self.channel.counters.delivered_pages += delivered;
-        self.channel.counters.stale_pages += stale;
+        let host = &self.cache;
+        self.channel.deliver(&mut out, |l| host.is_dirty(l));
         out
     }
 

@@ -79,18 +79,6 @@ impl HostWriteBuffer {
         })
     }
 
-    /// Whether a dirty copy of `lpn` is held here.
-    pub fn is_dirty(&self, lpn: u64) -> bool {
-        self.buffer.is_dirty(lpn)
-    }
-
-    /// The content value held for `lpn` (`None`: not buffered; `Some(None)`: unknown).
-    pub fn value_of(&self, lpn: u64) -> Option<Option<u64>> {
-        self.buffer
-            .value_of(lpn)
-            .map(|v| Some(v).filter(|&v| v != NO_VALUE))
-    }
-
     /// One block request issued at `issue`: returns when it completes.
     pub fn request(
         &mut self,
@@ -195,20 +183,8 @@ impl HostWriteBuffer {
     /// The extents one command carries: pages still dirty here become zombie hints.
     fn deliverable(&mut self) -> Vec<u64> {
         let mut out = std::mem::take(&mut self.hints);
-        out.clear();
-        let (mut delivered, mut stale) = (0, 0);
-        for (lpn, len) in self.channel.take() {
-            for l in lpn..lpn + len as u64 {
-                if self.buffer.is_dirty(l) {
-                    out.push(l);
-                    delivered += 1;
-                } else {
-                    stale += 1;
-                }
-            }
-        }
-        self.channel.counters.delivered_pages += delivered;
-        self.channel.counters.stale_pages += stale;
+        let host = &self.buffer;
+        self.channel.deliver(&mut out, |l| host.is_dirty(l));
         out
     }
 

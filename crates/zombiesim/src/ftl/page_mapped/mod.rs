@@ -198,29 +198,10 @@ impl PageMappedFtl {
     }
 
     /// Write one logical page: for the host (`Cause::Host`, counted as a host page)
-    /// or for the device's write buffer (`Cause::Buffer`).
-    ///
-    /// A host write is the newest copy: whatever the device knew of `lpn` as a zombie
-    /// is gone. A write-back from the device buffer is not: if the host holds a newer
-    /// dirty copy (the page was twin-shadow), the new flash copy is host-shadow.
+    /// or for the device's write buffer (`Cause::Buffer`); the newest copy of `lpn` as
+    /// far as the device knows, so whatever it knew of `lpn` as a zombie is gone.
     #[inline]
     fn write_one(
-        &mut self,
-        lpn: u64,
-        value: Option<u64>,
-        cause: Cause,
-        buffer: &mut dyn BufferView,
-    ) -> Result<()> {
-        if cause == Cause::Buffer && self.zombie_known > 0 && self.is_host_shadow(lpn) {
-            self.write_unchecked(lpn, value, cause, buffer)?;
-            return self.mark_zombie(lpn);
-        }
-        self.write_unchecked(lpn, value, cause, buffer)
-    }
-
-    /// [`PageMappedFtl::write_one`] without keeping a buffered write-back's zombie.
-    #[inline]
-    fn write_unchecked(
         &mut self,
         lpn: u64,
         value: Option<u64>,
@@ -395,6 +376,9 @@ impl Ftl for PageMappedFtl {
         self.geo.logical_pages
     }
 
+    /// A write-back from the device buffer is not the newest copy when the host holds
+    /// a newer dirty one (the page was twin-shadow): the new flash copy stays
+    /// host-shadow.
     #[inline]
     fn write_page(
         &mut self,
@@ -403,12 +387,13 @@ impl Ftl for PageMappedFtl {
         cause: Cause,
         buffer: &mut dyn BufferView,
     ) -> Result<()> {
-        self.write_one(lpn, value, cause, buffer)
-    }
-
-    #[inline]
-    fn write(&mut self, lpn: u64) -> Result<()> {
-        self.write_one(lpn, None, Cause::Host, &mut crate::ftl::NoBuffer)
+        let keep_zombie =
+            cause == Cause::Buffer && self.zombie_known > 0 && self.is_host_shadow(lpn);
+        self.write_one(lpn, value, cause, buffer)?;
+        if keep_zombie {
+            self.mark_zombie(lpn)?;
+        }
+        Ok(())
     }
 
     fn content_stats(
