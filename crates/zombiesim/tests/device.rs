@@ -6,24 +6,9 @@ use proptest::prelude::*;
 use std::collections::HashSet;
 use zombiesim::device::{Command, Device, Payload};
 use zombiesim::workload::Op;
-use zombiesim::Config;
 
 mod common;
-use common::verified_run;
-
-/// A small device: 4 planes × 32 blocks × 16 pages.
-fn small(settings: &[(&str, &str)]) -> Config {
-    let mut cfg = Config::preset("default").unwrap();
-    let mut pairs: Vec<(String, String)> = vec![
-        ("flash.blocks_per_plane".into(), "32".into()),
-        ("flash.pages_per_block".into(), "16".into()),
-        ("ftl.over_provisioning".into(), "0.25".into()),
-        ("precondition.random_drive_writes".into(), "0".into()),
-    ];
-    pairs.extend(settings.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    cfg.set_many(&pairs).unwrap();
-    cfg
-}
+use common::{small_device as small, verified_run};
 
 fn write(dev: &mut Device, lpn: u64, value: u64, fua: bool) {
     let cmd = Command {

@@ -8,22 +8,14 @@ use zombiesim::workload::Op;
 use zombiesim::{simulate, Config, Report, RunOptions, WorkloadSpec};
 
 mod common;
-use common::verified_run;
+use common::{small_device, verified_run};
 
-/// A small device: 4 planes × 32 blocks × 16 pages of 4 KiB (8 MiB).
+/// The common small device (4 planes × 32 blocks × 16 pages of 4 KiB) with GC
+/// watermarks room for the dedicated stream (4 planes × 1 + 2).
 fn small(settings: &[(&str, &str)]) -> Config {
-    let mut cfg = Config::preset("default").unwrap();
-    let mut pairs: Vec<(String, String)> = vec![
-        ("flash.blocks_per_plane".into(), "32".into()),
-        ("flash.pages_per_block".into(), "16".into()),
-        ("ftl.over_provisioning".into(), "0.25".into()),
-        ("precondition.random_drive_writes".into(), "0".into()),
-        ("gc.low_watermark".into(), "6".into()),
-        ("gc.high_watermark".into(), "6".into()),
-    ];
-    pairs.extend(settings.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    cfg.set_many(&pairs).unwrap();
-    cfg
+    let mut pairs = vec![("gc.low_watermark", "6"), ("gc.high_watermark", "6")];
+    pairs.extend_from_slice(settings);
+    small_device(&pairs)
 }
 
 fn write(dev: &mut Device, lpn: u64, value: u64) {

@@ -96,28 +96,25 @@ class Scale:
     big_buffer_mib: int
 
 
+#: 4 of the preset's 64 planes. Its GC watermarks (66) are for 64 planes; 4 planes
+#: need 6 (8 kept).
+FOUR_PLANES = {
+    "flash.channels": 2,
+    "flash.chips_per_channel": 2,
+    "gc.low_watermark": 8,
+    "gc.high_watermark": 8,
+}
+
 SCALE_SETTINGS = {
-    # The preset's GC watermarks (66) are for its 64 planes; 4 planes need 6 (8 kept).
     "tiny": Scale(
-        {
-            "flash.channels": 2,
-            "flash.chips_per_channel": 2,
-            "flash.blocks_per_plane": 256,
-            "gc.low_watermark": 8,
-            "gc.high_watermark": 8,
-        },
+        {**FOUR_PLANES, "flash.blocks_per_plane": 256},
         window_mib=64,
         phase_mib=256,
         drive_writes=0.5,
         big_buffer_mib=32,
     ),
     "small": Scale(
-        {
-            "flash.channels": 2,
-            "flash.chips_per_channel": 2,
-            "gc.low_watermark": 8,
-            "gc.high_watermark": 8,
-        },
+        FOUR_PLANES,
         window_mib=256,
         phase_mib=1024,
         drive_writes=2.0,
