@@ -18,7 +18,7 @@
 //! are counted as stale.
 
 use crate::config::{NotifyConfig, NotifyMode};
-use crate::report::ChannelCounters;
+use crate::report::{AwarenessPoint, ChannelCounters, NotifyReport};
 use std::collections::VecDeque;
 
 /// The host side of the channel: the zombie queue.
@@ -107,6 +107,55 @@ impl NotificationChannel {
         let n = self.batch();
         self.counters.extents += n as u64;
         self.queue.drain(..n)
+    }
+}
+
+/// Running means of what the device knows as zombies against the pages the host holds
+/// dirty, sampled as the run goes (000 Table 3's awareness).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AwarenessMeans {
+    samples: u64,
+    known_sum: f64,
+    aware_sum: f64,
+    aware_samples: u64,
+}
+
+impl AwarenessMeans {
+    /// One sample: the device knows `known` zombies while the host holds `dirty` dirty
+    /// pages. Returns the awareness `known / dirty` (0 with nothing dirty).
+    pub fn sample(&mut self, known: u64, dirty: u64) -> f64 {
+        self.samples += 1;
+        self.known_sum += known as f64;
+        if dirty == 0 {
+            return 0.0;
+        }
+        let awareness = known as f64 / dirty as f64;
+        self.aware_sum += awareness;
+        self.aware_samples += 1;
+        awareness
+    }
+
+    /// Samples taken so far.
+    pub fn samples(&self) -> u64 {
+        self.samples
+    }
+}
+
+impl NotificationChannel {
+    /// The channel's report, with the awareness means and `series` of samples.
+    pub fn report(&self, means: &AwarenessMeans, series: Vec<AwarenessPoint>) -> NotifyReport {
+        NotifyReport {
+            mode: self.mode,
+            counters: self.counters,
+            awareness_mean: if means.aware_samples > 0 {
+                means.aware_sum / means.aware_samples as f64
+            } else {
+                0.0
+            },
+            known_zombies_mean: means.known_sum / means.samples.max(1) as f64,
+            queued_extents_end: self.queued() as u64,
+            series,
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use super::{Event, HostOutcome, HostSim, Observer, Reason};
 use crate::config::NotifyMode;
 use crate::device::{Command, Payload, NO_VALUE};
 use crate::error::Result;
-use crate::report::{AwarenessPoint, NotifyReport};
+use crate::report::AwarenessPoint;
 use crate::workload::{AppOp, Op};
 
 impl HostSim<'_> {
@@ -308,18 +308,8 @@ impl HostSim<'_> {
     pub(super) fn sample(&mut self, now: u64) {
         let dirty = self.cache.dirty();
         let known = self.device.known_zombies();
-        let awareness = if dirty > 0 {
-            known as f64 / dirty as f64
-        } else {
-            0.0
-        };
-        self.samples += 1;
+        let awareness = self.means.sample(known, dirty);
         self.dirty_sum += dirty as f64;
-        self.known_sum += known as f64;
-        if dirty > 0 {
-            self.aware_sum += awareness;
-            self.aware_samples += 1;
-        }
         self.awareness.push(AwarenessPoint {
             t_s: now as f64 / 1e9,
             dirty_pages: dirty,
@@ -341,8 +331,7 @@ impl HostSim<'_> {
         };
         app.latency = self.app.report();
         let mut cache = self.cache_counts;
-        let n = self.samples.max(1) as f64;
-        cache.dirty_pages_mean = self.dirty_sum / n;
+        cache.dirty_pages_mean = self.dirty_sum / self.means.samples().max(1) as f64;
         cache.dirty_pages_end = self.cache.dirty();
         // Keep the awareness series to about 200 points.
         let step = self.awareness.len().div_ceil(200).max(1);
@@ -354,18 +343,7 @@ impl HostSim<'_> {
             .map(|(_, p)| p.clone())
             .collect();
         HostOutcome {
-            notify: NotifyReport {
-                mode: self.channel.mode,
-                counters: self.channel.counters,
-                awareness_mean: if self.aware_samples > 0 {
-                    self.aware_sum / self.aware_samples as f64
-                } else {
-                    0.0
-                },
-                known_zombies_mean: self.known_sum / n,
-                queued_extents_end: self.channel.queued() as u64,
-                series,
-            },
+            notify: self.channel.report(&self.means, series),
             app,
             cache,
             device_latency: self.device_latency.report(),

@@ -29,7 +29,7 @@ mod channel;
 mod page_cache;
 mod write_buffer;
 
-pub use channel::NotificationChannel;
+pub use channel::{AwarenessMeans, NotificationChannel};
 pub use page_cache::PageCache;
 pub use write_buffer::HostWriteBuffer;
 
@@ -118,10 +118,7 @@ pub struct HostSim<'a> {
     awareness: Vec<AwarenessPoint>,
     sample_ns: u64,
     dirty_sum: f64,
-    known_sum: f64,
-    aware_sum: f64,
-    aware_samples: u64,
-    samples: u64,
+    means: AwarenessMeans,
     last_done: u64,
     app_end: u64,
     /// False once the observer asked to stop.
@@ -194,10 +191,7 @@ impl<'a> HostSim<'a> {
             awareness: Vec::new(),
             sample_ns: ((h.dirty_writeback_s * 1e9) as u64 / 5).max(1),
             dirty_sum: 0.0,
-            known_sum: 0.0,
-            aware_sum: 0.0,
-            aware_samples: 0,
-            samples: 0,
+            means: AwarenessMeans::default(),
             last_done: 0,
             app_end: 0,
             commands_ok: true,

@@ -17,7 +17,7 @@
 //! volatile. It is a deliberately plain model of a block-level write buffer: no
 //! writeback daemon, no dirty limits (that is the host model's page cache, `host.cache`).
 
-use super::NotificationChannel;
+use super::{AwarenessMeans, NotificationChannel};
 use crate::config::{Config, DeviceConfig, NotifyMode};
 use crate::device::{
     BufferCounters, BufferReport, Command, Device, Payload, WriteBuffer, NO_VALUE,
@@ -43,10 +43,7 @@ pub struct HostWriteBuffer {
     hints: Vec<u64>,
     values: Vec<u64>,
     requests: u64,
-    aware_sum: f64,
-    aware_samples: u64,
-    known_sum: f64,
-    samples: u64,
+    awareness: AwarenessMeans,
 }
 
 impl HostWriteBuffer {
@@ -71,10 +68,7 @@ impl HostWriteBuffer {
                 hints: Vec::new(),
                 values: Vec::new(),
                 requests: 0,
-                aware_sum: 0.0,
-                aware_samples: 0,
-                known_sum: 0.0,
-                samples: 0,
+                awareness: AwarenessMeans::default(),
             }
         })
     }
@@ -256,14 +250,11 @@ impl HostWriteBuffer {
         if !self.requests.is_multiple_of(SAMPLE_EVERY) {
             return;
         }
-        let known = device.known_zombies() as f64;
-        let dirty = self.buffer.dirty_count() as f64;
-        self.samples += 1;
-        self.known_sum += known;
-        if dirty > 0.0 {
-            self.aware_sum += (known / dirty).min(1.0);
-            self.aware_samples += 1;
-        }
+        // The device knows a page only while the host holds it dirty: at most 1.
+        let aware = self
+            .awareness
+            .sample(device.known_zombies(), self.buffer.dirty_count());
+        debug_assert!(aware <= 1.0, "the device knows more zombies than are dirty");
     }
 
     /// The measured phase begins: counters start again.
@@ -278,18 +269,7 @@ impl HostWriteBuffer {
 
     /// The channel's report.
     pub fn notify_report(&self) -> NotifyReport {
-        NotifyReport {
-            mode: self.channel.mode,
-            counters: self.channel.counters,
-            awareness_mean: if self.aware_samples > 0 {
-                self.aware_sum / self.aware_samples as f64
-            } else {
-                0.0
-            },
-            known_zombies_mean: self.known_sum / self.samples.max(1) as f64,
-            queued_extents_end: self.channel.queued() as u64,
-            series: Vec::new(),
-        }
+        self.channel.report(&self.awareness, Vec::new())
     }
 
     /// Check the buffer's bookkeeping.
