@@ -15,11 +15,48 @@ pub enum Cause {
     /// Retention refresh: valid pages of a block that reached its refresh deadline
     /// (or every fast-written block at restart) moved to a fresh block.
     Refresh = 3,
+    /// A hybrid FTL's switch merge (a sequential log block becomes the data block:
+    /// only the old data block is erased).
+    MergeSwitch = 4,
+    /// A partial merge: a sequential log block is completed with the pages it lacks,
+    /// then switched.
+    MergePartial = 5,
+    /// A full merge: the newest copy of every page of a logical block is gathered into
+    /// a fresh block (block mapping's read-modify-write is one).
+    MergeFull = 6,
+    /// Mapping traffic of a cached-mapping FTL (DFTL): translation-page reads on a
+    /// cache miss and translation-page writes.
+    Translation = 7,
 }
 
 impl Cause {
-    pub const COUNT: usize = 4;
-    pub const ALL: [Cause; Cause::COUNT] = [Cause::Host, Cause::Gc, Cause::Buffer, Cause::Refresh];
+    pub const COUNT: usize = 8;
+    pub const ALL: [Cause; Cause::COUNT] = [
+        Cause::Host,
+        Cause::Gc,
+        Cause::Buffer,
+        Cause::Refresh,
+        Cause::MergeSwitch,
+        Cause::MergePartial,
+        Cause::MergeFull,
+        Cause::Translation,
+    ];
+    /// The merges of a hybrid FTL, in the order of [`Counters::merges`].
+    pub const MERGES: [Cause; 3] = [Cause::MergeSwitch, Cause::MergePartial, Cause::MergeFull];
+
+    /// Whether the operation relocates data the FTL already holds (GC, refresh, a
+    /// merge): timed as a copy, from when the FTL decided it.
+    #[inline]
+    pub fn relocates(self) -> bool {
+        matches!(
+            self,
+            Cause::Gc
+                | Cause::Refresh
+                | Cause::MergeSwitch
+                | Cause::MergePartial
+                | Cause::MergeFull
+        )
+    }
 
     pub fn name(self) -> &'static str {
         match self {
@@ -27,6 +64,10 @@ impl Cause {
             Cause::Gc => "gc",
             Cause::Buffer => "buffer",
             Cause::Refresh => "refresh",
+            Cause::MergeSwitch => "merge_switch",
+            Cause::MergePartial => "merge_partial",
+            Cause::MergeFull => "merge_full",
+            Cause::Translation => "translation",
         }
     }
 }
@@ -104,6 +145,16 @@ pub struct Counters {
     pub refresh_blocks: u64,
     pub refresh_pages: u64,
     pub refresh_fast_blocks: u64,
+    /// Merges of a hybrid FTL by kind: switch, partial, full ([`Cause::MERGES`]).
+    pub merges: [u64; 3],
+    /// Cached-mapping (DFTL) lookups that hit the cached mapping table, and misses
+    /// (each reads a translation page).
+    pub cmt_hits: u64,
+    pub cmt_misses: u64,
+    /// I/O execution time of 004 (ns): the nominal flash time of every program, erase
+    /// and non-host read, plus the DRAM reads of pages merges or GC took from the
+    /// write buffer; host reads are left out.
+    pub io_time_ns: u64,
 }
 
 impl Counters {
@@ -133,6 +184,10 @@ impl Counters {
             refresh_blocks: self.refresh_blocks - earlier.refresh_blocks,
             refresh_pages: self.refresh_pages - earlier.refresh_pages,
             refresh_fast_blocks: self.refresh_fast_blocks - earlier.refresh_fast_blocks,
+            merges: std::array::from_fn(|i| self.merges[i] - earlier.merges[i]),
+            cmt_hits: self.cmt_hits - earlier.cmt_hits,
+            cmt_misses: self.cmt_misses - earlier.cmt_misses,
+            io_time_ns: self.io_time_ns - earlier.io_time_ns,
         }
     }
 

@@ -17,16 +17,45 @@ pub enum BufferPolicy {
     /// Clean-first LRU: among the `cflru_window` least recently used pages, a clean
     /// page is evicted before a dirty one (no program); otherwise the LRU page.
     Cflru,
+    /// FAB (Jo et al.): evict every page of the logical block with the most pages
+    /// buffered (ties: the least recently used block).
+    Fab,
+    /// BPLRU (Kim et al.): block-level LRU; the victim block is padded with its
+    /// missing pages (read from flash) so it is written whole and in order; a block
+    /// written fully and sequentially goes to the LRU end at once.
+    Bplru,
+    /// The 3-region LRU of BA-GC (004 §5): blocks in an initial, a to-be-updated and a
+    /// to-be-evicted region, each with its update probability; eviction from the
+    /// to-be-evicted region.
+    #[serde(rename = "3-region")]
+    ThreeRegion,
 }
 
 impl BufferPolicy {
-    pub const ALL: [BufferPolicy; 2] = [BufferPolicy::Lru, BufferPolicy::Cflru];
+    pub const ALL: [BufferPolicy; 5] = [
+        BufferPolicy::Lru,
+        BufferPolicy::Cflru,
+        BufferPolicy::Fab,
+        BufferPolicy::Bplru,
+        BufferPolicy::ThreeRegion,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             BufferPolicy::Lru => "lru",
             BufferPolicy::Cflru => "cflru",
+            BufferPolicy::Fab => "fab",
+            BufferPolicy::Bplru => "bplru",
+            BufferPolicy::ThreeRegion => "3-region",
         }
+    }
+
+    /// Whether the policy evicts whole logical blocks.
+    pub fn block_granular(self) -> bool {
+        matches!(
+            self,
+            BufferPolicy::Fab | BufferPolicy::Bplru | BufferPolicy::ThreeRegion
+        )
     }
 }
 
@@ -51,6 +80,9 @@ pub struct DeviceConfig {
     /// pages are lost, unless the device buffer is non-volatile), shadows return to
     /// live, and every fast-written block holding valid pages is refreshed.
     pub restart_at: Vec<f64>,
+    /// Dirty pages older than this are written to flash (they stay buffered, clean),
+    /// s; 0 = never (004 flushes after 30 s). Needs arrival times.
+    pub buffer_max_dirty_age: f64,
 }
 
 impl Default for DeviceConfig {
@@ -62,6 +94,7 @@ impl Default for DeviceConfig {
             buffer_nonvolatile: false,
             discard_twins: false,
             restart_at: Vec::new(),
+            buffer_max_dirty_age: 0.0,
         }
     }
 }
@@ -97,6 +130,13 @@ impl DeviceConfig {
                 format!("{}: must be in (0, 1]", self.cflru_window),
             ));
         }
+        let age = self.buffer_max_dirty_age;
+        if !(age.is_finite() && age >= 0.0) {
+            return Err(Error::config(
+                "device.buffer_max_dirty_age",
+                format!("{age}: must be a non-negative number of seconds (0 = never)"),
+            ));
+        }
         // A key that nothing would read is refused, not ignored.
         let default = DeviceConfig::default();
         if b == 0 {
@@ -112,6 +152,10 @@ impl DeviceConfig {
                 (
                     "device.buffer_nonvolatile",
                     self.buffer_nonvolatile != default.buffer_nonvolatile,
+                ),
+                (
+                    "device.buffer_max_dirty_age",
+                    self.buffer_max_dirty_age != default.buffer_max_dirty_age,
                 ),
             ] {
                 if changed {

@@ -17,6 +17,7 @@ mod content;
 mod device;
 mod geometry;
 mod host;
+mod hybrid;
 mod layout;
 mod memory;
 mod policy;
@@ -94,12 +95,61 @@ impl Default for FlashConfig {
 pub enum FtlKind {
     /// Page-level mapping (every logical page maps anywhere).
     Page,
+    /// DFTL (Gupta et al.): page-level mapping kept in translation pages on flash, a
+    /// cached mapping table (`ftl.cmt_entries`) in SRAM.
+    Dftl,
+    /// SuperBlock FTL (Kang et al.): `ftl.superblock_blocks` adjacent logical blocks
+    /// share their physical blocks, page-mapped inside.
+    Superblock,
+    /// FAST (Lee et al.): block-mapped data blocks, `ftl.log_blocks` page-mapped log
+    /// blocks shared by all of them, switch / partial / full merges.
+    Fast,
+    /// Plain block mapping: an update in place is a read-modify-write of the block.
+    Block,
 }
 
 impl FtlKind {
+    pub const ALL: [FtlKind; 5] = [
+        FtlKind::Page,
+        FtlKind::Dftl,
+        FtlKind::Superblock,
+        FtlKind::Fast,
+        FtlKind::Block,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             FtlKind::Page => "page",
+            FtlKind::Dftl => "dftl",
+            FtlKind::Superblock => "superblock",
+            FtlKind::Fast => "fast",
+            FtlKind::Block => "block",
+        }
+    }
+
+    /// Whether the FTL maps whole logical blocks (its logical capacity is a whole
+    /// number of blocks, and block-granularity buffer policies make sense above it).
+    pub fn block_mapped(self) -> bool {
+        matches!(self, FtlKind::Superblock | FtlKind::Fast | FtlKind::Block)
+    }
+}
+
+/// How FAST picks the log block to merge when log blocks run out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LogVictim {
+    /// The oldest random log block (FIFO), as FAST does.
+    RoundRobin,
+    /// BA-VBS (004 §5): the log block with the lowest merge cost net of the benefit of
+    /// taking buffered dirty pages (needs `device.buffer_policy = "3-region"`).
+    BaVbs,
+}
+
+impl LogVictim {
+    pub fn name(self) -> &'static str {
+        match self {
+            LogVictim::RoundRobin => "round-robin",
+            LogVictim::BaVbs => "ba-vbs",
         }
     }
 }
@@ -147,6 +197,18 @@ pub struct FtlConfig {
     pub fast_retention_s: f64,
     /// The longest power-off the data must survive, s: `D` of 003 §3.3.
     pub power_off_s: f64,
+    /// FAST: random log blocks (the sequential log block comes on top). 0 = every
+    /// spare block but the sequential log block and the one a merge writes into.
+    pub log_blocks: u32,
+    /// FAST: how the log block to merge is chosen.
+    pub log_victim: LogVictim,
+    /// FAST (BA-BM, 004 §4): a merge takes pages that are dirty in the device write
+    /// buffer from the buffer instead of flash, and they become clean there.
+    pub buffer_aware_merge: bool,
+    /// DFTL: entries of the cached mapping table (one per logical page mapped).
+    pub cmt_entries: u64,
+    /// SuperBlock: adjacent logical blocks per superblock (N).
+    pub superblock_blocks: u32,
 }
 
 impl Default for FtlConfig {
@@ -161,6 +223,11 @@ impl Default for FtlConfig {
             retention_s: 0.0,
             fast_retention_s: 7.0 * 86400.0,
             power_off_s: 86400.0,
+            log_blocks: 0,
+            log_victim: LogVictim::RoundRobin,
+            buffer_aware_merge: false,
+            cmt_entries: 65536,
+            superblock_blocks: 16,
         }
     }
 }
@@ -615,12 +682,16 @@ impl Config {
         let geo = Geometry::new(self)?;
         self.validate_scheduling(&geo)?;
         shadow::validate(self, &geo)?;
+        hybrid::validate(self, &geo)?;
         FtlLayout::new(self, &geo).map(|_| ())
     }
 
     /// Whether the device keeps a clock: retention refresh or restart events.
     pub fn needs_clock(&self) -> bool {
-        self.gc.fast_write || self.ftl.retention_s > 0.0 || !self.device.restart_at.is_empty()
+        self.gc.fast_write
+            || self.ftl.retention_s > 0.0
+            || !self.device.restart_at.is_empty()
+            || self.device.buffer_max_dirty_age > 0.0
     }
 }
 

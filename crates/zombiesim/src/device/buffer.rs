@@ -333,4 +333,10 @@ impl crate::ftl::BufferView for WriteBuffer {
         }
         Some(self.value[i]).filter(|&v| v != super::NO_VALUE)
     }
+
+    fn update_probability(&self, lpn: u64) -> f64 {
+        self.slot_of
+            .get(&lpn)
+            .map_or(0.0, |&s| self.policy.update_probability(s))
+    }
 }

@@ -35,12 +35,18 @@ pub trait Replacement: Send {
     fn remove(&mut self, slot: u32);
     /// Choose the slots to evict (at least one, while any slot is filled) into `out`.
     fn victims(&mut self, view: &SlotView, out: &mut Vec<u32>);
+    /// The chance the page in `slot` is written again before it is evicted (`P(U)`).
+    fn update_probability(&self, _slot: u32) -> f64 {
+        0.0
+    }
 }
 
 /// Build the policy a configuration names, for `capacity` slots.
 pub fn build(policy: BufferPolicy, capacity: u32, cflru_window: f64) -> Box<dyn Replacement> {
     let clean_window = match policy {
-        BufferPolicy::Lru => None,
+        BufferPolicy::Lru | BufferPolicy::Fab | BufferPolicy::Bplru | BufferPolicy::ThreeRegion => {
+            None
+        }
         BufferPolicy::Cflru => Some(((capacity as f64 * cflru_window).ceil() as u32).max(1)),
     };
     Box::new(Lru {

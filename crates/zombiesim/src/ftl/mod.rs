@@ -6,16 +6,24 @@
 //! checks and, when built with an oracle, the integrity check that every logical
 //! page resolves to the newest version written.
 
+mod base;
+mod block_mapped;
 mod blocks;
+mod fast;
 mod ops;
 mod page_mapped;
 mod refresh;
+mod superblock;
 
 pub use blocks::{BlockManager, GcUnit};
 pub use ops::FlashOps;
 pub use refresh::RefreshQueues;
 
+pub use base::FtlBase;
+pub use block_mapped::BlockMappedFtl;
+pub use fast::FastFtl;
 pub use page_mapped::PageMappedFtl;
+pub use superblock::SuperblockFtl;
 
 use crate::config::{Config, FtlKind};
 use crate::error::Result;
@@ -34,6 +42,11 @@ pub trait BufferView {
     /// (its eviction writes nothing) and its content value is returned (`None`:
     /// unknown content). Call only when [`BufferView::is_dirty`] holds.
     fn take(&mut self, lpn: u64) -> Option<u64>;
+    /// The chance that the dirty buffered copy of `lpn` is written again before the
+    /// buffer evicts it, `P(U)` of 004 §5: the 3-region buffer's estimate for the
+    /// region holding it. Only BA-VBS reads it, and the configuration lets BA-VBS run
+    /// only above a 3-region buffer; other buffers answer 0.
+    fn update_probability(&self, lpn: u64) -> f64;
 }
 
 /// The view of a device without a write buffer.
@@ -49,6 +62,9 @@ impl BufferView for NoBuffer {
     }
     fn take(&mut self, _lpn: u64) -> Option<u64> {
         None
+    }
+    fn update_probability(&self, _lpn: u64) -> f64 {
+        0.0
     }
 }
 
@@ -86,6 +102,10 @@ pub trait Ftl: Send {
     }
     /// Read one logical page (an unwritten or trimmed page is counted, not an error).
     fn read(&mut self, lpn: u64) -> Result<()>;
+    /// BPLRU page padding: the write buffer evicts a logical block whole, so the
+    /// pages of it that it does not hold are read from flash (`Cause::Buffer`) and
+    /// written again with it, in logical order. Nothing happens for an unwritten page.
+    fn pad(&mut self, lpn: u64, buffer: &mut dyn BufferView) -> Result<()>;
     /// Trim (discard) one logical page.
     fn trim(&mut self, lpn: u64) -> Result<()>;
     /// A hint that `lpn` will be accessed soon (lets the FTL start cache loads early).
@@ -180,9 +200,22 @@ impl Capabilities {
     };
 
     /// Of an FTL kind.
+    /// Of none of them.
+    pub const NONE: Capabilities = Capabilities {
+        zombie_scores: false,
+        streams: false,
+        content: false,
+        background_gc: false,
+        bounded_gc: false,
+        shadow_gc: false,
+    };
+
+    /// Of an FTL kind.
     pub fn of(kind: FtlKind) -> Capabilities {
         match kind {
             FtlKind::Page => Capabilities::ALL,
+            FtlKind::Dftl => page_mapped::DFTL_CAPABILITIES,
+            FtlKind::Superblock | FtlKind::Fast | FtlKind::Block => Capabilities::NONE,
         }
     }
 
@@ -191,7 +224,9 @@ impl Capabilities {
         let lacks = |key: &str, what: &str| {
             Err(crate::Error::config(
                 key,
-                format!("the `{name}` FTL has no {what}; use ftl.kind = \"page\" or change {key}"),
+                format!(
+                    "the `{name}` FTL has no {what}; use ftl.kind = \"page\" or leave {key} unset"
+                ),
             ))
         };
         if cfg.gc.policy.zombie_aware() && !self.zombie_scores {
@@ -232,9 +267,13 @@ impl Capabilities {
 /// Build the FTL a configuration names. `verify` keeps the integrity oracle.
 pub fn build(cfg: &Config, seed: u64, verify: bool) -> Result<Box<dyn Ftl>> {
     Capabilities::of(cfg.ftl.kind).check(cfg, cfg.ftl.kind.name())?;
-    match cfg.ftl.kind {
-        FtlKind::Page => Ok(Box::new(PageMappedFtl::new(cfg, seed, verify)?)),
-    }
+    Ok(match cfg.ftl.kind {
+        FtlKind::Page => Box::new(PageMappedFtl::new(cfg, seed, verify)?),
+        FtlKind::Dftl => Box::new(PageMappedFtl::new_dftl(cfg, seed, verify)?),
+        FtlKind::Superblock => Box::new(SuperblockFtl::new(cfg, verify)?),
+        FtlKind::Fast => Box::new(FastFtl::new(cfg, verify)?),
+        FtlKind::Block => Box::new(BlockMappedFtl::new(cfg, verify)?),
+    })
 }
 
 #[cfg(test)]
@@ -251,14 +290,7 @@ mod tests {
             ("gc.background_watermark".into(), "8".into()),
         ])
         .unwrap();
-        let plain = Capabilities {
-            zombie_scores: false,
-            streams: false,
-            content: false,
-            background_gc: false,
-            bounded_gc: false,
-            shadow_gc: false,
-        };
+        let plain = Capabilities::NONE;
         assert!(plain.check(&cfg, "plain").is_ok());
         let cases: [(&str, &str); 6] = [
             ("gc.policy", "z-greedy"),

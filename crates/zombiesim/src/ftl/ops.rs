@@ -135,7 +135,7 @@ impl FlashOps {
     #[inline(always)]
     pub fn program(&mut self, plane: u32, cause: Cause, start: u64) {
         self.programs.add(cause, 1);
-        if !matches!(cause, Cause::Gc | Cause::Refresh) {
+        if !cause.relocates() {
             if let Some(t) = self.clock() {
                 let end = t.program(plane, start, false, cause);
                 self.done = self.done.max(end);
@@ -146,10 +146,18 @@ impl FlashOps {
     /// Read a page on `plane` for the host; the request waits for its data.
     #[inline]
     pub fn host_read(&mut self, plane: u32) {
-        self.reads.add(Cause::Host, 1);
+        self.read(plane, Cause::Host);
+    }
+
+    /// Read a page on `plane` for `cause` on the request's behalf (the host, a
+    /// translation page, a page a buffer pads its victim with); the request waits
+    /// for the data.
+    #[inline]
+    pub fn read(&mut self, plane: u32, cause: Cause) {
+        self.reads.add(cause, 1);
         let now = self.now;
         if let Some(t) = self.clock() {
-            let end = t.read(plane, now, Cause::Host);
+            let end = t.read(plane, now, cause);
             self.done = self.done.max(end);
         }
     }
@@ -187,6 +195,19 @@ impl FlashOps {
             + (programs - fast_programs) * c.program
             + fast_programs * c.fast_program
             + self.erases.get(Cause::Gc) * c.erase
+    }
+
+    /// The I/O execution time of 004 (ns): every program, erase and non-host flash
+    /// read at its nominal duration, plus `buffer_reads` DRAM reads (pages GC or a
+    /// merge took from the write buffer). Host reads are left out, as 004 does.
+    /// `fast_programs` of the programs ran in fast-write mode.
+    pub fn io_time_ns(&self, buffer_reads: u64, fast_programs: u64) -> u64 {
+        let c = &self.cost;
+        (self.reads.total() - self.reads.get(Cause::Host)) * c.read
+            + buffer_reads * c.buffer_read
+            + (self.programs.total() - fast_programs) * c.program
+            + fast_programs * c.fast_program
+            + self.erases.total() * c.erase
     }
 
     /// The request waits for one DRAM access (a read of an unwritten page, a trim).

@@ -243,7 +243,10 @@ impl FlashTiming {
 
     #[inline]
     fn account(&mut self, cause: Cause, duration: u64) {
-        if cause == Cause::Gc {
+        if matches!(
+            cause,
+            Cause::Gc | Cause::MergeSwitch | Cause::MergePartial | Cause::MergeFull
+        ) {
             self.gc_busy += duration;
         }
     }

@@ -113,7 +113,16 @@ fn prefetch(table: &[u32], index: usize) {
     let _ = (table, index);
 }
 
+/// What DFTL can do of what the page-mapped FTL can.
+pub const DFTL_CAPABILITIES: crate::ftl::Capabilities = crate::ftl::Capabilities::NONE;
+
 impl PageMappedFtl {
+    /// DFTL: the page-mapped FTL with its mapping table on flash and a cached mapping
+    /// table in SRAM.
+    pub fn new_dftl(_cfg: &Config, _seed: u64, _verify: bool) -> Result<Self> {
+        Err(Error::config("ftl.kind", "not built yet"))
+    }
+
     /// A freshly erased device. `seed` drives the randomised policies; `verify` keeps
     /// the integrity oracle.
     pub fn new(cfg: &Config, seed: u64, verify: bool) -> Result<Self> {
@@ -425,6 +434,26 @@ impl Ftl for PageMappedFtl {
         Ok(())
     }
 
+    /// Padding rewrites the page's current content (read, then written for the
+    /// buffer); a page of unknown content only (the configuration keeps padding
+    /// buffers and the content layer apart).
+    fn pad(&mut self, lpn: u64, buffer: &mut dyn BufferView) -> Result<()> {
+        let l = self.check_lpn(lpn)?;
+        let ppn = self.l2p[l];
+        if ppn == NONE {
+            return Ok(());
+        }
+        if self.content.is_some() {
+            return Err(Error::config(
+                "device.buffer_policy",
+                "a padding buffer cannot run with the content layer (content.*)",
+            ));
+        }
+        self.ops
+            .read(self.geo.plane_of(self.flash.block_of(ppn)), Cause::Buffer);
+        self.write_page(lpn, None, Cause::Buffer, buffer)
+    }
+
     fn trim(&mut self, lpn: u64) -> Result<()> {
         if self.content.is_some() {
             return self.trim_content(lpn);
@@ -510,6 +539,10 @@ impl Ftl for PageMappedFtl {
             reads: self.ops.reads,
             erases: self.ops.erases,
             gc_latency_ns: self.ops.gc_latency_ns(
+                self.counters.gc_buffer_reads,
+                self.counters.gc_fast_programs,
+            ),
+            io_time_ns: self.ops.io_time_ns(
                 self.counters.gc_buffer_reads,
                 self.counters.gc_fast_programs,
             ),
