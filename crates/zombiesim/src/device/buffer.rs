@@ -56,6 +56,8 @@ pub struct BufferCounters {
     /// Dirty twin-shadow pages evicted without a write: the host holds a newer copy
     /// (`device.discard_twins`, 003 §3.2).
     pub twin_discards: u64,
+    /// Dirty pages written because they were older than `device.buffer_max_dirty_age`.
+    pub aged_pages: u64,
 }
 
 impl BufferCounters {
@@ -74,6 +76,7 @@ impl BufferCounters {
             lost_pages: self.lost_pages - e.lost_pages,
             gc_takes: self.gc_takes - e.gc_takes,
             twin_discards: self.twin_discards - e.twin_discards,
+            aged_pages: self.aged_pages - e.aged_pages,
         }
     }
 }
@@ -89,6 +92,15 @@ pub struct WriteBuffer {
     dirty_pages: u64,
     policy: Box<dyn Replacement>,
     policy_name: &'static str,
+    /// The policy evicts whole logical blocks: their pages are written in order.
+    block_granular: bool,
+    /// When each slot's page last became dirty (ns on the device clock), and the
+    /// dirty pages in that order, for the compulsory flush of old dirty pages
+    /// (`device.buffer_max_dirty_age`, ns; 0 = never).
+    dirty_since: Vec<u64>,
+    aging: std::collections::VecDeque<(u64, u32)>,
+    max_dirty_age: u64,
+    now: u64,
     nonvolatile: bool,
     pub counters: BufferCounters,
     scratch: Vec<u32>,
@@ -96,7 +108,7 @@ pub struct WriteBuffer {
 
 impl WriteBuffer {
     /// A buffer of `capacity` pages (at least 1) as `cfg` describes it.
-    pub fn new(cfg: &DeviceConfig, capacity: u64) -> Self {
+    pub fn new(cfg: &DeviceConfig, capacity: u64, pages_per_block: u32) -> Self {
         let capacity = capacity.clamp(1, u32::MAX as u64 - 1) as u32;
         let n = capacity as usize;
         let mut slot_of = FxHashMap::default();
@@ -109,7 +121,17 @@ impl WriteBuffer {
             dirty: vec![false; n],
             free: (0..capacity).rev().collect(),
             dirty_pages: 0,
-            policy: replacement::build(cfg.buffer_policy, capacity, cfg.cflru_window),
+            policy: replacement::build(
+                cfg.buffer_policy,
+                capacity,
+                cfg.cflru_window,
+                pages_per_block,
+            ),
+            block_granular: cfg.buffer_policy.block_granular(),
+            dirty_since: vec![0; n],
+            aging: std::collections::VecDeque::new(),
+            max_dirty_age: (cfg.buffer_max_dirty_age * 1e9) as u64,
+            now: 0,
             policy_name: cfg.buffer_policy.name(),
             nonvolatile: cfg.buffer_nonvolatile,
             counters: BufferCounters::default(),
@@ -135,7 +157,7 @@ impl WriteBuffer {
     pub fn read(&mut self, lpn: u64) -> bool {
         match self.slot_of.get(&lpn) {
             Some(&s) => {
-                self.policy.touch(s);
+                self.policy.touch(s, lpn, false);
                 self.counters.read_hits += 1;
                 true
             }
@@ -159,8 +181,9 @@ impl WriteBuffer {
         if !self.dirty[i] {
             self.dirty[i] = true;
             self.dirty_pages += 1;
+            self.note_dirty(s);
         }
-        self.policy.touch(s);
+        self.policy.touch(s, lpn, true);
         self.counters.write_hits += 1;
         true
     }
@@ -182,6 +205,7 @@ impl WriteBuffer {
             &mut victims,
         );
         debug_assert!(!victims.is_empty(), "a full buffer has a victim");
+        let start = out.len();
         for &s in &victims {
             let i = s as usize;
             self.counters.evictions += 1;
@@ -191,7 +215,50 @@ impl WriteBuffer {
             }
             self.drop_slot(s);
         }
+        if self.block_granular {
+            out[start..].sort_unstable_by_key(|&(l, _)| l);
+        }
         self.scratch = victims;
+    }
+
+    /// Whether an evicted block is padded with the pages the buffer lacks (BPLRU).
+    pub fn pads(&self) -> bool {
+        self.policy.pads()
+    }
+
+    /// A page became dirty now: it joins the aging queue (when one is kept).
+    #[inline]
+    fn note_dirty(&mut self, s: u32) {
+        if self.max_dirty_age > 0 {
+            self.dirty_since[s as usize] = self.now;
+            self.aging.push_back((self.now, s));
+        }
+    }
+
+    /// The device clock reached `now` (ns): dirty pages older than
+    /// `device.buffer_max_dirty_age` are appended to `out` as `(lpn, value)` for the
+    /// caller to write (ascending); they stay buffered, clean.
+    pub fn flush_aged(&mut self, now: u64, out: &mut Vec<(u64, u64)>) {
+        self.now = self.now.max(now);
+        if self.max_dirty_age == 0 {
+            return;
+        }
+        let start = out.len();
+        while let Some(&(t, s)) = self.aging.front() {
+            if t + self.max_dirty_age > self.now {
+                break;
+            }
+            self.aging.pop_front();
+            let i = s as usize;
+            // Stale entries: the slot was cleaned, emptied or dirtied again since.
+            if self.dirty[i] && self.dirty_since[i] == t {
+                self.dirty[i] = false;
+                self.dirty_pages -= 1;
+                out.push((self.lpn[i], self.value[i]));
+            }
+        }
+        out[start..].sort_unstable_by_key(|&(l, _)| l);
+        self.counters.aged_pages += (out.len() - start) as u64;
     }
 
     /// Buffer `lpn` (not buffered yet, and room made), dirty, holding `value`.
@@ -204,7 +271,8 @@ impl WriteBuffer {
         self.dirty[i] = true;
         self.dirty_pages += 1;
         self.slot_of.insert(lpn, s);
-        self.policy.insert(s);
+        self.policy.insert(s, lpn);
+        self.note_dirty(s);
     }
 
     /// Drop the buffered copy of `lpn`, if any (a trim, or a write through to flash).
@@ -221,7 +289,7 @@ impl WriteBuffer {
             self.dirty_pages -= 1;
         }
         self.slot_of.remove(&self.lpn[i]);
-        self.policy.remove(s);
+        self.policy.remove(s, self.lpn[i]);
         self.free.push(s);
     }
 
@@ -310,6 +378,8 @@ impl WriteBuffer {
     /// Approximate bytes of memory the buffer's state occupies.
     pub fn memory_bytes(&self) -> usize {
         self.capacity as usize * (8 + 8 + 1 + 4 + 16 + 8)
+            + self.dirty_since.len() * 8
+            + self.aging.len() * 16
     }
 }
 

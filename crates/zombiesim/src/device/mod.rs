@@ -18,6 +18,7 @@
 //! whatever sits above the device, and a write's content value travels with it all
 //! the way down.
 
+mod block_policies;
 mod buffer;
 mod replacement;
 
@@ -129,6 +130,8 @@ pub struct Device {
     clocked: bool,
     /// Restarts so far.
     restarts: u64,
+    /// Pages per logical block (a padding buffer evicts whole blocks).
+    pages_per_block: u64,
     no_buffer: NoBuffer,
 }
 
@@ -156,7 +159,9 @@ impl Device {
         let pages = cfg.device.buffer_pages(page);
         Ok(Device {
             ftl: ftl::build(cfg, seed, verify)?,
-            buffer: (pages > 0).then(|| WriteBuffer::new(&cfg.device, pages)),
+            buffer: (pages > 0)
+                .then(|| WriteBuffer::new(&cfg.device, pages, cfg.flash.pages_per_block)),
+            pages_per_block: cfg.flash.pages_per_block as u64,
             buffer_start: BufferCounters::default(),
             buffered_writes: 0,
             buffered_reads: 0,
@@ -186,6 +191,12 @@ impl Device {
         self.clock = self.clock.max(now);
         if self.clocked {
             self.ftl.tick(self.clock, view!(self))?;
+            if let Some(b) = self.buffer.as_mut() {
+                b.flush_aged(self.clock, &mut self.writebacks);
+                if !self.writebacks.is_empty() {
+                    self.write_back()?;
+                }
+            }
         }
         Ok(())
     }
@@ -351,8 +362,13 @@ impl Device {
                         continue;
                     }
                     buffer.make_room(&mut self.writebacks);
+                    let pads = buffer.pads();
                     buffer.insert_dirty(l, v);
-                    self.write_back()?;
+                    if pads {
+                        self.write_back_padded()?;
+                    } else {
+                        self.write_back()?;
+                    }
                 }
             }
             Op::Read => {
@@ -404,6 +420,36 @@ impl Device {
                 .write_page(lpn, value, Cause::Buffer, view!(self))?;
         }
         self.writebacks.clear();
+        Ok(())
+    }
+
+    /// Program the pages of the logical block(s) a padding buffer evicted (BPLRU):
+    /// every page of each block in logical order, the buffered ones from the buffer,
+    /// the others read from flash and written again (`Ftl::pad`), so the block is
+    /// written whole and in order.
+    fn write_back_padded(&mut self) -> Result<()> {
+        if self.writebacks.is_empty() {
+            return Ok(());
+        }
+        let mut evicted = std::mem::take(&mut self.writebacks);
+        let ppb = self.pages_per_block;
+        let end = self.ftl.logical_pages();
+        let mut i = 0;
+        while i < evicted.len() {
+            let lbn = evicted[i].0 / ppb;
+            let (first, last) = (lbn * ppb, ((lbn + 1) * ppb).min(end));
+            for l in first..last {
+                if i < evicted.len() && evicted[i].0 == l {
+                    self.writebacks.push(evicted[i]);
+                    i += 1;
+                    self.write_back()?;
+                } else {
+                    self.ftl.pad(l, view!(self))?;
+                }
+            }
+        }
+        evicted.clear();
+        self.writebacks = evicted;
         Ok(())
     }
 

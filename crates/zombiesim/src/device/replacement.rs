@@ -7,6 +7,7 @@
 //!   lru    evict the LRU slot
 //!   cflru  look at the `window` slots nearest the LRU end; evict the clean one
 //!          nearest the end if there is one (it costs no program), else the LRU slot
+//!   fab, bplru, 3-region   whole logical blocks (`block_policies`)
 //! ```
 //!
 //! A policy sees slots, not logical pages: the buffer tells it when a slot is filled,
@@ -15,6 +16,7 @@
 //! policies (evict a whole logical block, pad it) are further implementations of the
 //! same trait.
 
+use super::block_policies::{Bplru, Fab, ThreeRegion};
 use crate::config::BufferPolicy;
 
 /// What a policy may look at when it chooses victims.
@@ -27,32 +29,45 @@ pub struct SlotView<'a> {
 
 /// A replacement policy over the slots of a buffer.
 pub trait Replacement: Send {
-    /// `slot` now holds a page (most recently used).
-    fn insert(&mut self, slot: u32);
-    /// `slot` was read or written again.
-    fn touch(&mut self, slot: u32);
-    /// `slot` is emptied.
-    fn remove(&mut self, slot: u32);
+    /// `slot` now holds logical page `lpn` (most recently used).
+    fn insert(&mut self, slot: u32, lpn: u64);
+    /// `slot` (holding `lpn`) was read (`write` false) or written again.
+    fn touch(&mut self, slot: u32, lpn: u64, write: bool);
+    /// `slot` (holding `lpn`) is emptied.
+    fn remove(&mut self, slot: u32, lpn: u64);
     /// Choose the slots to evict (at least one, while any slot is filled) into `out`.
     fn victims(&mut self, view: &SlotView, out: &mut Vec<u32>);
-    /// The chance the page in `slot` is written again before it is evicted (`P(U)`).
-    fn update_probability(&self, _slot: u32) -> f64 {
-        0.0
-    }
+    /// Whether an evicted block is padded: the pages of its logical block that the
+    /// buffer does not hold are read from flash and written with it (BPLRU).
+    fn pads(&self) -> bool;
+    /// The chance the page in `slot` is written again before it is evicted (`P(U)`
+    /// of 004 §5); only the 3-region policy estimates it, the others answer 0.
+    fn update_probability(&self, slot: u32) -> f64;
 }
 
-/// Build the policy a configuration names, for `capacity` slots.
-pub fn build(policy: BufferPolicy, capacity: u32, cflru_window: f64) -> Box<dyn Replacement> {
-    let clean_window = match policy {
-        BufferPolicy::Lru | BufferPolicy::Fab | BufferPolicy::Bplru | BufferPolicy::ThreeRegion => {
-            None
-        }
-        BufferPolicy::Cflru => Some(((capacity as f64 * cflru_window).ceil() as u32).max(1)),
+/// Build the policy a configuration names, for `capacity` slots over logical blocks
+/// of `pages_per_block` pages.
+pub fn build(
+    policy: BufferPolicy,
+    capacity: u32,
+    cflru_window: f64,
+    pages_per_block: u32,
+) -> Box<dyn Replacement> {
+    let lru = |clean_window| {
+        Box::new(Lru {
+            order: Recency::new(capacity),
+            clean_window,
+        }) as Box<dyn Replacement>
     };
-    Box::new(Lru {
-        order: Recency::new(capacity),
-        clean_window,
-    })
+    match policy {
+        BufferPolicy::Lru => lru(None),
+        BufferPolicy::Cflru => lru(Some(
+            ((capacity as f64 * cflru_window).ceil() as u32).max(1),
+        )),
+        BufferPolicy::Fab => Box::new(Fab::new(capacity, pages_per_block)),
+        BufferPolicy::Bplru => Box::new(Bplru::new(capacity, pages_per_block)),
+        BufferPolicy::ThreeRegion => Box::new(ThreeRegion::new(capacity, pages_per_block)),
+    }
 }
 
 const END: u32 = u32::MAX;
@@ -128,14 +143,20 @@ struct Lru {
 }
 
 impl Replacement for Lru {
-    fn insert(&mut self, slot: u32) {
+    fn insert(&mut self, slot: u32, _lpn: u64) {
         self.order.push_front(slot);
     }
-    fn touch(&mut self, slot: u32) {
+    fn touch(&mut self, slot: u32, _lpn: u64, _write: bool) {
         self.order.move_to_front(slot);
     }
-    fn remove(&mut self, slot: u32) {
+    fn remove(&mut self, slot: u32, _lpn: u64) {
         self.order.unlink(slot);
+    }
+    fn pads(&self) -> bool {
+        false
+    }
+    fn update_probability(&self, _slot: u32) -> f64 {
+        0.0
     }
     fn victims(&mut self, view: &SlotView, out: &mut Vec<u32>) {
         let clean = self.clean_window.and_then(|w| {
@@ -165,24 +186,24 @@ mod tests {
 
     #[test]
     fn lru_evicts_the_least_recently_used() {
-        let mut p = build(BufferPolicy::Lru, 3, 0.5);
+        let mut p = build(BufferPolicy::Lru, 3, 0.5, 4);
         let (lpn, dirty) = ([10, 11, 12], [true; 3]);
         for s in 0..3 {
-            p.insert(s);
+            p.insert(s, lpn[s as usize]);
         }
         assert_eq!(victim(p.as_mut(), &lpn, &dirty), 0);
-        p.touch(0);
+        p.touch(0, 10, false);
         assert_eq!(victim(p.as_mut(), &lpn, &dirty), 1);
-        p.remove(1);
+        p.remove(1, 11);
         assert_eq!(victim(p.as_mut(), &lpn, &dirty), 2);
     }
 
     #[test]
     fn cflru_prefers_a_clean_page_inside_its_window() {
         // Window of 2 slots at the LRU end.
-        let mut p = build(BufferPolicy::Cflru, 4, 0.5);
+        let mut p = build(BufferPolicy::Cflru, 4, 0.5, 4);
         for s in 0..4 {
-            p.insert(s);
+            p.insert(s, s as u64);
         }
         let lpn = [0, 1, 2, 3];
         // LRU order: 0, 1, 2, 3. Slot 1 clean: inside the window.

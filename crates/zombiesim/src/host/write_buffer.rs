@@ -58,7 +58,7 @@ impl HostWriteBuffer {
                 ..DeviceConfig::default()
             };
             HostWriteBuffer {
-                buffer: WriteBuffer::new(&dc, pages),
+                buffer: WriteBuffer::new(&dc, pages, cfg.flash.pages_per_block),
                 channel: NotificationChannel::new(&cfg.notify, page),
                 start: BufferCounters::default(),
                 dram_ns: cfg.timing.dram_ns.round() as u64,
