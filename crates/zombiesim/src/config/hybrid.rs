@@ -124,6 +124,13 @@ pub(super) fn validate(cfg: &Config, geo: &Geometry) -> Result<()> {
              buffer: set device.buffer and device.buffer_policy = \"3-region\"",
         ));
     }
+    if dev.buffer_max_dirty_age > 0.0 && cfg.host.enabled() && !cfg.timing.enabled {
+        return Err(Error::config(
+            "device.buffer_max_dirty_age",
+            "under the host model (host.cache, host.threads) the device's clock is the \
+             timing model's: set timing.enabled = true",
+        ));
+    }
     if f.buffer_aware_merge && !buffered {
         return Err(Error::config(
             "ftl.buffer_aware_merge",

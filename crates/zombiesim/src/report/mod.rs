@@ -62,6 +62,56 @@ pub struct GcStats {
     pub latency_s: f64,
 }
 
+/// The FTL's own section.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FtlReport {
+    /// `ftl.kind`.
+    pub kind: String,
+    /// Merges of a block-mapped FTL by kind (their flash operations are under the
+    /// `merge_*` causes); `null` for the page-mapped FTLs.
+    pub merges: Option<MergeStats>,
+    /// DFTL's cached mapping table; `null` for the other FTLs.
+    pub cmt: Option<CmtStats>,
+}
+
+/// Merges by kind.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct MergeStats {
+    pub switch: u64,
+    pub partial: u64,
+    pub full: u64,
+}
+
+/// Cached-mapping-table lookups.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct CmtStats {
+    pub hits: u64,
+    pub misses: u64,
+    /// hits ÷ (hits + misses); `null` when nothing was looked up.
+    pub hit_ratio: Option<f64>,
+}
+
+impl FtlReport {
+    /// The section for `kind` from the measured phase's counters.
+    pub fn new(kind: crate::config::FtlKind, c: &Counters) -> Self {
+        use crate::config::FtlKind;
+        let lookups = c.cmt_hits + c.cmt_misses;
+        FtlReport {
+            kind: kind.name().to_string(),
+            merges: kind.block_mapped().then_some(MergeStats {
+                switch: c.merges[0],
+                partial: c.merges[1],
+                full: c.merges[2],
+            }),
+            cmt: (kind == FtlKind::Dftl).then_some(CmtStats {
+                hits: c.cmt_hits,
+                misses: c.cmt_misses,
+                hit_ratio: (lookups > 0).then(|| c.cmt_hits as f64 / lookups as f64),
+            }),
+        }
+    }
+}
+
 /// GC relocations by page state.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq)]
 pub struct CopiedByState {
@@ -146,6 +196,12 @@ pub struct Report {
     pub host: HostStats,
     pub flash: FlashStats,
     pub gc: GcStats,
+    /// The FTL that ran and its own traffic (merges, cached-mapping lookups).
+    pub ftl: FtlReport,
+    /// I/O execution time of 004, s: every flash program, erase and non-host read
+    /// at its configured latency, plus DRAM reads of pages taken from the write
+    /// buffer; host reads left out. Counted in counting mode too.
+    pub io_time_s: f64,
     pub wear: Wear,
     pub device: DeviceInfo,
     /// Simulated elapsed time of the measured phase; `null` in counting mode.

@@ -48,6 +48,8 @@ impl DeviceClock {
             "gc.fast_write"
         } else if cfg.ftl.retention_s > 0.0 {
             "ftl.retention_s"
+        } else if cfg.device.buffer_max_dirty_age > 0.0 {
+            "device.buffer_max_dirty_age"
         } else {
             "device.restart_at"
         };
@@ -77,7 +79,7 @@ impl DeviceClock {
             let t = req.arrival_ns.ok_or_else(|| {
                 Error::config(
                     self.key,
-                    "needs the device's clock (retention, restarts), and with timing off \
+                    "needs the device's clock (retention, restarts, the age of dirty pages), and with timing off \
                      the clock is the requests' arrival times, which this workload does not \
                      give: set timing.enabled = true, replay a trace with timestamps, or give \
                      the synthetic workload iops=N",

@@ -484,6 +484,8 @@ fn run(
         host,
         flash,
         gc,
+        ftl: crate::report::FtlReport::new(cfg.ftl.kind, &measured),
+        io_time_s: measured.io_time_ns as f64 / 1e9,
         wear: ftl.wear(),
         device: DeviceInfo {
             logical_pages: logical,

@@ -75,6 +75,13 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
             pages); the rest rewrite the `window` newest ones (Zipf(theta) by recency); \
             a fraction `pause` of the phases of `phase` bytes do not grow",
     },
+    WorkloadInfo {
+        name: "files",
+        keys: "file=256KiB, seq=0.5, hot=0.05, r=0.9",
+        description: "file-system-like writes: the space cut into files of `file` bytes; an \
+            access picks a hot file (the first fraction `hot` of them) with probability r, \
+            then rewrites the whole file in order (probability seq) or one request of it",
+    },
 ];
 
 impl WorkloadInfo {
@@ -319,6 +326,26 @@ impl WorkloadSpec {
                 AddressModel::Uniform
             }
             "footprint" => footprint_model(&mut keys, page_size, size)?,
+            "files" => {
+                let file = keys.bytes("file", 256 << 10)?;
+                if file < size {
+                    return Err(keys.bad(
+                        "file",
+                        &file.to_string(),
+                        "at least one request (`size`) of bytes",
+                    ));
+                }
+                let hot = keys.fraction("hot", 0.05)?;
+                if hot <= 0.0 {
+                    return Err(keys.bad("hot", &hot.to_string(), "a fraction above 0"));
+                }
+                AddressModel::Files {
+                    file_slots: file / (req_pages * page_size).max(1),
+                    seq: keys.fraction("seq", 0.5)?,
+                    hot,
+                    r: keys.fraction("r", 0.9)?,
+                }
+            }
             other => unreachable!("workload `{other}` passed parse()"),
         };
         keys.finish()?;

@@ -51,6 +51,15 @@ pub enum AddressModel {
         phase_pages: u64,
         pause: f64,
     },
+    /// The space cut into files of `file_slots` slots; an access picks a hot file
+    /// (the first fraction `hot` of them) with probability `r`, else any file, and
+    /// writes it whole in order with probability `seq`, else one slot of it.
+    Files {
+        file_slots: u64,
+        seq: f64,
+        hot: f64,
+        r: f64,
+    },
 }
 
 /// A bijection of `0..n` (xorshift-multiply rounds on the next power of two, with
@@ -112,6 +121,16 @@ enum Sampler {
         perm: Option<Permutation>,
     },
     Footprint(Footprint),
+    Files {
+        file_slots: u64,
+        files: u64,
+        hot_files: u64,
+        seq: f64,
+        r: f64,
+        /// The slot written last of a whole-file write, and how many of it are left.
+        cur: u64,
+        left: u64,
+    },
 }
 
 /// Open-loop arrival times at a fixed rate (`iops`).
@@ -199,6 +218,24 @@ impl Synthetic {
                 phase_pages,
                 pause,
             )),
+            AddressModel::Files {
+                file_slots,
+                seq,
+                hot,
+                r,
+            } => {
+                let file_slots = file_slots.clamp(1, slots);
+                let files = (slots / file_slots).max(1);
+                Sampler::Files {
+                    file_slots,
+                    files,
+                    hot_files: ((hot * files as f64) as u64).clamp(1, files),
+                    seq,
+                    r,
+                    cur: 0,
+                    left: 0,
+                }
+            }
         };
         Synthetic {
             sampler,
@@ -268,6 +305,35 @@ impl Synthetic {
                 }
             }
             Sampler::Footprint(f) => f.write(&mut self.rng, self.written),
+            Sampler::Files {
+                file_slots,
+                files,
+                hot_files,
+                seq,
+                r,
+                cur,
+                left,
+            } => {
+                if *left > 0 {
+                    *left -= 1;
+                    *cur += 1;
+                    return *cur;
+                }
+                let cold = *files - *hot_files;
+                let file = if cold == 0 || self.rng.random::<f64>() < *r {
+                    self.rng.random_range(0..*hot_files)
+                } else {
+                    *hot_files + self.rng.random_range(0..cold)
+                };
+                let first = file * *file_slots;
+                if self.rng.random::<f64>() < *seq {
+                    *cur = first;
+                    *left = *file_slots - 1;
+                    first
+                } else {
+                    first + self.rng.random_range(0..*file_slots)
+                }
+            }
         }
     }
 
@@ -367,6 +433,35 @@ mod tests {
                 seen[y as usize] = true;
             }
         }
+    }
+
+    fn write_lpns(spec: &str, pages: u64) -> Vec<u64> {
+        let mut w = WorkloadSpec::parse(spec)
+            .unwrap()
+            .build(pages, 4096, 7)
+            .unwrap();
+        std::iter::from_fn(|| w.next_request().unwrap())
+            .map(|r| r.lpn)
+            .collect()
+    }
+
+    #[test]
+    fn files_write_whole_files_in_order_and_favour_the_hot_ones() {
+        // 1024 pages, files of 16 pages (64 KiB): 64 files, the first 4 hot.
+        let all = write_lpns("files:file=64KiB,seq=1,hot=0.0625,r=1,requests=320", 1024);
+        assert_eq!(all.len(), 320);
+        for file in all.chunks(16) {
+            assert_eq!(file[0] % 16, 0, "a whole-file write starts at the file");
+            assert!(file.windows(2).all(|w| w[1] == w[0] + 1), "{file:?}");
+            assert!(file[0] < 64, "only the hot files: {file:?}");
+        }
+        // seq = 0: single requests anywhere in a file, cold files too when r < 1.
+        let single = write_lpns("files:file=64KiB,seq=0,hot=0.0625,r=0.5,requests=2000", 1024);
+        let hot = single.iter().filter(|&&l| l < 64).count();
+        assert!((800..1200).contains(&hot), "{hot} of 2000 in the hot files");
+        assert!(single.iter().any(|&l| l % 16 != 0));
+        let bad = WorkloadSpec::parse("files:file=1KiB").and_then(|s| s.build(1024, 4096, 1));
+        assert!(bad.unwrap_err().to_string().contains("file = 1024"));
     }
 
     fn arrivals(spec: &str, n: usize) -> Vec<Option<u64>> {
