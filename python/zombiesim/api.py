@@ -228,15 +228,30 @@ def compare_configs(
     policies: Iterable[str] | None = None,
     schemes: Iterable[str] | None = None,
     configs: Mapping[str, Config] | None = None,
+    vary: tuple[str, Iterable[Any]] | None = None,
 ) -> dict[str, Config]:
     """The labelled configurations `compare` runs: one per policy (label = the policy), one
     per scheme (label = the scheme), or both crossed (label `scheme/policy`, the policy set
-    after the scheme), or `configs` as given. Raises `ConfigError` for an unknown policy or
-    scheme, or when nothing (or the same label twice) is asked for."""
+    after the scheme), or `configs` as given. `vary = (key, values)` runs each of them once
+    per value of one config key (label `key=value`, after the scheme's: `scheme/key=value`),
+    e.g. `("ftl.kind", ["page", "dftl", "fast"])`. Raises `ConfigError` for an unknown
+    policy or scheme, or when nothing (or the same label twice) is asked for."""
     base = Config.coerce(config)
     policies = list(policies) if policies is not None else []
     schemes = list(schemes) if schemes is not None else []
     out: dict[str, Config] = {}
+    if vary is not None:
+        key, values = vary[0], list(vary[1])
+        if not values:
+            raise make_error(ConfigError, f"{key}: no values to compare", key)
+        if not (policies or schemes or configs):
+            return {f"{key}={v}": base.override({key: v}) for v in values}
+        crossed = compare_configs(base, policies=policies, schemes=schemes, configs=configs)
+        return {
+            f"{label}/{key}={v}": cfg.override({key: v})
+            for label, cfg in crossed.items()
+            for v in values
+        }
 
     def add(label: str, cfg: Config) -> None:
         if label in out:

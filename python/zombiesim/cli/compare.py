@@ -13,7 +13,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from .._errors import SimulationInterrupted
+from .._errors import ConfigError, SimulationInterrupted, make_error
 from .._format import best_label, compare_columns
 from .._io import atomic_write
 from .._progress import LazyProgress
@@ -60,6 +60,13 @@ examples:
       --set host.buffer=128MiB --set device.buffer=128MiB --set flash.channels=2 \
       --set flash.chips_per_channel=2 --set flash.blocks_per_plane=1024 --restart-at 12
 
+  # one key over several values: the five FTLs on one workload
+  zombiesim compare --preset default --set ftl.kind=page,dftl,superblock,fast,block \
+      --workload uniform:drive_writes=2
+  # 004's buffers on FAST (the ba-gc preset)
+  zombiesim compare --preset ba-gc --schemes fab,bplru,ba-gc \
+      --workload files:file=1MiB,seq=0.7,hot=0.02,r=0.9,size=4KiB,iops=2000
+
 Every run uses the same workload (or trace) and seed, so each sees the same request stream.
 With timing.enabled=true the table adds read/write p99 latency and simulated elapsed time;
 with ShadowGC keys (gc.shadow_reads, gc.fast_write, ...) or a host buffer, GC latency and
@@ -79,7 +86,7 @@ def register(sub: Any) -> None:
         epilog=EPILOG,
     )
     config_options(p, scheme=False)
-    which = p.add_mutually_exclusive_group(required=True)
+    which = p.add_mutually_exclusive_group()
     which.add_argument("--policies", metavar="A,B,...", type=name_list, help="victim policies")
     which.add_argument("--schemes", metavar="A,B,...", type=name_list, help="schemes")
     source_options(p, required=True)
@@ -93,12 +100,39 @@ def register(sub: Any) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="no table, no progress bar")
 
 
+def split_axis(sets: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], Any]:
+    """`--set` pairs with the one whose value lists several comma-separated values (the
+    axis of the comparison, `ftl.kind=page,dftl,fast`) taken out: `(sets, (key, values))`,
+    or `(sets, None)`. A bracketed value (`[1, 2]`) is one TOML list, not an axis."""
+    axes = [
+        (i, k, v) for i, (k, v) in enumerate(sets) if "," in v and not v.lstrip().startswith("[")
+    ]
+    if not axes:
+        return sets, None
+    if len(axes) > 1:
+        keys = ", ".join(k for _, k, _ in axes)
+        raise make_error(
+            ConfigError, f"compare varies one key at a time (several lists given: {keys})", "set"
+        )
+    i, key, value = axes[0]
+    values = [v.strip() for v in value.split(",") if v.strip()]
+    return sets[:i] + sets[i + 1 :], (key, values)
+
+
 def cmd_compare(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    args.set, axis = split_axis(list(args.set or []))
     cfg = load_config(args)
     src = source(args, args.subparser)
     spec = describe(src)
     check_writable(args.json, args.csv, args.report)
-    variants = compare_configs(cfg, policies=args.policies, schemes=args.schemes)
+    if axis is None and not (args.policies or args.schemes):
+        raise make_error(
+            ConfigError,
+            "nothing to compare: give --policies, --schemes, or a --set KEY=A,B,... that "
+            "lists several values of one key",
+            "compare",
+        )
+    variants = compare_configs(cfg, policies=args.policies, schemes=args.schemes, vary=axis)
     if not args.quiet:
         memory_note(
             cfg,

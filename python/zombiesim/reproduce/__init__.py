@@ -40,6 +40,7 @@ PAPERS: dict[str, str] = {
     "zombie-chasing": "zombie_chasing",
     "dead-value-pool": "dead_value_pool",
     "shadowgc": "shadowgc",
+    "ba-gc": "ba_gc",
 }
 
 #: `small` runs in minutes on a laptop; `full` uses the paper's sizes; `tiny` (only some
