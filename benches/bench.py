@@ -15,7 +15,11 @@ with the machine's CPU model:
 - shadowgc: the ShadowGC preset scaled to 32 GiB with 128 MiB host and device write
   buffers, counting mode, a footprint workload whose writes hit the buffers: host
   requests per wall second for `ggc` and for `sgc`, and the ratio of their wall time
-  per request (target: sgc at most 1.5x ggc).
+  per request (target: sgc at most 1.5x ggc);
+- ftls: each FTL kind on a 4 GiB device (64-page blocks), counting mode, uniform random
+  4 KiB writes: flash programs per wall second (target for DFTL and FAST: >= 3 M) and
+  memory per physical page, peak RSS and the FTL's own state (DFTL's CMT aside; target
+  <= 12 bytes).
 
     make bench            # builds, runs this, then `zombiesim validate --full`
     python benches/bench.py --runs 3
@@ -49,11 +53,14 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def run_once(config: str, workload: str) -> tuple[dict, float]:
-    """Run the core once in a child process; return its report and peak RSS in bytes."""
+def run_once(config: str, workload: str, sets: tuple[str, ...] = ()) -> tuple[dict, float]:
+    """Run the core once in a child process (`sets`: `key=value` overrides); return its
+    report and peak RSS in bytes."""
     with tempfile.TemporaryFile() as out:
         proc = subprocess.Popen(
-            [str(BINARY), str(ROOT / config), workload, "1"], stdout=out, stderr=subprocess.PIPE
+            [str(BINARY), str(ROOT / config), workload, "1", *sets],
+            stdout=out,
+            stderr=subprocess.PIPE,
         )
         _, status, usage = os.wait4(proc.pid, 0)
         if os.waitstatus_to_exitcode(status) != 0:
@@ -63,8 +70,10 @@ def run_once(config: str, workload: str) -> tuple[dict, float]:
     return report, usage.ru_maxrss * 1024.0  # ru_maxrss is in KiB on Linux
 
 
-def runs(config: str, workload: str, n: int) -> list[tuple[dict, float]]:
-    return [run_once(config, workload) for _ in range(n)]
+def runs(
+    config: str, workload: str, n: int, sets: tuple[str, ...] = ()
+) -> list[tuple[dict, float]]:
+    return [run_once(config, workload, sets) for _ in range(n)]
 
 
 def med(values: list[float]) -> float:
@@ -198,12 +207,54 @@ def shadowgc(n: int) -> bool:
     return ok
 
 
+#: Per FTL kind: the overrides and whether the speed target applies (004/002's FTLs the
+#: issue names: DFTL and FAST >= 3 M flash programs per wall second).
+FTL_CASES: dict[str, tuple[tuple[str, ...], bool]] = {
+    "page": (("ftl.kind=page",), False),
+    "dftl": (("ftl.kind=dftl", "ftl.cmt_entries=65536"), True),
+    "superblock": (("ftl.kind=superblock",), False),
+    "fast": (("ftl.kind=fast",), True),
+    "block": (("ftl.kind=block",), False),
+}
+#: DFTL's cached mapping table, bytes per entry (its CMT is left out of the per-page
+#: memory target).
+CMT_ENTRY_BYTES = 24
+
+
+def ftls(n: int) -> bool:
+    workload = "uniform:drive_writes=1"
+    print(f"\nftls: 4 GiB flash, 64 x 4 KiB pages per block, OP 7%, counting mode, {workload}")
+    ok = True
+    for kind, (sets, target) in FTL_CASES.items():
+        results = runs("benches/configs/ftl-4g.toml", workload, n, sets)
+        rates = [r["flash"]["programs"] / r["run"]["measured_wall_s"] for r, _ in results]
+        report = results[-1][0]
+        pages = report["device"]["physical_pages"]
+        rss = med([rss for _, rss in results])
+        cmt = 0
+        if kind == "dftl":
+            cmt = report["run"]["config"]["ftl"]["cmt_entries"] * CMT_ENTRY_BYTES
+        per_page = (rss - cmt) / pages
+        state = (report["device"]["state_bytes"] - cmt) / pages
+        line = (
+            f"  {kind:10s} WAF {report['waf']:7.3f}  {med(rates) / 1e6:6.2f} M programs/s "
+            f"(runs: {fmt_runs(rates)})  peak RSS {per_page:5.2f} B/page, FTL state "
+            f"{state:5.2f} B/page{' (CMT aside)' if cmt else ''}"
+        )
+        if target:
+            met = med(rates) >= 3e6 and state <= 12.0
+            ok = ok and met
+            line += f"  target >= 3 M/s, <= 12 B/page: {verdict(met)}"
+        print(line)
+    return ok
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3, help="runs per case (median reported)")
     ap.add_argument(
         "--only",
-        choices=("counting", "timing", "timing-buffer", "replay", "shadowgc"),
+        choices=("counting", "timing", "timing-buffer", "replay", "shadowgc", "ftls"),
         help="one case",
     )
     args = ap.parse_args()
@@ -216,6 +267,7 @@ def main() -> int:
         "timing-buffer": timing_buffer,
         "replay": replay,
         "shadowgc": shadowgc,
+        "ftls": ftls,
     }
     chosen = [args.only] if args.only else list(cases)
     results = [cases[name](args.runs) for name in chosen]

@@ -3,6 +3,7 @@
 //!
 //! `cargo run --release --example run_config -- CONFIG.toml WORKLOAD [SEED]`
 //! `cargo run --release --example run_config -- CONFIG.toml trace:FORMAT:REMAP:PATH [SEED]`
+//! Arguments after the seed are `key=value` overrides, as `--set` takes them.
 use std::process::ExitCode;
 use zombiesim::trace::{ReadOptions, TraceFormat};
 use zombiesim::workload::TraceSpec;
@@ -10,7 +11,9 @@ use zombiesim::workload::TraceSpec;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 3 {
-        eprintln!("usage: run_config CONFIG.toml (WORKLOAD | trace:FORMAT:REMAP:PATH) [SEED]");
+        eprintln!(
+            "usage: run_config CONFIG.toml (WORKLOAD | trace:FORMAT:REMAP:PATH) [SEED [KEY=VALUE ...]]"
+        );
         return ExitCode::from(2);
     }
     let run = || -> zombiesim::Result<zombiesim::Report> {
@@ -18,7 +21,17 @@ fn main() -> ExitCode {
             path: args[1].clone(),
             reason: e.to_string(),
         })?;
-        let cfg = zombiesim::Config::from_toml_str(&text, &args[1])?;
+        let mut cfg = zombiesim::Config::from_toml_str(&text, &args[1])?;
+        let sets: Vec<(String, String)> = args
+            .iter()
+            .skip(4)
+            .map(|kv| match kv.split_once('=') {
+                Some((k, v)) => Ok((k.to_string(), v.to_string())),
+                None => Err(zombiesim::Error::config(kv, "expected key=value")),
+            })
+            .collect::<zombiesim::Result<_>>()?;
+        cfg.set_many(&sets)?;
+        cfg.validate()?;
         let opts = zombiesim::RunOptions {
             seed: args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1),
             ..Default::default()
