@@ -214,9 +214,14 @@ impl SuperblockFtl {
         pages.extend(self.base.flash.valid_pages(victim));
         for (offset, &ppn) in pages.iter().enumerate() {
             let lpn = self.base.flash.owner[ppn as usize];
-            let new = self
-                .base
-                .copy_to(dest, offset as u32, lpn as u64, from_plane, false, Cause::Gc);
+            let new = self.base.copy_to(
+                dest,
+                offset as u32,
+                lpn as u64,
+                from_plane,
+                false,
+                Cause::Gc,
+            );
             self.base.invalidate(ppn);
             self.base.oracle_copy(ppn, new);
             self.l2p[lpn as usize] = new;
