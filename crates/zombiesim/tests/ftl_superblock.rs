@@ -358,6 +358,7 @@ fn the_mapping_costs_at_most_twelve_bytes_per_physical_page() {
     }
     let physical = 4 * 32 * 16;
     let per_page = ftl.memory_bytes() as f64 / physical as f64;
+    eprintln!("memory: {per_page:.2} bytes per physical page");
     assert!(per_page <= 12.0, "{per_page:.2} bytes per physical page");
 }
 
