@@ -28,6 +28,7 @@ pub use content::{ContentConfig, PoolPolicy};
 pub use device::{BufferPolicy, DeviceConfig, Scheduler};
 pub use geometry::Geometry;
 pub use host::{HostConfig, NotifyConfig, NotifyMode, TracePlacement};
+pub use hybrid::{fast_log_blocks, spare_blocks, superblock_count, FAST_EXTRA_BLOCKS};
 pub use layout::{FtlLayout, UnitRange};
 pub use memory::{available_memory, MemoryEstimate, MemoryPart};
 pub use policy::PolicySpec;

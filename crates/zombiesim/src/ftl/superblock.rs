@@ -34,7 +34,7 @@
 //! Memory: a 4-byte mapping entry per logical page, and per superblock its list of
 //! blocks (4 bytes per owned block), on top of the shared flash state.
 
-use crate::config::{Config, Geometry};
+use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, NONE};
 use crate::ftl::{BufferView, Ftl, FtlBase};
@@ -69,13 +69,6 @@ pub struct SuperblockFtl {
     victim_pages: Vec<u32>,
 }
 
-/// Usable physical blocks beyond the logical ones.
-fn spare_blocks(geo: &Geometry) -> u32 {
-    let ppb = geo.pages_per_block as u64;
-    let logical_blocks = geo.logical_pages.div_ceil(ppb);
-    (geo.physical_pages / ppb).saturating_sub(logical_blocks) as u32
-}
-
 impl SuperblockFtl {
     /// A freshly erased device; `verify` keeps the integrity oracle.
     pub fn new(cfg: &Config, verify: bool) -> Result<Self> {
@@ -90,7 +83,7 @@ impl SuperblockFtl {
         let ppb = base.ppb() as u64;
         let sb_pages = ppb * n as u64;
         let count = (base.geo.logical_pages / sb_pages) as u32;
-        let spare = spare_blocks(&base.geo);
+        let spare = crate::config::spare_blocks(&base.geo);
         if count == 0 || spare < count + 1 {
             return Err(Error::config(
                 "ftl.superblock_blocks",

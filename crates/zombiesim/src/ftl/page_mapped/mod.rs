@@ -435,8 +435,7 @@ impl Ftl for PageMappedFtl {
     }
 
     /// Padding rewrites the page's current content (read, then written for the
-    /// buffer); a page of unknown content only (the configuration keeps padding
-    /// buffers and the content layer apart).
+    /// buffer); the configuration keeps padding buffers and the content layer apart.
     fn pad(&mut self, lpn: u64, buffer: &mut dyn BufferView) -> Result<()> {
         let l = self.check_lpn(lpn)?;
         let ppn = self.l2p[l];
@@ -451,7 +450,9 @@ impl Ftl for PageMappedFtl {
         }
         self.ops
             .read(self.geo.plane_of(self.flash.block_of(ppn)), Cause::Buffer);
-        self.write_page(lpn, None, Cause::Buffer, buffer)
+        // The page keeps its content (known to the oracle when one runs).
+        let value = self.oracle.as_ref().and_then(|o| o.content_of(l));
+        self.write_page(lpn, value, Cause::Buffer, buffer)
     }
 
     fn trim(&mut self, lpn: u64) -> Result<()> {
