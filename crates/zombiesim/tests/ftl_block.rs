@@ -70,7 +70,12 @@ fn check(seq: &[Op]) -> Result<BlockMappedFtl, TestCaseError> {
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     let oracle = ftl.oracle().unwrap();
     for l in 0..ftl.logical_pages() {
-        prop_assert_eq!(ftl.mapped(l).is_some(), reference.contains_key(&l), "page {}", l);
+        prop_assert_eq!(
+            ftl.mapped(l).is_some(),
+            reference.contains_key(&l),
+            "page {}",
+            l
+        );
         prop_assert_eq!(oracle.content_of(l as usize), reference.get(&l).copied());
     }
     let c = ftl.counters();
@@ -149,7 +154,11 @@ fn device_run(kind_settings: &[(&str, &str)], seed: u64, steps: usize) {
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
         let r = x >> 33;
-        let lpn = if r % 4 == 0 { r / 4 % n } else { r / 4 % 20 };
+        let lpn = if r.is_multiple_of(4) {
+            r / 4 % n
+        } else {
+            r / 4 % 20
+        };
         match r % 13 {
             0 => {
                 dev.submit(0, &Command::new(IoOp::Trim, lpn, 1)).unwrap();

@@ -116,9 +116,9 @@ impl BlockMappedFtl {
                 let ppn = self.base.program_at(new, k, lpn, cause);
                 self.base.oracle_write(lpn, ppn, value);
             } else if valid {
-                let to = self
-                    .base
-                    .copy_to(new, j, first_lpn + j as u64, plane, false, Cause::MergeFull);
+                let to =
+                    self.base
+                        .copy_to(new, j, first_lpn + j as u64, plane, false, Cause::MergeFull);
                 self.base.oracle_copy(old, to);
             }
         }

@@ -153,10 +153,7 @@ impl FastFtl {
 
     /// The data block of logical block `b`, when mapped.
     pub fn data_block(&self, b: u32) -> Option<u32> {
-        self.data
-            .get(b as usize)
-            .copied()
-            .filter(|&d| d != NONE)
+        self.data.get(b as usize).copied().filter(|&d| d != NONE)
     }
 
     /// The physical page holding the newest copy of `lpn` (`NONE`: none).
@@ -364,9 +361,7 @@ impl FastFtl {
                 let off = ppn - flash.first_page(blk);
                 let ok = match *r {
                     Role::Data(b) => {
-                        lpn / ppb == b
-                            && lpn % ppb == off
-                            && self.log_ppn[lpn as usize] == NONE
+                        lpn / ppb == b && lpn % ppb == off && self.log_ppn[lpn as usize] == NONE
                     }
                     Role::Sw => {
                         lpn / ppb == self.sw_owner

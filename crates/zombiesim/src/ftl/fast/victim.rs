@@ -42,8 +42,7 @@ impl FastFtl {
             for lpn in first..first + ppb as u64 {
                 if self.buffer_aware_merge && buffer.is_dirty(lpn) {
                     from_buffer += 1;
-                    benefit +=
-                        (1.0 - buffer.update_probability(lpn)) * c.program * (1.0 + alpha);
+                    benefit += (1.0 - buffer.update_probability(lpn)) * c.program * (1.0 + alpha);
                 } else if self.newest(lpn) != crate::flash::NONE {
                     from_flash += 1;
                 }
