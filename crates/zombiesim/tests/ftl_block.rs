@@ -202,3 +202,13 @@ fn through_the_device_with_a_buffer_and_a_power_loss() {
         device_run(&[], seed, 3000);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// Random request streams through the device.
+    #[test]
+    fn random_runs_through_the_device_verify(seed in any::<u64>()) {
+        device_run(&[], seed, 3000);
+    }
+}

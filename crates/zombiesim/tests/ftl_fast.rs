@@ -694,3 +694,21 @@ fn whole_runs_with_fast_and_block_mapping_verify() {
         assert!(r.waf.unwrap() > 1.5, "{settings:?}: WAF {:?}", r.waf);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// Random request streams through the device (BA-BM and BA-VBS above a buffer).
+    #[test]
+    fn random_runs_through_the_device_verify(seed in any::<u64>(), ba in any::<bool>()) {
+        let mut settings = vec![
+            ("ftl.log_blocks", "2"),
+            ("device.buffer", "32KiB"),
+            ("device.buffer_policy", "3-region"),
+        ];
+        if ba {
+            settings.extend([("ftl.buffer_aware_merge", "true"), ("ftl.log_victim", "ba-vbs")]);
+        }
+        device_run(&settings, seed, 2000);
+    }
+}

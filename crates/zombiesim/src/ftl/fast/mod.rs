@@ -29,7 +29,8 @@
 //! A lookup is O(1): `log_ppn` holds, per logical page, the log page with its newest
 //! copy (`NONE` when the newest copy is in the data block, or there is none).
 //! Memory: 4 bytes per logical page and per logical block on top of the flash
-//! state (about 8.2 bytes per physical page in all with 64-page blocks).
+//! state (about 8.5 bytes per physical page in all with 64-page blocks and 7%
+//! over-provisioning).
 //!
 //! Spare blocks: the RW log blocks, the SW log block and one block a merge writes
 //! into (`ftl.log_blocks` 0 = every spare block but those two). While a merge runs
