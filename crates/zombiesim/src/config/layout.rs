@@ -96,7 +96,8 @@ impl FtlLayout {
             cfg.gc.high_watermark
         };
         let needed = watermark as u64 + (per_unit * streams) as u64 + 1;
-        if per_unit_spare < needed {
+        // The block-mapped FTLs count their own spare blocks (config::hybrid).
+        if !cfg.ftl.kind.block_mapped() && per_unit_spare < needed {
             return Err(Error::config(
                 "ftl.over_provisioning",
                 format!(

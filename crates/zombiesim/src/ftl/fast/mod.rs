@@ -48,7 +48,7 @@
 mod merge;
 mod victim;
 
-use crate::config::{Config, Geometry, LogVictim};
+use crate::config::{Config, LogVictim};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, NONE};
 use crate::ftl::{BufferView, Ftl, FtlBase};
@@ -59,22 +59,6 @@ use std::collections::VecDeque;
 const STREAM_DATA: u8 = 0;
 const STREAM_RW: u8 = 1;
 const STREAM_SW: u8 = 2;
-
-/// The spare blocks a FAST merge needs beside the random log blocks (the sequential
-/// log block and the merge destination), as the configuration counts them.
-const EXTRA_BLOCKS: u32 = 2;
-
-/// The random log blocks of a configuration: `ftl.log_blocks`, or (0) every spare
-/// block but [`EXTRA_BLOCKS`] — the rule the configuration checks.
-fn log_blocks(cfg: &Config, geo: &Geometry) -> u32 {
-    let ppb = geo.pages_per_block as u64;
-    let spare = (geo.physical_pages / ppb).saturating_sub(geo.logical_pages.div_ceil(ppb)) as u32;
-    match cfg.ftl.log_blocks {
-        0 => spare.saturating_sub(EXTRA_BLOCKS),
-        n => n,
-    }
-    .max(1)
-}
 
 /// The costs BA-VBS weighs (µs): 004's `C_p`, `C_r`, `C_e`, `C_b`.
 #[derive(Clone, Copy, Debug)]
@@ -109,16 +93,16 @@ impl FastFtl {
         let base = FtlBase::new(cfg, verify)?;
         let ppb = base.ppb() as u64;
         let logical_blocks = base.geo.logical_pages.div_ceil(ppb) as usize;
-        let rw_max = log_blocks(cfg, &base.geo);
+        let rw_max = crate::config::fast_log_blocks(cfg, &base.geo).max(1);
         let usable = base.free_blocks() as usize;
-        if usable < logical_blocks + rw_max as usize + EXTRA_BLOCKS as usize {
+        if usable < logical_blocks + rw_max as usize + crate::config::FAST_EXTRA_BLOCKS as usize {
             return Err(Error::config(
                 "ftl.log_blocks",
                 format!(
                     "FAST needs {} spare blocks ({rw_max} log blocks + the sequential log \
                      block + a merge block) beside the {logical_blocks} logical blocks; \
                      {usable} blocks are usable",
-                    rw_max + EXTRA_BLOCKS
+                    rw_max + crate::config::FAST_EXTRA_BLOCKS
                 ),
             ));
         }
