@@ -117,6 +117,30 @@ SHADOW_COLUMNS: list[tuple[str, Callable[[Report], Any], Callable[[Any], str]]] 
     ("refresh", lambda r: (r.raw.get("refresh") or {}).get("program_share"), _percent2),
 ]
 
+
+def _merges(rep: Report) -> int | None:
+    merges = (rep.raw.get("ftl") or {}).get("merges")
+    return None if merges is None else sum(merges.values())
+
+
+def _cmt_hits(rep: Report) -> float | None:
+    cmt = (rep.raw.get("ftl") or {}).get("cmt")
+    return None if cmt is None else cmt.get("hit_ratio")
+
+
+#: The FTL's own columns, when any run used an FTL other than page mapping: 004's I/O
+#: execution time, the merges, DFTL's cache hit ratio and translation programs.
+FTL_COLUMNS: list[tuple[str, Callable[[Report], Any], Callable[[Any], str]]] = [
+    ("I/O time s", lambda r: r.raw.get("io_time_s"), lambda v: num(v, 1)),
+    ("merges", _merges, count),
+    ("CMT hits", _cmt_hits, percent),
+    (
+        "translation",
+        lambda r: r.raw["flash"]["programs_by_cause"].get("translation"),
+        count,
+    ),
+]
+
 #: The transaction rate, when any run committed transactions.
 TPS_COLUMN = ("TPS", lambda r: (r.raw.get("app") or {}).get("tps"), rate)
 
@@ -157,8 +181,9 @@ def compare_columns(
     """The comparison table's columns for these runs: `COMPARE_COLUMNS`, plus
     `TIMING_COLUMNS` when any run was timed, `HOST_COLUMNS` when any had a notification
     channel, `SHADOW_COLUMNS` when any involved ShadowGC (`has_shadow`; the refresh
-    column only when a device kept a clock) and the TPS column when any committed
-    transactions."""
+    column only when a device kept a clock), `FTL_COLUMNS` when any ran an FTL other than
+    page mapping (merges only with a block-mapped one, the CMT columns only with DFTL) and
+    the TPS column when any committed transactions."""
     columns = list(COMPARE_COLUMNS)
     if any(r.timed for r in reports.values()):
         columns += TIMING_COLUMNS
@@ -167,6 +192,14 @@ def compare_columns(
     if any(has_shadow(r) for r in reports.values()):
         clock = any(r.raw.get("refresh") is not None for r in reports.values())
         columns += [c for c in SHADOW_COLUMNS if clock or c[0] != "refresh"]
+    kinds = {(r.raw.get("ftl") or {}).get("kind", "page") for r in reports.values()}
+    if kinds - {"page"}:
+        columns += [
+            c
+            for c in FTL_COLUMNS
+            if (c[0] not in ("CMT hits", "translation") or "dftl" in kinds)
+            and (c[0] != "merges" or kinds & {"superblock", "fast", "block"})
+        ]
     if any((r.raw.get("app") or {}).get("transactions") for r in reports.values()):
         columns.append(TPS_COLUMN)
     return columns
