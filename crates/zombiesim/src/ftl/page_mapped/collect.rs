@@ -11,7 +11,7 @@ use crate::timing::CopyKind;
 
 impl PageMappedFtl {
     /// Ask unit `u`'s policy for a victim (removed from its candidates).
-    fn select_victim(&mut self, u: usize) -> Option<u32> {
+    pub(super) fn select_victim(&mut self, u: usize) -> Option<u32> {
         let mut ctx = SelectCtx {
             flash: &self.flash,
             now: self.clock,
@@ -74,7 +74,7 @@ impl PageMappedFtl {
     }
 
     /// Copy a victim's valid pages out, then erase it.
-    fn reclaim(
+    pub(super) fn reclaim(
         &mut self,
         u: usize,
         victim: u32,
@@ -136,6 +136,8 @@ impl PageMappedFtl {
         // Counted here and added once: relocated pages by state, buffer reads, fast programs.
         let mut by_state = [0u64; 4];
         let (mut buffer_reads, mut fast_programs) = (0u64, 0u64);
+        // DFTL: a moved host page's mapping changed (its translation page is due).
+        let dftl = self.dftl.is_some();
         for i in 0..pages.len() {
             if let Some(&ahead) = pages.get(i + AHEAD) {
                 prefetch(&self.l2p, self.flash.owner[ahead as usize] as usize);
@@ -157,6 +159,9 @@ impl PageMappedFtl {
             } else if skip && device && !zombie {
                 // Only the buffer holds the newest copy now: nothing is copied.
                 self.l2p[lpn as usize] = NONE;
+                if dftl {
+                    self.dftl_relocated(lpn as usize);
+                }
                 self.counters.gc_skipped += 1;
                 if let Some(o) = &mut self.oracle {
                     o.skip(lpn as usize);
@@ -188,6 +193,9 @@ impl PageMappedFtl {
                 },
             };
             self.l2p[lpn as usize] = new;
+            if dftl {
+                self.dftl_relocated(lpn as usize);
+            }
             if self.content.is_some() {
                 self.content_moved(lpn, ppn, new);
             }
