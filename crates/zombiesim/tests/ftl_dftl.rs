@@ -283,6 +283,9 @@ const HOT: &str = "hotcold:r=0.9,f=0.1,drive_writes=2,read=0.2,iops=100000";
 /// enough for refreshes and a restart).
 const IDLE: &str = "hotcold:r=0.9,f=0.1,drive_writes=2,read=0.2,iops=5000";
 
+/// What a case runs, whether DFTL declares it, the settings it takes.
+type Case = (&'static str, bool, Vec<(&'static str, &'static str)>);
+
 /// Each capability DFTL declares runs verified (integrity oracle, invariants, the
 /// lost-update check of the CMT) with translation traffic.
 #[test]
@@ -290,7 +293,7 @@ fn every_declared_capability_runs_verified() {
     let caps = zombiesim::ftl::Capabilities::of(zombiesim::config::FtlKind::Dftl);
     assert!(!caps.content);
     let buffers = [("device.buffer", "64KiB"), ("host.buffer", "256KiB")];
-    let cases: Vec<(&str, bool, Vec<(&str, &str)>)> = vec![
+    let cases: Vec<Case> = vec![
         (
             "zombie scores and the zombie block",
             caps.zombie_scores && caps.streams,

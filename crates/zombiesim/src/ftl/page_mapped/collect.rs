@@ -136,8 +136,6 @@ impl PageMappedFtl {
         // Counted here and added once: relocated pages by state, buffer reads, fast programs.
         let mut by_state = [0u64; 4];
         let (mut buffer_reads, mut fast_programs) = (0u64, 0u64);
-        // DFTL: a moved host page's mapping changed (its translation page is due).
-        let dftl = self.dftl.is_some();
         for i in 0..pages.len() {
             if let Some(&ahead) = pages.get(i + AHEAD) {
                 prefetch(&self.l2p, self.flash.owner[ahead as usize] as usize);
@@ -159,9 +157,6 @@ impl PageMappedFtl {
             } else if skip && device && !zombie {
                 // Only the buffer holds the newest copy now: nothing is copied.
                 self.l2p[lpn as usize] = NONE;
-                if dftl {
-                    self.dftl_relocated(lpn as usize);
-                }
                 self.counters.gc_skipped += 1;
                 if let Some(o) = &mut self.oracle {
                     o.skip(lpn as usize);
@@ -193,9 +188,6 @@ impl PageMappedFtl {
                 },
             };
             self.l2p[lpn as usize] = new;
-            if dftl {
-                self.dftl_relocated(lpn as usize);
-            }
             if self.content.is_some() {
                 self.content_moved(lpn, ppn, new);
             }
@@ -218,6 +210,10 @@ impl PageMappedFtl {
                     o.copy(ppn, new);
                 }
             }
+        }
+        if self.dftl.is_some() {
+            // DFTL: the mappings of the pages moved or dropped changed.
+            self.dftl_relocated(&pages);
         }
         self.scratch = pages;
         let moved: u64 = by_state.iter().sum();

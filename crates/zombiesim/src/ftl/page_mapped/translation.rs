@@ -480,6 +480,7 @@ impl PageMappedFtl {
 
     /// Write each translation page of the pending batch once (GC changed uncached
     /// mappings of it); the writes may run GC, which may add more: until none is left.
+    #[inline(never)]
     pub(super) fn dftl_flush_pending(&mut self, buffer: &mut dyn BufferView) -> Result<()> {
         if self.dftl.is_none() {
             return Ok(());
@@ -490,16 +491,21 @@ impl PageMappedFtl {
         Ok(())
     }
 
-    /// GC or refresh moved (or dropped) internal page `l`: a host page's mapping
-    /// changed; a translation page's move changes only the GTD.
-    #[inline]
-    pub(super) fn dftl_relocated(&mut self, l: usize) {
-        let tr = self.tr();
-        if (l as u64) < tr.host {
-            tr.relocated(l);
+    /// GC or refresh moved (or dropped) the pages that were at `ppns` (their owners
+    /// are still recorded there): a host page's mapping changed; a translation page's
+    /// move changes only the GTD.
+    #[inline(never)]
+    pub(super) fn dftl_relocated(&mut self, ppns: &[u32]) {
+        let tr = self.dftl.as_deref_mut().expect("DFTL is on");
+        for &ppn in ppns {
+            let l = self.flash.owner[ppn as usize] as usize;
+            if (l as u64) < tr.host {
+                tr.relocated(l);
+            }
         }
     }
 
+    #[inline(never)]
     pub(super) fn dftl_write_page(
         &mut self,
         lpn: u64,
@@ -515,6 +521,7 @@ impl PageMappedFtl {
     }
 
     /// The data read waits for the translation page a miss reads (it names the page).
+    #[inline(never)]
     pub(super) fn dftl_read(&mut self, lpn: u64) -> Result<()> {
         let l = self.dftl_begin(lpn)?;
         if self.cmt_access(l, &mut NoBuffer)? {
@@ -525,6 +532,7 @@ impl PageMappedFtl {
         self.dftl_flush_pending(&mut NoBuffer)
     }
 
+    #[inline(never)]
     pub(super) fn dftl_trim(&mut self, lpn: u64) -> Result<()> {
         let l = self.dftl_begin(lpn)?;
         self.cmt_access(l, &mut NoBuffer)?;
@@ -536,6 +544,7 @@ impl PageMappedFtl {
         self.dftl_flush_pending(&mut NoBuffer)
     }
 
+    #[inline(never)]
     pub(super) fn dftl_pad(&mut self, lpn: u64, buffer: &mut dyn BufferView) -> Result<()> {
         let l = self.dftl_begin(lpn)?;
         self.cmt_access(l, buffer)?;
