@@ -11,7 +11,7 @@ use crate::timing::CopyKind;
 
 impl PageMappedFtl {
     /// Ask unit `u`'s policy for a victim (removed from its candidates).
-    fn select_victim(&mut self, u: usize) -> Option<u32> {
+    pub(super) fn select_victim(&mut self, u: usize) -> Option<u32> {
         let mut ctx = SelectCtx {
             flash: &self.flash,
             now: self.clock,
@@ -74,7 +74,7 @@ impl PageMappedFtl {
     }
 
     /// Copy a victim's valid pages out, then erase it.
-    fn reclaim(
+    pub(super) fn reclaim(
         &mut self,
         u: usize,
         victim: u32,
@@ -210,6 +210,10 @@ impl PageMappedFtl {
                     o.copy(ppn, new);
                 }
             }
+        }
+        if self.dftl.is_some() {
+            // DFTL: the mappings of the pages moved or dropped changed.
+            self.dftl_relocated(&pages);
         }
         self.scratch = pages;
         let moved: u64 = by_state.iter().sum();

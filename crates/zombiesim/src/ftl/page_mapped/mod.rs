@@ -31,6 +31,7 @@ use crate::timing::TimingSummary;
 use crate::verify::Oracle;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
+use translation::Translation;
 
 /// The page-mapped FTL.
 pub struct PageMappedFtl {
@@ -73,6 +74,9 @@ pub struct PageMappedFtl {
     refresh: Option<RefreshQueues>,
     /// The device's clock (ns): issue time with timing on, else arrival time.
     now_ns: u64,
+    /// DFTL's cached mapping table and translation pages (`ftl.kind = "dftl"`); the
+    /// page-mapped FTL checks it once per operation.
+    dftl: Option<Box<Translation>>,
 }
 
 /// What GC does with the valid pages of a victim that have a newer copy above the
@@ -113,35 +117,43 @@ fn prefetch(table: &[u32], index: usize) {
     let _ = (table, index);
 }
 
-/// What DFTL can do of what the page-mapped FTL can.
-pub const DFTL_CAPABILITIES: crate::ftl::Capabilities = crate::ftl::Capabilities::NONE;
+pub use translation::DFTL_CAPABILITIES;
 
 impl PageMappedFtl {
-    /// DFTL: the page-mapped FTL with its mapping table on flash and a cached mapping
-    /// table in SRAM.
-    pub fn new_dftl(_cfg: &Config, _seed: u64, _verify: bool) -> Result<Self> {
-        Err(Error::config("ftl.kind", "not built yet"))
-    }
-
     /// A freshly erased device. `seed` drives the randomised policies; `verify` keeps
     /// the integrity oracle.
     pub fn new(cfg: &Config, seed: u64, verify: bool) -> Result<Self> {
         let geo = Geometry::new(cfg)?;
-        let flash = FlashState::new(&geo);
         let layout = FtlLayout::new(cfg, &geo)?;
-        let blocks = BlockManager::new(cfg, &geo, &layout, &flash);
+        Self::build(cfg, seed, verify, geo.clone(), geo, layout, None)
+    }
+
+    /// The FTL over `geo` (the host's view) storing `inner.logical_pages` logical
+    /// pages (the host's and, with DFTL, the translation pages) laid out as `layout`.
+    fn build(
+        cfg: &Config,
+        seed: u64,
+        verify: bool,
+        geo: Geometry,
+        inner: Geometry,
+        layout: FtlLayout,
+        dftl: Option<Box<Translation>>,
+    ) -> Result<Self> {
+        let flash = FlashState::new(&geo);
+        let blocks = BlockManager::new(cfg, &inner, &layout, &flash);
+        let stored = inner.logical_pages as usize;
         let oracle = verify.then(|| {
             Oracle::new(
-                geo.logical_pages,
+                stored as u64,
                 geo.blocks as u64 * geo.pages_per_block as u64,
             )
         });
         Ok(PageMappedFtl {
-            l2p: vec![NONE; geo.logical_pages as usize],
+            l2p: vec![NONE; stored],
             zombie_bits: None,
             zombie_known: 0,
             region: if layout.regions > 1 {
-                vec![0; geo.logical_pages as usize]
+                vec![0; stored]
             } else {
                 Vec::new()
             },
@@ -185,6 +197,7 @@ impl PageMappedFtl {
                 )
             }),
             now_ns: 0,
+            dftl,
             flash,
             geo,
             layout,
@@ -203,6 +216,9 @@ impl PageMappedFtl {
 
     /// The physical page a logical page maps to, if any.
     pub fn lookup(&self, lpn: u64) -> Option<u32> {
+        if lpn >= self.geo.logical_pages {
+            return None;
+        }
         self.l2p.get(lpn as usize).copied().filter(|&p| p != NONE)
     }
 
@@ -245,12 +261,12 @@ impl PageMappedFtl {
 
     #[inline]
     fn check_lpn(&self, lpn: u64) -> Result<usize> {
-        if lpn < self.l2p.len() as u64 {
+        if lpn < self.geo.logical_pages {
             Ok(lpn as usize)
         } else {
             Err(Error::OutOfRange {
                 lpn,
-                logical_pages: self.l2p.len() as u64,
+                logical_pages: self.geo.logical_pages,
             })
         }
     }
@@ -380,16 +396,10 @@ impl PageMappedFtl {
     }
 }
 
-impl Ftl for PageMappedFtl {
-    fn logical_pages(&self) -> u64 {
-        self.geo.logical_pages
-    }
-
-    /// A write-back from the device buffer is not the newest copy when the host holds
-    /// a newer dirty one (the page was twin-shadow): the new flash copy stays
-    /// host-shadow.
+impl PageMappedFtl {
+    /// [`Ftl::write_page`] through the full mapping table.
     #[inline]
-    fn write_page(
+    fn write_mapped(
         &mut self,
         lpn: u64,
         value: Option<u64>,
@@ -405,16 +415,9 @@ impl Ftl for PageMappedFtl {
         Ok(())
     }
 
-    fn content_stats(
-        &self,
-    ) -> Option<(
-        crate::content::ContentCounters,
-        crate::content::ContentGauges,
-    )> {
-        PageMappedFtl::content_stats(self)
-    }
-
-    fn read(&mut self, lpn: u64) -> Result<()> {
+    /// [`Ftl::read`] through the full mapping table.
+    #[inline]
+    fn read_mapped(&mut self, lpn: u64) -> Result<()> {
         let l = self.check_lpn(lpn)?;
         if let Some(c) = self.content.as_deref_mut() {
             c.on_read(l);
@@ -434,9 +437,10 @@ impl Ftl for PageMappedFtl {
         Ok(())
     }
 
-    /// Padding rewrites the page's current content (read, then written for the
-    /// buffer); the configuration keeps padding buffers and the content layer apart.
-    fn pad(&mut self, lpn: u64, buffer: &mut dyn BufferView) -> Result<()> {
+    /// [`Ftl::pad`] through the full mapping table: the page's current content is read
+    /// and written again for the buffer; the configuration keeps padding buffers and
+    /// the content layer apart.
+    fn pad_mapped(&mut self, lpn: u64, buffer: &mut dyn BufferView) -> Result<()> {
         let l = self.check_lpn(lpn)?;
         let ppn = self.l2p[l];
         if ppn == NONE {
@@ -452,10 +456,12 @@ impl Ftl for PageMappedFtl {
             .read(self.geo.plane_of(self.flash.block_of(ppn)), Cause::Buffer);
         // The page keeps its content (known to the oracle when one runs).
         let value = self.oracle.as_ref().and_then(|o| o.content_of(l));
-        self.write_page(lpn, value, Cause::Buffer, buffer)
+        self.write_mapped(lpn, value, Cause::Buffer, buffer)
     }
 
-    fn trim(&mut self, lpn: u64) -> Result<()> {
+    /// [`Ftl::trim`] through the full mapping table.
+    #[inline]
+    fn trim_mapped(&mut self, lpn: u64) -> Result<()> {
         if self.content.is_some() {
             return self.trim_content(lpn);
         }
@@ -473,7 +479,62 @@ impl Ftl for PageMappedFtl {
         self.ops.dram();
         Ok(())
     }
+}
 
+impl Ftl for PageMappedFtl {
+    fn logical_pages(&self) -> u64 {
+        self.geo.logical_pages
+    }
+
+    /// A write-back from the device buffer is not the newest copy when the host holds
+    /// a newer dirty one (the page was twin-shadow): the new flash copy stays
+    /// host-shadow.
+    #[inline]
+    fn write_page(
+        &mut self,
+        lpn: u64,
+        value: Option<u64>,
+        cause: Cause,
+        buffer: &mut dyn BufferView,
+    ) -> Result<()> {
+        if self.dftl.is_some() {
+            return self.dftl_write_page(lpn, value, cause, buffer);
+        }
+        self.write_mapped(lpn, value, cause, buffer)
+    }
+
+    fn content_stats(
+        &self,
+    ) -> Option<(
+        crate::content::ContentCounters,
+        crate::content::ContentGauges,
+    )> {
+        PageMappedFtl::content_stats(self)
+    }
+
+    fn read(&mut self, lpn: u64) -> Result<()> {
+        if self.dftl.is_some() {
+            return self.dftl_read(lpn);
+        }
+        self.read_mapped(lpn)
+    }
+
+    /// Padding rewrites the page's current content (read, then written for the
+    /// buffer); a page of unknown content only (the configuration keeps padding
+    /// buffers and the content layer apart).
+    fn pad(&mut self, lpn: u64, buffer: &mut dyn BufferView) -> Result<()> {
+        if self.dftl.is_some() {
+            return self.dftl_pad(lpn, buffer);
+        }
+        self.pad_mapped(lpn, buffer)
+    }
+
+    fn trim(&mut self, lpn: u64) -> Result<()> {
+        if self.dftl.is_some() {
+            return self.dftl_trim(lpn);
+        }
+        self.trim_mapped(lpn)
+    }
     #[inline]
     fn prefetch(&self, lpn: u64) {
         prefetch(&self.l2p, lpn as usize);
@@ -501,13 +562,15 @@ impl Ftl for PageMappedFtl {
     }
 
     fn idle(&mut self, from: u64, until: u64, buffer: &mut dyn BufferView) -> Result<()> {
-        self.background_collect(from, until, buffer)
+        self.background_collect(from, until, buffer)?;
+        self.dftl_flush_pending(buffer)
     }
 
     fn tick(&mut self, now: u64, buffer: &mut dyn BufferView) -> Result<()> {
         self.now_ns = self.now_ns.max(now);
         if self.refresh.is_some() {
             self.refresh_due(buffer)?;
+            self.dftl_flush_pending(buffer)?;
         }
         Ok(())
     }
@@ -518,7 +581,8 @@ impl Ftl for PageMappedFtl {
         if let Some(o) = self.oracle.as_mut() {
             o.power_lost(lost);
         }
-        self.refresh_fast_blocks(buffer)
+        self.refresh_fast_blocks(buffer)?;
+        self.dftl_flush_pending(buffer)
     }
 
     fn timing_summary(&self, elapsed: u64) -> Option<TimingSummary> {
@@ -564,7 +628,7 @@ impl Ftl for PageMappedFtl {
     }
 
     fn is_host_shadow(&self, lpn: u64) -> bool {
-        (lpn as usize) < self.l2p.len() && self.is_zombie(lpn as usize)
+        lpn < self.geo.logical_pages && self.is_zombie(lpn as usize)
     }
 
     fn mapped(&self, lpn: u64) -> Option<u32> {
@@ -576,6 +640,9 @@ impl Ftl for PageMappedFtl {
         self.check_zombies()?;
         if let Some(o) = &self.oracle {
             o.check_all(&self.l2p)?;
+        }
+        if let Some(t) = &self.dftl {
+            t.check()?;
         }
         Ok(())
     }
@@ -614,6 +681,7 @@ impl Ftl for PageMappedFtl {
             + self.zombie_bits.as_ref().map_or(0, |b| b.len() * 8)
             + self.content.as_ref().map_or(0, |c| c.memory_bytes())
             + self.refresh.as_ref().map_or(0, |r| r.memory_bytes())
+            + self.dftl.as_ref().map_or(0, |t| t.memory_bytes())
     }
 }
 
@@ -623,3 +691,4 @@ mod invariants;
 mod liveness;
 #[cfg(test)]
 mod tests;
+mod translation;
