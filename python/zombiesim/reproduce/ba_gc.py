@@ -16,7 +16,8 @@ flushed after 30 s), counting mode, the device filled once before each run:
 - **Fig. 7**: the buffer swept from 1 to 32 MB on the Postmark stand-in.
 
 Scales: `tiny` (256 MiB device, 32 log blocks, 4 MiB buffer; for tests), `small` (the
-preset's 1 GiB device; the default) and `full` (the same device, four times the writes).
+preset's 1 GiB device, two drive writes per run; the default) and `full` (the same
+device, eight).
 The workloads are described in docs/ba-gc.md.
 """
 
@@ -56,12 +57,12 @@ STAND_INS: dict[str, tuple[str, bool, str]] = {
     "iozone": (
         "Iozone: large files rewritten whole and in order, soon after",
         True,
-        "file=2MiB,seq=0.9,hot=0.02,r=0.95",
+        "file=2MiB,seq=0.9,hot=0.014,r=0.9",
     ),
     "bonnie": (
-        "Bonnie++: block writes, rewrites and seeks over a few files",
+        "Bonnie++: sequential block writes and rewrites of a few large files, some seeks",
         True,
-        "file=1MiB,seq=0.6,hot=0.02,r=0.9",
+        "file=4MiB,seq=0.8,hot=0.014,r=0.9",
     ),
     "postmark": (
         "Postmark: many small files, mostly written once",
@@ -108,8 +109,8 @@ SCALE_SETTINGS = {
         drive_writes=0.3,
         sweep_mib=(1, 4, 8),
     ),
-    "small": Scale({}, buffer_mib=16, drive_writes=0.5, sweep_mib=SWEEP_MIB),
-    "full": Scale({}, buffer_mib=16, drive_writes=2.0, sweep_mib=SWEEP_MIB),
+    "small": Scale({}, buffer_mib=16, drive_writes=2.0, sweep_mib=SWEEP_MIB),
+    "full": Scale({}, buffer_mib=16, drive_writes=8.0, sweep_mib=SWEEP_MIB),
 }
 
 
