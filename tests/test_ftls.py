@@ -45,7 +45,8 @@ def test_every_kind_runs_verified_and_names_itself(uniform_reports):
     merges = uniform_reports["fast"].ftl.merges
     assert merges.full > 0
     assert uniform_reports["block"].ftl.merges.full > 0
-    assert uniform_reports["dftl"].ftl.cmt.misses > 0
+    # The fill warmed the CMT, which covers the whole device: every lookup hits.
+    assert uniform_reports["dftl"].ftl.cmt.hit_ratio == 1.0
 
 
 def test_uniform_random_writes_order_the_ftls_as_the_literature(uniform_reports):
@@ -139,7 +140,8 @@ def test_the_ba_gc_schemes_on_a_high_locality_stand_in():
             "device.buffer": "4MiB",
         }
     )
-    work = "files:file=64KiB,seq=0.3,hot=0.015,r=0.9,size=4KiB,iops=2000,drive_writes=0.2"
+    # A hot set a little larger than the buffer (5 MiB against 4 MiB).
+    work = "files:file=32KiB,seq=0.2,hot=0.02,r=0.85,size=4KiB,iops=2000,drive_writes=1"
     reps = {s: zs.simulate(base.scheme(s), work, verify=True) for s in ("fab", "bplru", "ba-gc")}
     assert reps["ba-gc"].gc.buffer_reads > 0
     assert reps["fab"].gc.buffer_reads == 0

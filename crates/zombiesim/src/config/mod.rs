@@ -681,6 +681,8 @@ impl Config {
         self.content.validate()?;
         // Geometry-derived checks (sizes, the buffer against them, spare blocks per GC unit).
         let geo = Geometry::new(self)?;
+        // What the FTL cannot do is named before any check that assumes it can.
+        crate::ftl::Capabilities::of(self.ftl.kind).check(self, self.ftl.kind.name())?;
         self.validate_scheduling(&geo)?;
         shadow::validate(self, &geo)?;
         hybrid::validate(self, &geo)?;
