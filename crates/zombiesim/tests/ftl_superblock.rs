@@ -14,7 +14,7 @@ use zombiesim::Config;
 mod common;
 use common::{small_device, verified_run};
 
-/// 2 planes × 16 blocks × 8 pages, OP 50%, superblocks of 2 logical blocks: 10
+/// 2 planes × 16 blocks × 8 pages, OP 60%, superblocks of 2 logical blocks: 10
 /// superblocks of 16 pages, 12 spare blocks (one extra block each, two for the first).
 fn tiny(settings: &[(&str, &str)]) -> Config {
     let mut cfg = Config::preset("default").unwrap();
@@ -24,7 +24,7 @@ fn tiny(settings: &[(&str, &str)]) -> Config {
         ("flash.planes_per_die".into(), "1".into()),
         ("flash.blocks_per_plane".into(), "16".into()),
         ("flash.pages_per_block".into(), "8".into()),
-        ("ftl.over_provisioning".into(), "0.5".into()),
+        ("ftl.over_provisioning".into(), "0.6".into()),
         ("ftl.kind".into(), "superblock".into()),
         ("ftl.superblock_blocks".into(), "2".into()),
         ("precondition.random_drive_writes".into(), "0".into()),
@@ -260,19 +260,23 @@ fn random_waf(ftl: &mut dyn Ftl, logical: u64, pages: u64, seed: u64) -> f64 {
 
 #[test]
 fn uniform_random_writes_cost_more_than_page_mapping_and_far_less_than_block_mapping() {
-    // 4 planes × 128 blocks × 16 pages, OP 25%: 102 superblocks of 4 logical blocks,
-    // each with one extra block (two for the first few).
-    let geometry = [("flash.blocks_per_plane", "128")];
+    // 4 planes × 128 blocks × 16 pages, OP 26%: 406 logical blocks in 102 superblocks
+    // of 4 (the last of 2), each with one extra block (two for the first few).
+    let geometry = [
+        ("flash.blocks_per_plane", "128"),
+        ("ftl.over_provisioning", "0.26"),
+    ];
     let page_cfg = small_device(&geometry);
     let sb_cfg = small_device(&[
         geometry[0],
+        geometry[1],
         ("ftl.kind", "superblock"),
         ("ftl.superblock_blocks", "4"),
     ]);
     let mut page = PageMappedFtl::new(&page_cfg, 1, true).unwrap();
     let mut sb = SuperblockFtl::new(&sb_cfg, true).unwrap();
-    // SuperBlock's logical space is rounded down to whole superblocks; page mapping
-    // writes the same range, so both hold the same valid data in the same flash.
+    // SuperBlock's logical space is rounded down to whole blocks; page mapping writes
+    // the same range, so both hold the same valid data in the same flash.
     let logical = sb.logical_pages();
     assert!(logical <= page.logical_pages());
     let pages = 20 * logical;
@@ -351,7 +355,7 @@ fn padding_rewrites_a_mapped_page_with_its_content_and_skips_an_unwritten_one() 
 
 #[test]
 fn the_mapping_costs_at_most_twelve_bytes_per_physical_page() {
-    let cfg = small_device(&[("ftl.kind", "superblock"), ("ftl.superblock_blocks", "4")]);
+    let cfg = small_device(&[("ftl.kind", "superblock"), ("ftl.superblock_blocks", "8")]);
     let mut ftl = SuperblockFtl::new(&cfg, false).unwrap();
     for lpn in 0..ftl.logical_pages() {
         ftl.write(lpn).unwrap();
@@ -380,7 +384,7 @@ fn a_config_without_a_spare_block_per_superblock_is_refused() {
 fn a_whole_timed_run_with_preconditioning_and_a_buffer_verifies() {
     let cfg = small_device(&[
         ("ftl.kind", "superblock"),
-        ("ftl.superblock_blocks", "4"),
+        ("ftl.superblock_blocks", "8"),
         ("precondition.random_drive_writes", "1"),
         ("device.buffer", "64KiB"),
         ("timing.enabled", "true"),

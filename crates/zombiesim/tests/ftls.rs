@@ -24,7 +24,7 @@ fn policies(kind: &str) -> Vec<Option<&'static str>> {
 fn config(kind: &str, policy: Option<&str>, nonvolatile: bool) -> zombiesim::Config {
     let mut sets: Vec<(&str, &str)> = vec![("ftl.kind", kind)];
     match kind {
-        "superblock" => sets.push(("ftl.superblock_blocks", "4")),
+        "superblock" => sets.push(("ftl.superblock_blocks", "8")),
         "dftl" => sets.push(("ftl.cmt_entries", "16")),
         "fast" => sets.push(("ftl.log_blocks", "6")),
         _ => {}

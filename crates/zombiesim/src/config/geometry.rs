@@ -70,14 +70,10 @@ impl Geometry {
         let physical_pages = (blocks - reserved) as u64 * ppb;
         let mut logical_pages =
             (physical_pages as f64 / (1.0 + cfg.ftl.over_provisioning)).floor() as u64;
-        // A block-mapped FTL addresses whole logical blocks (SuperBlock: whole
-        // superblocks): the logical capacity is rounded down to them.
+        // A block-mapped FTL addresses whole logical blocks: the logical capacity is
+        // rounded down to them.
         if cfg.ftl.kind.block_mapped() {
-            let unit = match cfg.ftl.kind {
-                super::FtlKind::Superblock => ppb * cfg.ftl.superblock_blocks.max(1) as u64,
-                _ => ppb,
-            };
-            logical_pages -= logical_pages % unit;
+            logical_pages -= logical_pages % ppb;
         }
         if logical_pages == 0 {
             return Err(Error::config(

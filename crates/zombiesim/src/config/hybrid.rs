@@ -36,10 +36,10 @@ pub fn fast_log_blocks(cfg: &Config, geo: &Geometry) -> u32 {
     }
 }
 
-/// Superblocks of a SuperBlock FTL (the logical capacity is whole superblocks).
+/// Superblocks of a SuperBlock FTL (the last one may hold fewer logical blocks).
 pub fn superblock_count(cfg: &Config, geo: &Geometry) -> u32 {
     let ppb = geo.pages_per_block as u64;
-    (geo.logical_pages / ppb / cfg.ftl.superblock_blocks.max(1) as u64) as u32
+    (geo.logical_pages / ppb).div_ceil(cfg.ftl.superblock_blocks.max(1) as u64) as u32
 }
 
 /// Usable physical blocks beyond the logical ones.

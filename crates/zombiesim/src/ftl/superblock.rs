@@ -7,6 +7,7 @@
 //!                          │ l2p (a page-level entry per logical page)
 //!                          ▼
 //!   sb 0 owns   [closed][closed][closed][open ▒▒░░]    at most N + E_0 blocks
+//!   (the last superblock may hold fewer than N logical blocks: N_last + E_last)
 //!   sb 1 owns   [closed][open ░░░░]                    at most N + E_1 blocks
 //!   free pool   [erased][erased] ...                   round-robin over the planes
 //!
@@ -82,7 +83,9 @@ impl SuperblockFtl {
         }
         let ppb = base.ppb() as u64;
         let sb_pages = ppb * n as u64;
-        let count = (base.geo.logical_pages / sb_pages) as u32;
+        let logical_blocks = (base.geo.logical_pages / ppb) as u32;
+        // The last superblock may hold fewer logical blocks.
+        let count = crate::config::superblock_count(cfg, &base.geo);
         let spare = crate::config::spare_blocks(&base.geo);
         if count == 0 || spare < count + 1 {
             return Err(Error::config(
@@ -96,17 +99,18 @@ impl SuperblockFtl {
         let shared = spare - 1;
         let sbs = (0..count)
             .map(|i| {
+                let data = n.min(logical_blocks - i * n);
                 let extra = shared / count + u32::from(i < shared % count);
                 Superblock {
-                    blocks: Vec::with_capacity((n + extra) as usize + 1),
+                    blocks: Vec::with_capacity((data + extra) as usize + 1),
                     open: NONE,
-                    cap: n + extra,
+                    cap: data + extra,
                     valid: 0,
                 }
             })
             .collect();
         Ok(SuperblockFtl {
-            l2p: vec![NONE; (count as u64 * sb_pages) as usize],
+            l2p: vec![NONE; base.geo.logical_pages as usize],
             sb_pages,
             sbs,
             victim_pages: Vec::with_capacity(ppb as usize),
