@@ -218,7 +218,7 @@ FTL_CASES: dict[str, tuple[tuple[str, ...], bool]] = {
 }
 #: DFTL's cached mapping table, bytes per entry (its CMT is left out of the per-page
 #: memory target).
-CMT_ENTRY_BYTES = 24
+CMT_ENTRY_BYTES = 30
 
 
 def ftls(n: int) -> bool:
