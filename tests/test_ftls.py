@@ -25,9 +25,7 @@ UNIFORM = "uniform:drive_writes=1"
 
 def cfg(kind: str, **sets) -> zs.Config:
     extra = {"ftl.superblock_blocks": 4} if kind == "superblock" else {}
-    return zs.Config.preset("default").override(
-        {**SMALL, "ftl.kind": kind, **extra, **sets}
-    )
+    return zs.Config.preset("default").override({**SMALL, "ftl.kind": kind, **extra, **sets})
 
 
 @pytest.fixture(scope="module")

@@ -180,10 +180,17 @@ fn deterministic_mix(policy: &str) -> zombiesim::stats::Counters {
 fn a_long_deterministic_mix_exercises_every_merge_kind_and_stays_consistent() {
     let c = deterministic_mix("lru");
     assert!(c.merges[2] > 0, "full merges: {:?}", c.merges);
-    assert!(c.merges[0] > 0 && c.merges[1] > 0, "switch and partial: {:?}", c.merges);
+    assert!(
+        c.merges[0] > 0 && c.merges[1] > 0,
+        "switch and partial: {:?}",
+        c.merges
+    );
     // BPLRU pads every victim block to a whole one written in order: switch merges
     // only, the missing pages read from flash.
     let c = deterministic_mix("bplru");
     assert!(c.merges[0] > 0, "switch merges: {:?}", c.merges);
-    assert!(c.reads.get(zombiesim::stats::Cause::Buffer) > 0, "padding reads");
+    assert!(
+        c.reads.get(zombiesim::stats::Cause::Buffer) > 0,
+        "padding reads"
+    );
 }

@@ -166,7 +166,10 @@ impl BlockTable {
         let e = self.entry_of_slot[slot as usize];
         self.entry_of_slot[slot as usize] = END;
         let s = &mut self.slots[e as usize];
-        let at = s.iter().position(|&x| x == slot).expect("slot in its entry");
+        let at = s
+            .iter()
+            .position(|&x| x == slot)
+            .expect("slot in its entry");
         s.swap_remove(at);
         let empty = s.is_empty();
         if empty {

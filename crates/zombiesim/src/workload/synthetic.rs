@@ -456,7 +456,10 @@ mod tests {
             assert!(file[0] < 64, "only the hot files: {file:?}");
         }
         // seq = 0: single requests anywhere in a file, cold files too when r < 1.
-        let single = write_lpns("files:file=64KiB,seq=0,hot=0.0625,r=0.5,requests=2000", 1024);
+        let single = write_lpns(
+            "files:file=64KiB,seq=0,hot=0.0625,r=0.5,requests=2000",
+            1024,
+        );
         let hot = single.iter().filter(|&&l| l < 64).count();
         assert!((800..1200).contains(&hot), "{hot} of 2000 in the hot files");
         assert!(single.iter().any(|&l| l % 16 != 0));

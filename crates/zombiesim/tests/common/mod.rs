@@ -3,6 +3,7 @@
 use zombiesim::{simulate, Config, Report, RunOptions, WorkloadSpec};
 
 /// A verified, reproducible run of workload `wl` with `seed`.
+#[allow(dead_code)] // not every test file uses it
 pub fn verified_run(cfg: &Config, wl: &str, seed: u64) -> Report {
     let opts = RunOptions {
         seed,
