@@ -13,6 +13,7 @@
 //! (`ftl.over_provisioning = 0.07` ⇒ 7% more physical than logical pages). Physical
 //! here means the blocks the FTL may use: all blocks minus `ftl.reserved_blocks`.
 
+mod capabilities;
 mod content;
 mod device;
 mod geometry;
@@ -24,6 +25,7 @@ mod policy;
 mod presets;
 mod shadow;
 
+pub use capabilities::{Capabilities, DFTL_CAPABILITIES};
 pub use content::{ContentConfig, PoolPolicy};
 pub use device::{BufferPolicy, DeviceConfig, Scheduler};
 pub use geometry::Geometry;
@@ -682,7 +684,7 @@ impl Config {
         // Geometry-derived checks (sizes, the buffer against them, spare blocks per GC unit).
         let geo = Geometry::new(self)?;
         // What the FTL cannot do is named before any check that assumes it can.
-        crate::ftl::Capabilities::of(self.ftl.kind).check(self, self.ftl.kind.name())?;
+        Capabilities::of(self.ftl.kind).check(self, self.ftl.kind.name())?;
         self.validate_scheduling(&geo)?;
         shadow::validate(self, &geo)?;
         hybrid::validate(self, &geo)?;

@@ -117,7 +117,6 @@ fn prefetch(table: &[u32], index: usize) {
     let _ = (table, index);
 }
 
-pub use translation::DFTL_CAPABILITIES;
 
 impl PageMappedFtl {
     /// A freshly erased device. `seed` drives the randomised policies; `verify` keeps

@@ -345,17 +345,6 @@ impl Translation {
     }
 }
 
-/// What DFTL can do of what the page-mapped FTL can: everything but the content layer
-/// (dedup and the dead-value pool map logical pages to shared physical pages, which
-/// the translation pages do not model).
-pub const DFTL_CAPABILITIES: crate::ftl::Capabilities = crate::ftl::Capabilities {
-    zombie_scores: true,
-    streams: true,
-    content: false,
-    background_gc: true,
-    bounded_gc: true,
-    shadow_gc: true,
-};
 
 use super::PageMappedFtl;
 use crate::config::{Config, FtlLayout, Geometry};
