@@ -146,7 +146,7 @@ fn every_preset_runs_timed_when_scaled_down() {
         } else {
             "128"
         };
-        cfg.set_many(&[
+        let mut sets: Vec<(String, String)> = vec![
             ("flash.blocks_per_plane".into(), blocks.into()),
             ("ftl.reserved_blocks".into(), "0".into()),
             ("timing.enabled".into(), "true".into()),
@@ -154,8 +154,16 @@ fn every_preset_runs_timed_when_scaled_down() {
             // The device's own timing: no host cache in front of it.
             ("host.cache".into(), "0".into()),
             ("host.threads".into(), "0".into()),
-        ])
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        ];
+        // A preset's buffer and FAST log blocks are for its full size.
+        if cfg.device.buffer.bytes() > 0 {
+            sets.push(("device.buffer".into(), "256KiB".into()));
+        }
+        if cfg.ftl.log_blocks > 0 {
+            sets.push(("ftl.log_blocks".into(), "0".into()));
+        }
+        cfg.set_many(&sets)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         let wl = WorkloadSpec::parse("uniform:requests=20000,read=0.3").unwrap();
         let opts = RunOptions {
             seed: 1,

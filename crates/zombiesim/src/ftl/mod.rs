@@ -181,4 +181,3 @@ pub fn build(cfg: &Config, seed: u64, verify: bool) -> Result<Box<dyn Ftl>> {
         FtlKind::Block => Box::new(BlockMappedFtl::new(cfg, verify)?),
     })
 }
-

@@ -117,7 +117,6 @@ fn prefetch(table: &[u32], index: usize) {
     let _ = (table, index);
 }
 
-
 impl PageMappedFtl {
     /// A freshly erased device. `seed` drives the randomised policies; `verify` keeps
     /// the integrity oracle.

@@ -345,7 +345,6 @@ impl Translation {
     }
 }
 
-
 use super::PageMappedFtl;
 use crate::config::{Config, FtlLayout, Geometry};
 use crate::ftl::{BufferView, NoBuffer};
