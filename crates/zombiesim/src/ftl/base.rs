@@ -379,12 +379,55 @@ impl FtlBase {
     }
 }
 
-/// The [`crate::ftl::Ftl`] methods a block-mapped FTL passes to its [`FtlBase`]
-/// (field `base`). It has no background GC, retention refresh or content layer:
-/// [`crate::ftl::Capabilities`] refuses the keys that would ask for them, so `idle`
-/// and `tick` have nothing to do.
+/// The [`crate::ftl::Ftl`] methods every block-mapped FTL shares. The FTL keeps its
+/// [`FtlBase`] in the field `base` and has two inherent methods the macro calls:
+/// `newest(&self, lpn) -> u32`, the physical page of `lpn`'s newest copy (`NONE`: none),
+/// and `write_inner(&mut self, lpn, value, cause, buffer) -> Result<()>`, its write
+/// path. Reads, padding (read the page, write it again with the content it holds) and
+/// `mapped` follow from them. It has no background GC, retention refresh or content
+/// layer: [`crate::ftl::Capabilities`] refuses the keys that would ask for them, so
+/// `idle` and `tick` have nothing to do.
 macro_rules! block_mapped_common {
     () => {
+        fn write_page(
+            &mut self,
+            lpn: u64,
+            value: Option<u64>,
+            cause: $crate::stats::Cause,
+            buffer: &mut dyn $crate::ftl::BufferView,
+        ) -> $crate::error::Result<()> {
+            self.write_inner(lpn, value, cause, buffer)
+        }
+        fn read(&mut self, lpn: u64) -> $crate::error::Result<()> {
+            let lpn = self.base.check_lpn(lpn)?;
+            let ppn = self.newest(lpn);
+            self.base.host_read(lpn, ppn)
+        }
+        fn pad(
+            &mut self,
+            lpn: u64,
+            buffer: &mut dyn $crate::ftl::BufferView,
+        ) -> $crate::error::Result<()> {
+            let lpn = self.base.check_lpn(lpn)?;
+            let ppn = self.newest(lpn);
+            if ppn == $crate::flash::NONE {
+                return Ok(());
+            }
+            self.base.pad_read(ppn);
+            // The same content is written again.
+            let value = self
+                .base
+                .oracle
+                .as_ref()
+                .and_then(|o| o.content_of(lpn as usize));
+            self.write_inner(lpn, value, $crate::stats::Cause::Buffer, buffer)
+        }
+        fn mapped(&self, lpn: u64) -> Option<u32> {
+            if lpn >= self.base.geo.logical_pages {
+                return None;
+            }
+            Some(self.newest(lpn)).filter(|&p| p != $crate::flash::NONE)
+        }
         fn logical_pages(&self) -> u64 {
             self.base.geo.logical_pages
         }

@@ -63,7 +63,7 @@ impl BlockMappedFtl {
 
     /// The physical page holding `lpn`, if any.
     #[inline]
-    fn lookup(&self, lpn: u64) -> u32 {
+    fn newest(&self, lpn: u64) -> u32 {
         let ppb = self.base.ppb() as u64;
         let d = self.data[(lpn / ppb) as usize];
         if d == NONE {
@@ -134,7 +134,7 @@ impl BlockMappedFtl {
     /// The page-level view of the mapping (for the oracle).
     fn page_view(&self) -> Vec<u32> {
         (0..self.base.geo.logical_pages)
-            .map(|l| self.lookup(l))
+            .map(|l| self.newest(l))
             .collect()
     }
 }
@@ -142,43 +142,11 @@ impl BlockMappedFtl {
 impl Ftl for BlockMappedFtl {
     super::base::block_mapped_common!();
 
-    fn write_page(
-        &mut self,
-        lpn: u64,
-        value: Option<u64>,
-        cause: Cause,
-        buffer: &mut dyn BufferView,
-    ) -> Result<()> {
-        self.write_inner(lpn, value, cause, buffer)
-    }
-
-    fn read(&mut self, lpn: u64) -> Result<()> {
-        let lpn = self.base.check_lpn(lpn)?;
-        let ppn = self.lookup(lpn);
-        self.base.host_read(lpn, ppn)
-    }
-
-    fn pad(&mut self, lpn: u64, buffer: &mut dyn BufferView) -> Result<()> {
-        let lpn = self.base.check_lpn(lpn)?;
-        let ppn = self.lookup(lpn);
-        if ppn == NONE {
-            return Ok(());
-        }
-        self.base.pad_read(ppn);
-        // The same content is written again.
-        let value = self
-            .base
-            .oracle
-            .as_ref()
-            .and_then(|o| o.content_of(lpn as usize));
-        self.write_inner(lpn, value, Cause::Buffer, buffer)
-    }
-
     fn trim(&mut self, lpn: u64) -> Result<()> {
         let lpn = self.base.check_lpn(lpn)?;
         self.base.counters.host_trim_pages += 1;
         self.base.written(lpn);
-        let ppn = self.lookup(lpn);
+        let ppn = self.newest(lpn);
         if ppn != NONE {
             self.base.invalidate(ppn);
         }
@@ -187,13 +155,6 @@ impl Ftl for BlockMappedFtl {
         }
         self.base.ops.dram();
         Ok(())
-    }
-
-    fn mapped(&self, lpn: u64) -> Option<u32> {
-        if lpn >= self.base.geo.logical_pages {
-            return None;
-        }
-        Some(self.lookup(lpn)).filter(|&p| p != NONE)
     }
 
     fn verify(&self) -> Result<()> {

@@ -71,6 +71,37 @@ pub struct SuperblockFtl {
 }
 
 impl SuperblockFtl {
+    /// The physical page of `lpn`'s copy (`NONE`: none).
+    fn newest(&self, lpn: u64) -> u32 {
+        self.l2p[lpn as usize]
+    }
+
+    /// The write path: the page goes to its superblock's open block.
+    fn write_inner(
+        &mut self,
+        lpn: u64,
+        value: Option<u64>,
+        cause: Cause,
+        _buffer: &mut dyn BufferView,
+    ) -> Result<()> {
+        let l = self.check_lpn(lpn)?;
+        self.base.count_write(cause);
+        // A write-back from the device buffer keeps the host-shadow bit: the host
+        // still holds a newer copy.
+        if cause != Cause::Buffer {
+            self.base.written(lpn);
+        }
+        self.drop_copy(l);
+        let s = l / self.sb_pages as usize;
+        let block = self.frontier(s)?;
+        let offset = self.base.flash.write_ptr[block as usize];
+        let ppn = self.base.program_at(block, offset, lpn, cause);
+        self.l2p[l] = ppn;
+        self.sbs[s].valid += 1;
+        self.base.oracle_write(lpn, ppn, value);
+        Ok(())
+    }
+
     /// A freshly erased device; `verify` keeps the integrity oracle.
     pub fn new(cfg: &Config, verify: bool) -> Result<Self> {
         let base = FtlBase::new(cfg, verify)?;
@@ -325,48 +356,6 @@ impl SuperblockFtl {
 impl Ftl for SuperblockFtl {
     super::base::block_mapped_common!();
 
-    fn write_page(
-        &mut self,
-        lpn: u64,
-        value: Option<u64>,
-        cause: Cause,
-        _buffer: &mut dyn BufferView,
-    ) -> Result<()> {
-        let l = self.check_lpn(lpn)?;
-        self.base.count_write(cause);
-        // A write-back from the device buffer keeps the host-shadow bit: the host
-        // still holds a newer copy.
-        if cause != Cause::Buffer {
-            self.base.written(lpn);
-        }
-        self.drop_copy(l);
-        let s = l / self.sb_pages as usize;
-        let block = self.frontier(s)?;
-        let offset = self.base.flash.write_ptr[block as usize];
-        let ppn = self.base.program_at(block, offset, lpn, cause);
-        self.l2p[l] = ppn;
-        self.sbs[s].valid += 1;
-        self.base.oracle_write(lpn, ppn, value);
-        Ok(())
-    }
-
-    fn read(&mut self, lpn: u64) -> Result<()> {
-        let l = self.check_lpn(lpn)?;
-        self.base.host_read(lpn, self.l2p[l])
-    }
-
-    /// The page is read (`Cause::Buffer`) and written again with the content it holds.
-    fn pad(&mut self, lpn: u64, buffer: &mut dyn BufferView) -> Result<()> {
-        let l = self.check_lpn(lpn)?;
-        let ppn = self.l2p[l];
-        if ppn == NONE {
-            return Ok(());
-        }
-        self.base.pad_read(ppn);
-        let value = self.base.oracle.as_ref().and_then(|o| o.content_of(l));
-        self.write_page(lpn, value, Cause::Buffer, buffer)
-    }
-
     fn trim(&mut self, lpn: u64) -> Result<()> {
         let l = self.check_lpn(lpn)?;
         self.base.counters.host_trim_pages += 1;
@@ -377,10 +366,6 @@ impl Ftl for SuperblockFtl {
         }
         self.base.ops.dram();
         Ok(())
-    }
-
-    fn mapped(&self, lpn: u64) -> Option<u32> {
-        self.l2p.get(lpn as usize).copied().filter(|&p| p != NONE)
     }
 
     fn verify(&self) -> Result<()> {

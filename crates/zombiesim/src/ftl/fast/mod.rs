@@ -382,38 +382,6 @@ impl FastFtl {
 impl Ftl for FastFtl {
     super::base::block_mapped_common!();
 
-    fn write_page(
-        &mut self,
-        lpn: u64,
-        value: Option<u64>,
-        cause: Cause,
-        buffer: &mut dyn BufferView,
-    ) -> Result<()> {
-        self.write_inner(lpn, value, cause, buffer)
-    }
-
-    fn read(&mut self, lpn: u64) -> Result<()> {
-        let lpn = self.base.check_lpn(lpn)?;
-        let ppn = self.newest(lpn);
-        self.base.host_read(lpn, ppn)
-    }
-
-    fn pad(&mut self, lpn: u64, buffer: &mut dyn BufferView) -> Result<()> {
-        let lpn = self.base.check_lpn(lpn)?;
-        let ppn = self.newest(lpn);
-        if ppn == NONE {
-            return Ok(());
-        }
-        self.base.pad_read(ppn);
-        // The same content is written again.
-        let value = self
-            .base
-            .oracle
-            .as_ref()
-            .and_then(|o| o.content_of(lpn as usize));
-        self.write_inner(lpn, value, Cause::Buffer, buffer)
-    }
-
     fn trim(&mut self, lpn: u64) -> Result<()> {
         let lpn = self.base.check_lpn(lpn)?;
         self.base.counters.host_trim_pages += 1;
@@ -424,13 +392,6 @@ impl Ftl for FastFtl {
         }
         self.base.ops.dram();
         Ok(())
-    }
-
-    fn mapped(&self, lpn: u64) -> Option<u32> {
-        if lpn >= self.base.geo.logical_pages {
-            return None;
-        }
-        Some(self.newest(lpn)).filter(|&p| p != NONE)
     }
 
     fn verify(&self) -> Result<()> {
