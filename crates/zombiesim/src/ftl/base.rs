@@ -314,16 +314,7 @@ impl FtlBase {
 
     /// Erase-count summary over usable blocks.
     pub fn wear(&self) -> Wear {
-        let counts: Vec<u32> = (0..self.geo.blocks)
-            .filter(|&b| self.flash.status[b as usize] != BlockStatus::Reserved)
-            .map(|b| self.flash.erase_count[b as usize])
-            .collect();
-        let n = counts.len().max(1) as f64;
-        Wear {
-            erase_min: counts.iter().copied().min().unwrap_or(0),
-            erase_mean: counts.iter().map(|&c| c as f64).sum::<f64>() / n,
-            erase_max: counts.iter().copied().max().unwrap_or(0),
-        }
+        Wear::of(&self.flash)
     }
 
     /// Check the free lists and every block's valid count against its validity bits.

@@ -77,6 +77,22 @@ pub struct Wear {
     pub erase_max: u32,
 }
 
+impl Wear {
+    /// Erase counts over the usable (not reserved) blocks of `flash`.
+    pub fn of(flash: &crate::flash::FlashState) -> Wear {
+        let counts: Vec<u32> = (0..flash.blocks() as usize)
+            .filter(|&b| flash.status[b] != crate::flash::BlockStatus::Reserved)
+            .map(|b| flash.erase_count[b])
+            .collect();
+        let n = counts.len().max(1) as f64;
+        Wear {
+            erase_min: counts.iter().copied().min().unwrap_or(0),
+            erase_mean: counts.iter().map(|&c| c as f64).sum::<f64>() / n,
+            erase_max: counts.iter().copied().max().unwrap_or(0),
+        }
+    }
+}
+
 /// A flash translation layer.
 pub trait Ftl: Send {
     /// Pages the host can address.
