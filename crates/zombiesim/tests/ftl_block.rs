@@ -4,12 +4,12 @@
 //! power loss.
 
 use proptest::prelude::*;
-use std::collections::{HashMap, HashSet};
-use zombiesim::device::{Command, Device, Payload};
+use std::collections::HashMap;
 use zombiesim::ftl::{BlockMappedFtl, Ftl};
 use zombiesim::stats::Cause;
-use zombiesim::workload::Op as IoOp;
 use zombiesim::Config;
+
+mod common;
 
 /// A small block-mapped device: 2 planes × 16 blocks × 8 pages.
 fn small(settings: &[(&str, &str)]) -> Config {
@@ -144,56 +144,8 @@ fn writes_above_the_write_pointer_go_in_place_and_below_it_merge() {
 fn device_run(kind_settings: &[(&str, &str)], seed: u64, steps: usize) {
     let mut settings = vec![("device.buffer", "32KiB"), ("device.buffer_policy", "lru")];
     settings.extend_from_slice(kind_settings);
-    let cfg = small(&settings);
-    let mut dev = Device::new(&cfg, 1, true).unwrap();
-    let n = dev.logical_pages();
-    let mut latest: Vec<Option<u64>> = vec![None; n as usize];
-    let mut x = seed;
-    for i in 0..steps {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let r = x >> 33;
-        let lpn = if r.is_multiple_of(4) {
-            r / 4 % n
-        } else {
-            r / 4 % 20
-        };
-        match r % 13 {
-            0 => {
-                dev.submit(0, &Command::new(IoOp::Trim, lpn, 1)).unwrap();
-                latest[lpn as usize] = None;
-            }
-            1 | 2 => {
-                dev.submit(0, &Command::new(IoOp::Read, lpn, 1)).unwrap();
-                assert_eq!(dev.content_of(lpn), latest[lpn as usize], "page {lpn}");
-            }
-            _ => {
-                let cmd = Command {
-                    payload: Payload::Same(i as u64 + 1),
-                    ..Command::new(IoOp::Write, lpn, 1)
-                };
-                dev.submit(0, &cmd).unwrap();
-                latest[lpn as usize] = Some(i as u64 + 1);
-            }
-        }
-        if i == steps / 2 {
-            let lost: HashSet<u64> = dev.power_loss().unwrap().into_iter().collect();
-            for l in 0..n {
-                let got = dev.content_of(l);
-                if !lost.contains(&l) {
-                    assert_eq!(got, latest[l as usize], "page {l} was not lost");
-                }
-                latest[l as usize] = got;
-            }
-            dev.verify().unwrap();
-        }
-    }
-    dev.verify().unwrap();
-    for l in 0..n {
-        assert_eq!(dev.content_of(l), latest[l as usize], "page {l}");
-    }
-    assert!(dev.counters().merges[2] > 0);
+    let c = common::power_loss_run(&small(&settings), seed, steps, 20);
+    assert!(c.merges[2] > 0);
 }
 
 #[test]

@@ -4,12 +4,12 @@
 //! write amplification of uniform random writes against page and block mapping.
 
 use proptest::prelude::*;
-use std::collections::{HashMap, HashSet};
-use zombiesim::device::{Command, Device, Payload};
+use std::collections::HashMap;
 use zombiesim::ftl::{BlockMappedFtl, BufferView, FastFtl, Ftl, NoBuffer, PageMappedFtl};
 use zombiesim::stats::Cause;
-use zombiesim::workload::Op as IoOp;
 use zombiesim::Config;
+
+mod common;
 
 /// A device of one plane, `blocks` blocks of `ppb` pages, FAST with `settings`.
 fn tiny(blocks: u32, ppb: u32, op: f64, settings: &[(&str, &str)]) -> Config {
@@ -471,59 +471,7 @@ fn a_sequential_rewrite_of_a_block_is_a_switch_merge() {
 /// page reads what the host last wrote (or, for a page the loss took, an older
 /// write), and every invariant holds.
 fn device_run(settings: &[(&str, &str)], seed: u64, steps: usize) -> zombiesim::stats::Counters {
-    let cfg = small(settings);
-    let mut dev = Device::new(&cfg, 1, true).unwrap();
-    let n = dev.logical_pages();
-    let mut latest: Vec<Option<u64>> = vec![None; n as usize];
-    let mut x = seed;
-    for i in 0..steps {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let r = x >> 33;
-        let lpn = if r.is_multiple_of(4) {
-            r / 4 % n
-        } else {
-            r / 4 % 24
-        };
-        match r % 13 {
-            0 => {
-                dev.submit(0, &Command::new(IoOp::Trim, lpn, 1)).unwrap();
-                latest[lpn as usize] = None;
-            }
-            1 | 2 => {
-                dev.submit(0, &Command::new(IoOp::Read, lpn, 1)).unwrap();
-                assert_eq!(dev.content_of(lpn), latest[lpn as usize], "page {lpn}");
-            }
-            3 => {
-                dev.submit(0, &Command::new(IoOp::Flush, 0, 0)).unwrap();
-            }
-            _ => {
-                let cmd = Command {
-                    payload: Payload::Same(i as u64 + 1),
-                    ..Command::new(IoOp::Write, lpn, 1)
-                };
-                dev.submit(0, &cmd).unwrap();
-                latest[lpn as usize] = Some(i as u64 + 1);
-            }
-        }
-        if i == steps / 2 {
-            let lost: HashSet<u64> = dev.power_loss().unwrap().into_iter().collect();
-            for l in 0..n {
-                let got = dev.content_of(l);
-                if !lost.contains(&l) {
-                    assert_eq!(got, latest[l as usize], "page {l} was not lost");
-                }
-                latest[l as usize] = got;
-            }
-            dev.verify().unwrap();
-        }
-    }
-    dev.verify().unwrap();
-    for l in 0..n {
-        assert_eq!(dev.content_of(l), latest[l as usize], "page {l}");
-    }
-    dev.counters()
+    common::power_loss_run(&small(settings), seed, steps, 24)
 }
 
 #[test]

@@ -236,14 +236,21 @@ impl FtlBase {
         }
     }
 
-    /// Count a host page write (a buffer write-back was counted when it entered the
-    /// buffer) and advance the logical clock.
+    /// A write of `lpn` for `cause` begins: the page number is checked, a host page
+    /// is counted (a buffer write-back was counted when it entered the buffer), the
+    /// logical clock advances, and the page is no longer host-shadow — unless this is
+    /// a write-back from the device buffer: the host may still hold a newer copy.
     #[inline]
-    pub fn count_write(&mut self, cause: crate::stats::Cause) {
+    pub fn begin_write(&mut self, lpn: u64, cause: crate::stats::Cause) -> Result<u64> {
+        let lpn = self.check_lpn(lpn)?;
         self.clock += 1;
         if cause == crate::stats::Cause::Host {
             self.counters.host_write_pages += 1;
         }
+        if cause != crate::stats::Cause::Buffer {
+            self.written(lpn);
+        }
+        Ok(lpn)
     }
 
     /// Every counter so far.

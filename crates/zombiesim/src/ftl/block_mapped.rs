@@ -84,9 +84,7 @@ impl BlockMappedFtl {
         cause: Cause,
         _buffer: &mut dyn BufferView,
     ) -> Result<()> {
-        let lpn = self.base.check_lpn(lpn)?;
-        self.base.count_write(cause);
-        self.base.written(lpn);
+        let lpn = self.base.begin_write(lpn, cause)?;
         let ppb = self.base.ppb();
         let b = (lpn / ppb as u64) as usize;
         let k = (lpn % ppb as u64) as u32;

@@ -84,13 +84,7 @@ impl SuperblockFtl {
         cause: Cause,
         _buffer: &mut dyn BufferView,
     ) -> Result<()> {
-        let l = self.check_lpn(lpn)?;
-        self.base.count_write(cause);
-        // A write-back from the device buffer keeps the host-shadow bit: the host
-        // still holds a newer copy.
-        if cause != Cause::Buffer {
-            self.base.written(lpn);
-        }
+        let l = self.base.begin_write(lpn, cause)? as usize;
         self.drop_copy(l);
         let s = l / self.sb_pages as usize;
         let block = self.frontier(s)?;

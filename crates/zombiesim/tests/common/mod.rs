@@ -1,5 +1,8 @@
 //! Helpers the integration tests share.
 
+use std::collections::HashSet;
+use zombiesim::device::{Command, Device, Payload};
+use zombiesim::workload::Op;
 use zombiesim::{simulate, Config, Report, RunOptions, WorkloadSpec};
 
 /// A verified, reproducible run of workload `wl` with `seed`.
@@ -28,4 +31,70 @@ pub fn small_device(settings: &[(&str, &str)]) -> Config {
     pairs.extend(settings.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     cfg.set_many(&pairs).unwrap();
     cfg
+}
+
+/// `steps` random single-page writes, reads, trims and flushes through a device built
+/// from `cfg` (three in four on the first `hot` pages), with a power loss half-way:
+/// every read returns what the host last wrote (or, for a page the loss took, what
+/// flash held), the integrity oracle and the invariants hold after the loss and at
+/// the end. Returns the device's counters.
+#[allow(dead_code)] // not every test file uses it
+pub fn power_loss_run(
+    cfg: &Config,
+    seed: u64,
+    steps: usize,
+    hot: u64,
+) -> zombiesim::stats::Counters {
+    let mut dev = Device::new(cfg, 1, true).unwrap();
+    let n = dev.logical_pages();
+    let mut latest: Vec<Option<u64>> = vec![None; n as usize];
+    let mut x = seed;
+    for i in 0..steps {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let r = x >> 33;
+        let lpn = if r.is_multiple_of(4) {
+            r / 4 % n
+        } else {
+            r / 4 % hot
+        };
+        match r % 13 {
+            0 => {
+                dev.submit(0, &Command::new(Op::Trim, lpn, 1)).unwrap();
+                latest[lpn as usize] = None;
+            }
+            1 | 2 => {
+                dev.submit(0, &Command::new(Op::Read, lpn, 1)).unwrap();
+                assert_eq!(dev.content_of(lpn), latest[lpn as usize], "page {lpn}");
+            }
+            3 => {
+                dev.submit(0, &Command::new(Op::Flush, 0, 0)).unwrap();
+            }
+            _ => {
+                let cmd = Command {
+                    payload: Payload::Same(i as u64 + 1),
+                    ..Command::new(Op::Write, lpn, 1)
+                };
+                dev.submit(0, &cmd).unwrap();
+                latest[lpn as usize] = Some(i as u64 + 1);
+            }
+        }
+        if i == steps / 2 {
+            let lost: HashSet<u64> = dev.power_loss().unwrap().into_iter().collect();
+            for l in 0..n {
+                let got = dev.content_of(l);
+                if !lost.contains(&l) {
+                    assert_eq!(got, latest[l as usize], "page {l} was not lost");
+                }
+                latest[l as usize] = got;
+            }
+            dev.verify().unwrap();
+        }
+    }
+    dev.verify().unwrap();
+    for l in 0..n {
+        assert_eq!(dev.content_of(l), latest[l as usize], "page {l}");
+    }
+    dev.counters()
 }
