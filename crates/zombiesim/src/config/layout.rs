@@ -28,11 +28,6 @@ pub struct FtlLayout {
     pub gc_first_stream: u32,
     /// The stream GC copies zombie pages to.
     pub zombie_stream: Option<u32>,
-    /// DFTL: the stream translation pages are written to, apart from the data (as
-    /// DFTL keeps translation blocks apart from data blocks): they are rewritten far
-    /// more often than most data, and mixed in they would make every data block a
-    /// costly victim.
-    pub translation_stream: Option<u32>,
 }
 
 impl FtlLayout {
@@ -89,9 +84,7 @@ impl FtlLayout {
             ));
         }
         let zombie_stream = cfg.gc.zombie_block.then_some(data_streams);
-        let mut streams = data_streams + u32::from(cfg.gc.zombie_block);
-        let translation_stream = (cfg.ftl.kind == super::FtlKind::Dftl).then_some(streams);
-        streams += u32::from(translation_stream.is_some());
+        let streams = data_streams + u32::from(cfg.gc.zombie_block);
         // Spare blocks each GC unit needs: its watermark, its open frontiers, one to work with.
         let ppb = geo.pages_per_block as u64;
         let spare_blocks =
@@ -121,7 +114,6 @@ impl FtlLayout {
             regions,
             gc_first_stream: gc_first,
             zombie_stream,
-            translation_stream,
         })
     }
 }

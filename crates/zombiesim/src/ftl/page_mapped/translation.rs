@@ -445,7 +445,7 @@ impl PageMappedFtl {
 
     /// Write translation page `t` with every mapping as it stands (read-modify-write:
     /// read first unless the controller holds it): the old copy dies, a new one is
-    /// programmed into the translation stream, and the GTD points at it.
+    /// programmed like a host page, and the GTD points at it.
     fn write_translation(&mut self, t: u32, buffer: &mut dyn BufferView) -> Result<()> {
         self.read_translation(t);
         // Mappings that change from here on (GC this program runs) are not in it.
@@ -455,10 +455,7 @@ impl PageMappedFtl {
         if old != NONE {
             self.invalidate(old);
         }
-        let stream = match self.layout.translation_stream {
-            Some(s) => s,
-            None => self.host_stream(l, old != NONE),
-        };
+        let stream = self.host_stream(l, old != NONE);
         let plane = self.host_plane();
         let start = self.ops.now();
         let ppn = self.program(plane, stream, l as u32, Cause::Translation, start, buffer)?;
@@ -553,7 +550,7 @@ mod tests {
     use super::*;
     use crate::ftl::Ftl;
 
-    /// One plane of 20 blocks × 16 pages of 512 B (128 mappings per translation
+    /// One plane of 16 blocks × 16 pages of 512 B (128 mappings per translation
     /// page), greedy GC, a CMT of one entry.
     fn dftl() -> PageMappedFtl {
         let mut cfg = Config::preset("default").unwrap();
@@ -562,7 +559,7 @@ mod tests {
             ("flash.chips_per_channel".into(), "1".into()),
             ("flash.dies_per_chip".into(), "1".into()),
             ("flash.planes_per_die".into(), "1".into()),
-            ("flash.blocks_per_plane".into(), "20".into()),
+            ("flash.blocks_per_plane".into(), "16".into()),
             ("flash.pages_per_block".into(), "16".into()),
             ("flash.page_size".into(), "512".into()),
             ("ftl.over_provisioning".into(), "0.5".into()),
@@ -588,24 +585,14 @@ mod tests {
             f.trim(lpn).unwrap();
         }
         f.verify().unwrap();
+        let victim = f.select_victim(0).unwrap();
         let host = f.geo.logical_pages;
-        // Translation blocks (their own stream, nearly all dead) are the emptiest:
-        // reclaim them until the victim is the data block.
-        let (victim, moved) = loop {
-            let victim = f.select_victim(0).unwrap();
-            let moved: Vec<u64> = f
-                .flash
-                .valid_pages(victim)
-                .map(|p| f.flash.owner[p as usize] as u64)
-                .filter(|&l| l < host)
-                .collect();
-            if !moved.is_empty() {
-                break (victim, moved);
-            }
-            f.in_gc = true;
-            f.reclaim(0, victim, 0, &mut NoBuffer).unwrap();
-            f.in_gc = false;
-        };
+        let moved: Vec<u64> = f
+            .flash
+            .valid_pages(victim)
+            .map(|p| f.flash.owner[p as usize] as u64)
+            .filter(|&l| l < host)
+            .collect();
         assert!(moved.len() >= 2, "the victim holds {moved:?}");
         let t0 = f.tr().page_of(moved[0] as usize);
         assert!(moved.iter().all(|&l| f.tr().page_of(l as usize) == t0));
