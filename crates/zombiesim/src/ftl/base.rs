@@ -173,6 +173,21 @@ impl FtlBase {
         self.program_at(block, offset, lpn, cause)
     }
 
+    /// The valid page at `lpn`'s own offset in data block `d` (`NONE`: no data block,
+    /// or that page is not valid): where a block-mapped FTL keeps the page.
+    #[inline]
+    pub fn in_data_block(&self, d: u32, lpn: u64) -> u32 {
+        if d == NONE {
+            return NONE;
+        }
+        let ppn = self.flash.first_page(d) + (lpn % self.ppb() as u64) as u32;
+        if self.flash.is_valid(ppn) {
+            ppn
+        } else {
+            NONE
+        }
+    }
+
     /// Invalidate a valid page.
     #[inline]
     pub fn invalidate(&mut self, ppn: u32) {

@@ -64,17 +64,8 @@ impl BlockMappedFtl {
     /// The physical page holding `lpn`, if any.
     #[inline]
     fn newest(&self, lpn: u64) -> u32 {
-        let ppb = self.base.ppb() as u64;
-        let d = self.data[(lpn / ppb) as usize];
-        if d == NONE {
-            return NONE;
-        }
-        let ppn = self.base.flash.first_page(d) + (lpn % ppb) as u32;
-        if self.base.flash.is_valid(ppn) {
-            ppn
-        } else {
-            NONE
-        }
+        let d = self.data[(lpn / self.base.ppb() as u64) as usize];
+        self.base.in_data_block(d, lpn)
     }
 
     fn write_inner(

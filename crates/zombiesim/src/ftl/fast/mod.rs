@@ -148,17 +148,8 @@ impl FastFtl {
         if l != NONE {
             return l;
         }
-        let ppb = self.base.ppb() as u64;
-        let d = self.data[(lpn / ppb) as usize];
-        if d == NONE {
-            return NONE;
-        }
-        let ppn = self.base.flash.first_page(d) + (lpn % ppb) as u32;
-        if self.base.flash.is_valid(ppn) {
-            ppn
-        } else {
-            NONE
-        }
+        let d = self.data[(lpn / self.base.ppb() as u64) as usize];
+        self.base.in_data_block(d, lpn)
     }
 
     /// Invalidate the newest copy of `lpn`, wherever it is.
