@@ -141,9 +141,21 @@ def test_the_memory_estimate_bounds_the_state_the_run_reports(small):
     for cfg in (
         small,
         zs.Config.preset("dead-value-pool").override({"flash.blocks_per_plane": 64}),
+        *(small.override({"ftl.kind": k}) for k in ("dftl", "superblock", "fast", "block")),
+        small.override({"ftl.kind": "dftl", "ftl.cmt_entries": 4096}),
+        zs.Config.preset("ba-gc").scheme(
+            "ba-gc",
+            {
+                "flash.blocks_per_plane": 2048,
+                "ftl.log_blocks": 32,
+                "ftl.over_provisioning": 0.0184,
+                "device.buffer": "4MiB",
+            },
+        ),
     ):
         total, _ = _core.memory_estimate(cfg.core)
-        rep = zs.simulate(cfg, "uniform:drive_writes=0.2")
+        # Arrival times: the ba-gc preset's 30 s flush needs the device's clock.
+        rep = zs.simulate(cfg, "uniform:drive_writes=0.2,iops=100000")
         assert rep.device.state_bytes <= total <= 2 * rep.device.state_bytes + (1 << 20)
 
 

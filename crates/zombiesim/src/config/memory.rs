@@ -6,6 +6,8 @@
 //!  mapping       logical pages × 4 B (+1 B region, +⅛ B zombie bit)
 //!  host cache    cache pages × 9 B + logical pages × 4 B (slot index)
 //!  write buffer  buffer pages × 45 B (slots, recency list, hash map)
+//!  DFTL's CMT    min(ftl.cmt_entries, logical pages) × 56 B (slots, links, hash map)
+//!  FAST's logs   logical pages × 4 B (where each page's log copy is)
 //!  content       physical pages × 40 B + pool entries × 64 B
 //!                (+ logical pages × 8 B: cached pages' values, with the host model)
 //!  oracle        (logical + physical) pages × 8 B        (--verify only)
@@ -50,6 +52,19 @@ impl MemoryEstimate {
                 + logical * (4.0 + f64::from(u8::from(cfg.ftl.regions > 1)) + 0.125))
                 .ceil() as u64,
         }];
+        match cfg.ftl.kind {
+            super::FtlKind::Dftl => parts.push(MemoryPart {
+                what: "cached mapping table",
+                key: "ftl.cmt_entries",
+                bytes: (cfg.ftl.cmt_entries as f64).min(logical) as u64 * 56,
+            }),
+            super::FtlKind::Fast => parts.push(MemoryPart {
+                what: "log-page map",
+                key: "flash.blocks_per_plane",
+                bytes: (logical * 4.0).ceil() as u64,
+            }),
+            _ => {}
+        }
         if cfg.host.enabled() {
             let cache_pages = cfg.host.cache.bytes() as f64 / geo.page_size as f64;
             parts.push(MemoryPart {
