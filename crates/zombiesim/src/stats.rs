@@ -41,8 +41,6 @@ impl Cause {
         Cause::MergeFull,
         Cause::Translation,
     ];
-    /// The merges of a hybrid FTL, in the order of [`Counters::merges`].
-    pub const MERGES: [Cause; 3] = [Cause::MergeSwitch, Cause::MergePartial, Cause::MergeFull];
 
     /// Whether the operation relocates data the FTL already holds (GC, refresh, a
     /// merge): timed as a copy, from when the FTL decided it.
@@ -145,7 +143,8 @@ pub struct Counters {
     pub refresh_blocks: u64,
     pub refresh_pages: u64,
     pub refresh_fast_blocks: u64,
-    /// Merges of a hybrid FTL by kind: switch, partial, full ([`Cause::MERGES`]).
+    /// Merges of a hybrid FTL by kind: switch, partial, full (their flash operations
+    /// are under `Cause::MergeSwitch`, `MergePartial`, `MergeFull`).
     pub merges: [u64; 3],
     /// Cached-mapping (DFTL) lookups that hit the cached mapping table, and misses
     /// (each reads a translation page).

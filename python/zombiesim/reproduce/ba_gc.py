@@ -142,9 +142,9 @@ def _runs(ctx: Context, s: Scale) -> dict[str, tuple[Config, str]]:
     return runs
 
 
-def gc_overhead_s(rep: Report, cfg: dict[str, Any]) -> float:
+def gc_overhead_s(rep: Report) -> float:
     """Flash time of the merges (their reads, programs and erases), s."""
-    t = cfg["timing"]
+    t = rep.raw["run"]["config"]["timing"]
     flash = rep.raw["flash"]
     merge = ("merge_switch", "merge_partial", "merge_full")
     programs = sum(flash["programs_by_cause"][c] for c in merge)
@@ -155,20 +155,18 @@ def gc_overhead_s(rep: Report, cfg: dict[str, Any]) -> float:
 
 def _metrics(rep: Report) -> dict[str, Any]:
     d = rep.raw
-    cfg = d["run"]["config"]
     buf = d.get("buffer") or {}
     hits, misses = buf.get("write_hits", 0), buf.get("write_misses", 0)
     merges = d["ftl"]["merges"] or {}
     return {
         "io_time_s": d["io_time_s"],
-        "gc_overhead_s": gc_overhead_s(rep, cfg),
+        "gc_overhead_s": gc_overhead_s(rep),
         "waf": d["waf"],
         "write_hit_ratio": hits / (hits + misses) if hits + misses else 0.0,
         "merges_switch": merges.get("switch", 0),
         "merges_partial": merges.get("partial", 0),
         "merges_full": merges.get("full", 0),
         "buffer_takes": d["gc"]["buffer_reads"],
-        "buffer_mib": cfg["device"]["buffer"] / 2**20,
     }
 
 
