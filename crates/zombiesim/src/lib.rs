@@ -27,6 +27,7 @@ pub mod engine;
 pub mod error;
 pub mod fingerprint;
 pub mod flash;
+pub mod fs;
 pub mod ftl;
 pub mod gc;
 pub mod host;

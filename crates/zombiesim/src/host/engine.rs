@@ -6,7 +6,7 @@ use crate::config::NotifyMode;
 use crate::device::{Command, Payload, NO_VALUE};
 use crate::error::Result;
 use crate::report::AwarenessPoint;
-use crate::workload::{AppOp, Op};
+use crate::workload::{AppOp, IoKind, Op};
 
 impl HostSim<'_> {
     /// Submit one device command at `now`; returns its completion time. Piggybacked
@@ -75,6 +75,43 @@ impl HostSim<'_> {
         }
     }
 
+    /// Count one request of `pages` pages holding `kind` (sources that count kinds).
+    fn count_kind(&mut self, read: bool, kind: IoKind, pages: u32) {
+        if !self.kinds.is_empty() {
+            self.traffic
+                .count(read, kind, pages as u64 * self.cache_page_bytes);
+        }
+    }
+
+    /// Write back, and wait for, the dirty pages among `lpn..lpn + pages`, in runs of
+    /// at most `max_write`; returns when the last completes.
+    fn write_back_range(
+        &mut self,
+        now: u64,
+        lpn: u64,
+        pages: u32,
+        observer: &mut dyn Observer,
+    ) -> Result<u64> {
+        let mut done = now;
+        let end = lpn + pages as u64;
+        let mut l = lpn;
+        while l < end {
+            if !self.cache.take_dirty(l) {
+                l += 1;
+                continue;
+            }
+            let mut n = 1u32;
+            while n < self.max_write && l + (n as u64) < end && self.cache.take_dirty(l + n as u64)
+            {
+                n += 1;
+            }
+            done = done.max(self.write_back(now, l, n, Reason::Sync, observer)?);
+            l += n as u64;
+        }
+        self.wake_throttled(done);
+        Ok(done)
+    }
+
     /// Page `lpn` went clean → dirty in the host.
     fn dirtied(&mut self, lpn: u64, now: u64) -> Result<()> {
         if self.channel.dirtied(lpn) {
@@ -111,8 +148,14 @@ impl HostSim<'_> {
             Reason::Expire => wb.expire += pages as u64,
             Reason::Background => wb.background += pages as u64,
             Reason::Evict => wb.evict += pages as u64,
+            Reason::Sync => wb.sync += pages as u64,
         }
         self.cache_counts.writeback_commands += 1;
+        if !self.kinds.is_empty() {
+            let kinds = &self.kinds[lpn as usize..(lpn + pages as u64) as usize];
+            self.traffic
+                .count_pages(false, kinds, self.cache_page_bytes);
+        }
         // The content each page was dirtied with travels with the writeback.
         let values = std::mem::take(&mut self.values);
         let payload = if values.is_empty() {
@@ -142,7 +185,7 @@ impl HostSim<'_> {
         let mut done = now;
         let mut throttle = false;
         match op {
-            AppOp::Read { lpn, pages } => {
+            AppOp::Read { lpn, pages, kind } => {
                 self.app_counts.requests += 1;
                 self.app_counts.read_pages += pages as u64;
                 let end = lpn + pages as u64;
@@ -156,6 +199,7 @@ impl HostSim<'_> {
                     if a.hit {
                         self.cache_counts.read_hits += 1;
                         if let Some((s, n)) = run.take() {
+                            self.count_kind(true, kind, n);
                             let cmd = Command::new(Op::Read, s, n);
                             done = done.max(self.submit(now, cmd, observer)?);
                         }
@@ -168,15 +212,25 @@ impl HostSim<'_> {
                     }
                 }
                 if let Some((s, n)) = run {
+                    self.count_kind(true, kind, n);
                     done = done.max(self.submit(now, Command::new(Op::Read, s, n), observer)?);
                 }
                 self.app
                     .record(true, done - start, pages as u64 * self.page_bytes());
             }
-            AppOp::Write { lpn, pages, value } => {
+            AppOp::Write {
+                lpn,
+                pages,
+                value,
+                kind,
+            } => {
                 self.app_counts.requests += 1;
                 self.app_counts.write_pages += pages as u64;
+                if !self.kinds.is_empty() {
+                    self.kinds[lpn as usize..(lpn + pages as u64) as usize].fill(kind as u8);
+                }
                 if self.cache.capacity() == 0 {
+                    self.count_kind(false, kind, pages);
                     let cmd = Command {
                         payload: value.map_or(Payload::Unknown, Payload::Same),
                         ..Command::new(Op::Write, lpn, pages)
@@ -210,9 +264,10 @@ impl HostSim<'_> {
                 self.app
                     .record(false, done - start, pages as u64 * self.page_bytes());
             }
-            AppOp::SyncWrite { lpn, pages } => {
+            AppOp::SyncWrite { lpn, pages, kind } => {
                 self.app_counts.requests += 1;
                 self.app_counts.sync_write_pages += pages as u64;
+                self.count_kind(false, kind, pages);
                 // A synchronous write (O_DIRECT | O_SYNC) is durable when it completes.
                 let cmd = Command {
                     fua: true,
@@ -229,6 +284,17 @@ impl HostSim<'_> {
                     self.cache.discard(l);
                 }
                 done = done.max(self.submit(now, Command::new(Op::Trim, lpn, pages), observer)?);
+            }
+            AppOp::WriteBack { lpn, pages } => {
+                done = done.max(self.write_back_range(now, lpn, pages, observer)?);
+            }
+            AppOp::Drop { lpn, pages } => {
+                for l in lpn..lpn + pages as u64 {
+                    self.cache.discard(l);
+                }
+            }
+            AppOp::Idle { until } => {
+                done = until.max(start);
             }
             AppOp::Flush => {
                 self.app_counts.requests += 1;
@@ -350,6 +416,7 @@ impl HostSim<'_> {
             device_throughput: self.device_latency.throughput(self.last_done.max(end)),
             elapsed_ns: end,
             interrupted,
+            traffic: (!self.kinds.is_empty()).then_some(self.traffic),
         }
     }
 }

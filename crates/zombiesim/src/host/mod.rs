@@ -53,6 +53,8 @@ pub struct HostOutcome {
     /// Simulated end of the measured phase (ns).
     pub elapsed_ns: u64,
     pub interrupted: bool,
+    /// Device traffic by what the pages hold (sources that count kinds only).
+    pub traffic: Option<crate::fs::TrafficByKind>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,6 +74,7 @@ enum Reason {
     Expire,
     Background,
     Evict,
+    Sync,
 }
 
 /// Hooks the measured loop gives the host model: progress and stop, and checks.
@@ -110,6 +113,10 @@ pub struct HostSim<'a> {
     values: Vec<u64>,
     /// Reused list of the zombie hints one command carries.
     hints: Vec<u64>,
+    /// What each cached page holds ([`crate::workload::IoKind`] as `u8`), when the
+    /// source counts kinds; empty otherwise.
+    kinds: Vec<u8>,
+    traffic: crate::fs::TrafficByKind,
     // Accounting.
     app: LatencyRecorder,
     device_latency: LatencyRecorder,
@@ -161,6 +168,8 @@ impl<'a> HostSim<'a> {
             throttled: Vec::new(),
             values: Vec::new(),
             hints: Vec::new(),
+            kinds: Vec::new(),
+            traffic: Default::default(),
             app: LatencyRecorder::default(),
             device_latency: LatencyRecorder::default(),
             app_counts: AppReport {
@@ -205,8 +214,15 @@ impl<'a> HostSim<'a> {
         source: &mut dyn AppSource,
         observer: &mut dyn Observer,
     ) -> Result<HostOutcome> {
+        if let Some(n) = source.threads() {
+            self.threads = n.max(1);
+            self.open_loop = false;
+        }
+        if source.counts_kinds() {
+            self.kinds = vec![0; self.device.logical_pages() as usize];
+        }
         // Open loop needs arrival times: a source without them runs closed loop.
-        let mut first = source.next_op(0)?;
+        let mut first = source.next_op(0, 0)?;
         if self.open_loop && first.is_some_and(|(_, at)| at.is_none()) {
             self.open_loop = false;
         }
@@ -235,7 +251,7 @@ impl<'a> HostSim<'a> {
             let go_on = match event {
                 Event::Thread(t) => match first
                     .take()
-                    .map_or_else(|| source.next_op(t as usize), |f| Ok(Some(f)))?
+                    .map_or_else(|| source.next_op(t as usize, now), |f| Ok(Some(f)))?
                 {
                     Some((op, _)) => {
                         let (done, sleeps) = self.execute(op, now, observer)?;
@@ -257,7 +273,7 @@ impl<'a> HostSim<'a> {
                         let (done, _) = self.execute(op, now, observer)?;
                         self.app_end = self.app_end.max(done);
                     }
-                    match source.next_op(0)? {
+                    match source.next_op(0, now)? {
                         Some((op, at)) => {
                             let at = at.unwrap_or(now).max(now);
                             pending_arrival = Some((op, at));

@@ -262,6 +262,15 @@ impl PageCache {
         was_dirty
     }
 
+    /// Mark `lpn` clean for a writeback the caller submits; false if it was not dirty.
+    pub fn take_dirty(&mut self, lpn: u64) -> bool {
+        let was_dirty = self.is_dirty(lpn);
+        if was_dirty {
+            self.set_clean(lpn);
+        }
+        was_dirty
+    }
+
     /// The oldest-dirtied file, if it went dirty at or before `before`.
     pub fn oldest_dirty_file(&self, before: u64) -> Option<u32> {
         self.dirty_files

@@ -35,6 +35,9 @@ pub struct WritebackPages {
     pub background: u64,
     /// Dirty pages evicted to make room.
     pub evict: u64,
+    /// Pages an application wrote back and waited for (a file system's ordered data
+    /// before a commit, its journal checkpoint).
+    pub sync: u64,
 }
 
 /// The buffer cache over the measured phase.

@@ -233,6 +233,8 @@ pub struct Report {
     /// Retention refresh and restarts; `null` when the device keeps no clock
     /// (no fast-write blocks, no normal retention, no restarts).
     pub refresh: Option<RefreshReport>,
+    /// The file systems of an `fs:` workload (002); `null` for other workloads.
+    pub fs: Option<crate::fs::FsReport>,
 }
 
 impl Report {

@@ -144,6 +144,19 @@ pub fn simulate(
     check_memory(cfg, opts)?;
     let geo = Geometry::new(cfg)?;
     let seed = stream_seed(opts.seed, STREAM_WORKLOAD);
+    if let Some((fs, cfg)) =
+        crate::fs::FsWorkload::build(spec, cfg, geo.logical_pages, geo.page_size, seed)?
+    {
+        return run(
+            &cfg,
+            &geo,
+            Source::Fs(Box::new(fs)),
+            None,
+            spec.as_str(),
+            opts,
+            progress,
+        );
+    }
     if let Some(oltp) = spec.build_oltp(cfg, geo.logical_pages, seed)? {
         return run(
             cfg,
@@ -324,6 +337,8 @@ enum Source<'s> {
     Requests(Box<dyn Workload>),
     /// Application operations that need the host model (`oltp`).
     App(Box<dyn AppSource + 's>),
+    /// The VMs' file systems (`fs:`), whose report section the run fills in.
+    Fs(Box<crate::fs::FsWorkload>),
 }
 
 /// Precondition, then run `workload` on a device already validated as `geo`.
@@ -367,7 +382,7 @@ fn run(
     let measure_start = Instant::now();
     let expected = match &source {
         Source::Requests(w) => w.expected_write_pages(),
-        Source::App(_) => None,
+        Source::App(_) | Source::Fs(_) => None,
     };
     let series_every = match (cfg.stats.series_every, cfg.stats.series_points) {
         (n, _) if n > 0 => n,
@@ -399,11 +414,21 @@ fn run(
         fraction: Some(0.0),
         write_pages: 0,
     });
-    let host_model = cfg.host.enabled() || matches!(source, Source::App(_));
-    let (measured_phase, trace_info, fraction) = if host_model {
+    let host_model = cfg.host.enabled() || !matches!(source, Source::Requests(_));
+    let mut fs_report = None;
+    let (measured_phase, trace_info, fraction) = if let Source::Fs(mut fs) = source {
+        let mut observer = HostObserver {
+            recorder: &mut rec,
+            fraction: None,
+        };
+        let mut outcome = HostSim::new(cfg, &mut device).run(fs.as_mut(), &mut observer)?;
+        fs_report = Some(fs.report(outcome.traffic.take().unwrap_or_default()));
+        (Measured::Host(Box::new(outcome)), None, fs.progress())
+    } else if host_model {
         let mut app: Box<dyn AppSource> = match source {
             Source::Requests(w) => Box::new(RequestSource::new(w)),
             Source::App(a) => a,
+            Source::Fs(_) => unreachable!("taken above"),
         };
         let mut observer = HostObserver {
             recorder: &mut rec,
@@ -548,6 +573,7 @@ fn run(
                     / measured.programs.total() as f64
             },
         }),
+        fs: fs_report,
     })
 }
 

@@ -3,21 +3,59 @@
 use super::{Op, TraceInfo, Workload};
 use crate::error::Result;
 
+/// What a page holds, for the traffic a file system reports by kind (002 Figs. 2–3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[repr(u8)]
+pub enum IoKind {
+    /// File contents (and anything that is not a file system's own structure).
+    #[default]
+    Data = 0,
+    /// File-system structure at its home location: bitmaps, inodes, directories,
+    /// indirect blocks, group descriptors.
+    Metadata = 1,
+    /// The journal region: descriptor, journaled copies, commit and journal superblock.
+    Journal = 2,
+}
+
+impl IoKind {
+    pub const COUNT: usize = 3;
+    pub const ALL: [IoKind; 3] = [IoKind::Data, IoKind::Metadata, IoKind::Journal];
+
+    /// The kind stored as `u8` (a per-page table).
+    pub fn from_u8(v: u8) -> IoKind {
+        match v {
+            1 => IoKind::Metadata,
+            2 => IoKind::Journal,
+            _ => IoKind::Data,
+        }
+    }
+}
+
 /// One application operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AppOp {
     /// Read pages (through the buffer cache).
-    Read { lpn: u64, pages: u32 },
+    Read { lpn: u64, pages: u32, kind: IoKind },
     /// Write whole pages (buffered in the cache), each holding `value` when known.
     Write {
         lpn: u64,
         pages: u32,
         value: Option<u64>,
+        kind: IoKind,
     },
     /// Discard pages (a dirty copy is dropped; the device is trimmed).
     Trim { lpn: u64, pages: u32 },
-    /// Write pages directly and synchronously, bypassing the cache (a redo log).
-    SyncWrite { lpn: u64, pages: u32 },
+    /// Write pages directly and synchronously, bypassing the cache (a redo log, a
+    /// journal).
+    SyncWrite { lpn: u64, pages: u32, kind: IoKind },
+    /// Write back now, and wait for, whichever of these pages are dirty in the cache
+    /// (ordered-mode data before a commit, a journal checkpoint).
+    WriteBack { lpn: u64, pages: u32 },
+    /// Drop these pages from the cache unwritten, without telling the device (the
+    /// pages of a deleted file on a file system that does not discard).
+    Drop { lpn: u64, pages: u32 },
+    /// The thread has nothing to do until this time (ns): a periodic daemon's sleep.
+    Idle { until: u64 },
     /// A transaction committed (counted for TPS).
     Commit,
     /// A cache flush reaches the device (a trace's flush record).
@@ -26,10 +64,20 @@ pub enum AppOp {
 
 /// A source of application operations for the host's threads.
 pub trait AppSource: Send {
-    /// The next operation of `thread`; `None` once the workload is done.
-    fn next_op(&mut self, thread: usize) -> Result<Option<(AppOp, Option<u64>)>>;
+    /// The next operation of `thread`, which is ready at simulated time `now` (ns);
+    /// `None` once the thread is done.
+    fn next_op(&mut self, thread: usize, now: u64) -> Result<Option<(AppOp, Option<u64>)>>;
     /// Fraction done, when known.
     fn progress(&self) -> Option<f64>;
+    /// The closed-loop threads this source runs (`None`: `host.threads` decides).
+    fn threads(&self) -> Option<u32> {
+        None
+    }
+    /// Whether the pages it writes carry an [`IoKind`] worth counting apart.
+    fn counts_kinds(&self) -> bool {
+        false
+    }
+
     /// What a trace replay read, skipped and remapped.
     fn trace_info(&self) -> Option<TraceInfo> {
         None
@@ -49,17 +97,22 @@ impl RequestSource {
 }
 
 impl AppSource for RequestSource {
-    fn next_op(&mut self, _thread: usize) -> Result<Option<(AppOp, Option<u64>)>> {
+    fn next_op(&mut self, _thread: usize, _now: u64) -> Result<Option<(AppOp, Option<u64>)>> {
         let Some(r) = self.workload.next_request()? else {
             return Ok(None);
         };
         let (lpn, pages) = (r.lpn, r.pages);
         let op = match r.op {
-            Op::Read => AppOp::Read { lpn, pages },
+            Op::Read => AppOp::Read {
+                lpn,
+                pages,
+                kind: IoKind::Data,
+            },
             Op::Write => AppOp::Write {
                 lpn,
                 pages,
                 value: r.value,
+                kind: IoKind::Data,
             },
             Op::Trim => AppOp::Trim { lpn, pages },
             Op::Flush => AppOp::Flush,

@@ -13,13 +13,15 @@
 
 mod app;
 mod footprint;
+mod fs_spec;
 mod oltp;
 mod spec;
 mod synthetic;
 mod trace;
 mod values;
 
-pub use app::{AppOp, AppSource, RequestSource};
+pub use app::{AppOp, AppSource, IoKind, RequestSource};
+pub use fs_spec::{Bench as FsBench, FsParams, JournalMode, DEFAULT_MEMORY};
 pub use oltp::OltpWorkload;
 pub use spec::{WorkloadInfo, WorkloadSpec, WORKLOADS};
 pub use synthetic::Synthetic;

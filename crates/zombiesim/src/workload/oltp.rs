@@ -20,7 +20,7 @@
 //! transition is what the redo-log monitor of 000 reports as a zombie. Page popularity
 //! follows TPC-C's NURand(A, 0, n−1) = ((rand(0..=A) | rand(0..n)) + C) mod n.
 
-use super::app::{AppOp, AppSource};
+use super::app::{AppOp, AppSource, IoKind};
 use crate::error::Result;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -136,14 +136,25 @@ impl OltpWorkload {
         let rng = &mut self.rng;
         let mut q = std::mem::take(&mut self.queues[u]);
         let update = |q: &mut VecDeque<AppOp>, lpn: u64| {
-            q.push_back(AppOp::Read { lpn, pages: 1 });
+            q.push_back(AppOp::Read {
+                lpn,
+                pages: 1,
+                kind: IoKind::Data,
+            });
             q.push_back(AppOp::Write {
                 lpn,
                 pages: 1,
                 value: None,
+                kind: IoKind::Data,
             });
         };
-        let read = |q: &mut VecDeque<AppOp>, lpn: u64| q.push_back(AppOp::Read { lpn, pages: 1 });
+        let read = |q: &mut VecDeque<AppOp>, lpn: u64| {
+            q.push_back(AppOp::Read {
+                lpn,
+                pages: 1,
+                kind: IoKind::Data,
+            })
+        };
         let kind = rng.random_range(0..100u32);
         match kind {
             0..45 => {
@@ -189,6 +200,7 @@ impl OltpWorkload {
         q.push_back(AppOp::SyncWrite {
             lpn: self.log_first + self.log_next,
             pages: 1,
+            kind: IoKind::Journal,
         });
         self.log_next = (self.log_next + 1) % self.log_pages;
         q.push_back(AppOp::Commit);
@@ -197,7 +209,7 @@ impl OltpWorkload {
 }
 
 impl AppSource for OltpWorkload {
-    fn next_op(&mut self, thread: usize) -> Result<Option<(AppOp, Option<u64>)>> {
+    fn next_op(&mut self, thread: usize, _now: u64) -> Result<Option<(AppOp, Option<u64>)>> {
         let u = thread % self.queues.len();
         if self.queues[u].is_empty() {
             if self.started >= self.total {
@@ -223,7 +235,7 @@ mod tests {
         let mut w = OltpWorkload::new(100_000, 0.9, 100, 50, 2, 7);
         let mut commits = 0;
         let mut last = None;
-        while let Some((op, _)) = w.next_op(commits % 2).unwrap() {
+        while let Some((op, _)) = w.next_op(commits % 2, 0).unwrap() {
             if op == AppOp::Commit {
                 assert!(matches!(last, Some(AppOp::SyncWrite { lpn, .. }) if lpn >= 99_900));
                 commits += 1;

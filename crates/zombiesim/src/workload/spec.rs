@@ -57,6 +57,16 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
             needs timing and host.cache; users = host.threads",
     },
     WorkloadInfo {
+        name: "fs",
+        keys: "BENCH = seq_write | rnd_write | postmark | untar | kernel_compile, vms=8, \
+            journal=ordered|writeback|journal|vma, partition=SPACE/vms, block=4KiB, \
+            journal_size=mke2fs default, commit=5 (s), memory=96MiB (page cache per VM), \
+            vma_area=journal blocks, sync=true, fsync=0, and the benchmark's keys \
+            (docs/journaling.md)",
+        description: "ext3-like file systems, one per VM partition, with their journal, \
+            running a file-level benchmark through the host page cache (002)",
+    },
+    WorkloadInfo {
         name: "zipf",
         keys: "theta=0.99, scramble=true",
         description:
@@ -115,7 +125,18 @@ impl WorkloadSpec {
             ));
         }
         let mut pairs = Vec::new();
-        for item in rest.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        for (i, item) in rest
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .enumerate()
+        {
+            // `fs:BENCH,...`: the benchmark comes first, without a key.
+            let item = if name == "fs" && i == 0 && !item.contains('=') {
+                format!("bench={item}")
+            } else {
+                item.to_string()
+            };
             let (k, v) = item
                 .split_once('=')
                 .ok_or_else(|| Error::workload(text, format!("`{item}` is not `key=value`")))?;
@@ -133,10 +154,20 @@ impl WorkloadSpec {
         // Check every key and value now, against a nominal device size.
         if spec.name == "oltp" {
             spec.oltp_params(1 << 20)?;
+        } else if spec.name == "fs" {
+            super::FsParams::parse(&spec)?;
         } else {
             spec.build(1 << 20, 4096, 0)?;
         }
         Ok(spec)
+    }
+
+    /// Its keys, for a parser that takes them one by one.
+    pub(crate) fn keys(&self) -> Keys<'_> {
+        Keys {
+            spec: self,
+            used: vec![false; self.pairs.len()],
+        }
     }
 
     /// The workload's name (`uniform`, `hotcold`, ...).
@@ -203,10 +234,13 @@ impl WorkloadSpec {
             spec: self,
             used: vec![false; self.pairs.len()],
         };
-        if self.name == "oltp" {
+        if self.name == "oltp" || self.name == "fs" {
             return Err(Error::workload(
                 &self.text,
-                "`oltp` runs on the host model only (zombiesim run/simulate builds it)",
+                format!(
+                    "`{}` runs on the host model only (zombiesim run/simulate builds it)",
+                    self.name
+                ),
             ));
         }
         let zc = self.name == "zc-micro";
@@ -400,23 +434,24 @@ fn footprint_model(keys: &mut Keys, page_size: u64, size: u64) -> Result<Address
     })
 }
 
-struct Keys<'a> {
+/// A spec's keys, each taken at most once; [`Keys::finish`] refuses the ones left.
+pub(crate) struct Keys<'a> {
     spec: &'a WorkloadSpec,
     used: Vec<bool>,
 }
 
 impl Keys<'_> {
-    fn take(&mut self, key: &str) -> Option<String> {
+    pub(crate) fn take(&mut self, key: &str) -> Option<String> {
         let i = self.spec.pairs.iter().position(|(k, _)| k == key)?;
         self.used[i] = true;
         Some(self.spec.pairs[i].1.clone())
     }
 
-    fn bad(&self, key: &str, value: &str, want: &str) -> Error {
+    pub(crate) fn bad(&self, key: &str, value: &str, want: &str) -> Error {
         Error::workload(&self.spec.text, format!("{key} = {value}: expected {want}"))
     }
 
-    fn number(&mut self, key: &str, default: f64) -> Result<f64> {
+    pub(crate) fn number(&mut self, key: &str, default: f64) -> Result<f64> {
         match self.take(key) {
             None => Ok(default),
             Some(v) => v
@@ -427,7 +462,7 @@ impl Keys<'_> {
         }
     }
 
-    fn fraction(&mut self, key: &str, default: f64) -> Result<f64> {
+    pub(crate) fn fraction(&mut self, key: &str, default: f64) -> Result<f64> {
         let x = self.number(key, default)?;
         if (0.0..=1.0).contains(&x) {
             Ok(x)
@@ -436,7 +471,7 @@ impl Keys<'_> {
         }
     }
 
-    fn integer(&mut self, key: &str, default: u64) -> Result<u64> {
+    pub(crate) fn integer(&mut self, key: &str, default: u64) -> Result<u64> {
         match self.take(key) {
             None => Ok(default),
             Some(v) => v
@@ -445,14 +480,14 @@ impl Keys<'_> {
         }
     }
 
-    fn bytes(&mut self, key: &str, default: u64) -> Result<u64> {
+    pub(crate) fn bytes(&mut self, key: &str, default: u64) -> Result<u64> {
         match self.take(key) {
             None => Ok(default),
             Some(v) => parse_bytes(&v).map_err(|e| self.bad(key, &v, &format!("a size ({e})"))),
         }
     }
 
-    fn boolean(&mut self, key: &str, default: bool) -> Result<bool> {
+    pub(crate) fn boolean(&mut self, key: &str, default: bool) -> Result<bool> {
         match self.take(key) {
             None => Ok(default),
             Some(v) => match v.as_str() {
@@ -537,20 +572,28 @@ impl Keys<'_> {
         write_pages(d * logical_pages as f64)
     }
 
-    fn finish(&self) -> Result<()> {
+    pub(crate) fn finish(&self) -> Result<()> {
         if let Some(i) = self.used.iter().position(|u| !u) {
             let key = &self.spec.pairs[i].0;
             let info = WORKLOADS
                 .iter()
                 .find(|w| w.name == self.spec.name)
                 .expect("known");
+            let common = if matches!(self.spec.name.as_str(), "fs" | "oltp") {
+                ""
+            } else {
+                COMMON_KEYS
+            };
+            let sep = if info.keys.is_empty() || common.is_empty() {
+                ""
+            } else {
+                ", "
+            };
             return Err(Error::workload(
                 &self.spec.text,
                 format!(
-                    "unknown key `{key}` for `{}` (its keys: {}{}{COMMON_KEYS})",
-                    self.spec.name,
-                    info.keys,
-                    if info.keys.is_empty() { "" } else { ", " }
+                    "unknown key `{key}` for `{}` (its keys: {}{sep}{common})",
+                    self.spec.name, info.keys
                 ),
             ));
         }

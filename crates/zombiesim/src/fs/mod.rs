@@ -1,0 +1,442 @@
+//! File systems in virtual machines: ext3's journaling modes and VM-aware journaling
+//! (002), driving the host page cache with file-level benchmarks.
+//!
+//! ```text
+//!   VM 0 … VM n-1  (one closed-loop thread each; interleaved on one event queue)
+//!     benchmark (seq_write, rnd_write, postmark, untar, kernel_compile)
+//!       │ create / write / read / delete / fsync
+//!       ▼
+//!     Ext3: allocation, inodes, directories ─── metadata, data under journal/vma ──►
+//!       │ data (writeback, ordered)                Journal: running transaction
+//!       ▼                                            │ every 5 s: commit
+//!     host page cache ◄── committed blocks dirty ────┤ ordered: data written first
+//!       (dirty limits, flusher, eviction)            │ log writes (sync) │ vma: VMM memory
+//!       │                                            │ checkpoint: write back, move tail
+//!       ▼                                            ▼
+//!     device: partition i = logical pages [i·P, (i+1)·P)  ◄── journal area writes
+//! ```
+//!
+//! [`FsVm`] turns a VM's file-system steps ([`FsIo`]) into the host model's
+//! [`AppOp`]s; [`FsWorkload`] runs the VMs as the host's threads. Every VM draws from
+//! its own seeded stream, so a run is deterministic. The crash-consistency oracle
+//! ([`crash`]) replays the same steps against an adversarial cache and a disk image.
+
+mod bench;
+pub mod crash;
+mod ext3;
+mod io;
+mod journal;
+pub mod layout;
+
+pub use crate::workload::{FsBench as BenchSpec, FsParams, DEFAULT_MEMORY};
+pub use bench::{build as build_bench, vm_rng, Workload as Bench};
+pub use ext3::{Ext3, Ino, OpCounts};
+pub use io::{CommitRecord, FsIo, JournalBlock};
+pub use journal::{initial_super, Journal, JournalCounters, JournalMode};
+pub use layout::Layout;
+
+use crate::error::{Error, Result};
+use crate::workload::{AppOp, AppSource, IoKind, WorkloadSpec};
+use rand_pcg::Pcg64Mcg;
+use serde::Serialize;
+
+/// Device requests and bytes of one kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct KindTraffic {
+    pub read_requests: u64,
+    pub read_bytes: u64,
+    pub write_requests: u64,
+    pub write_bytes: u64,
+}
+
+/// Device traffic by what the pages hold (002 Figs. 2–3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct TrafficByKind {
+    pub data: KindTraffic,
+    pub metadata: KindTraffic,
+    pub journal: KindTraffic,
+}
+
+impl TrafficByKind {
+    fn of(&mut self, kind: IoKind) -> &mut KindTraffic {
+        match kind {
+            IoKind::Data => &mut self.data,
+            IoKind::Metadata => &mut self.metadata,
+            IoKind::Journal => &mut self.journal,
+        }
+    }
+
+    /// One request of `bytes` holding `kind`.
+    pub fn count(&mut self, read: bool, kind: IoKind, bytes: u64) {
+        let t = self.of(kind);
+        if read {
+            t.read_requests += 1;
+            t.read_bytes += bytes;
+        } else {
+            t.write_requests += 1;
+            t.write_bytes += bytes;
+        }
+    }
+
+    /// One write request over pages of the given kinds (a writeback run may mix them:
+    /// the request counts under its first page's kind, bytes under each page's).
+    pub fn count_pages(&mut self, read: bool, kinds: &[u8], page_bytes: u64) {
+        let Some(&first) = kinds.first() else {
+            return;
+        };
+        let t = self.of(IoKind::from_u8(first));
+        if read {
+            t.read_requests += 1;
+        } else {
+            t.write_requests += 1;
+        }
+        for &k in kinds {
+            let t = self.of(IoKind::from_u8(k));
+            if read {
+                t.read_bytes += page_bytes;
+            } else {
+                t.write_bytes += page_bytes;
+            }
+        }
+    }
+
+    /// All requests (reads and writes).
+    pub fn requests(&self) -> u64 {
+        [self.data, self.metadata, self.journal]
+            .iter()
+            .map(|t| t.read_requests + t.write_requests)
+            .sum()
+    }
+
+    /// All bytes (reads and writes).
+    pub fn bytes(&self) -> u64 {
+        [self.data, self.metadata, self.journal]
+            .iter()
+            .map(|t| t.read_bytes + t.write_bytes)
+            .sum()
+    }
+}
+
+/// The `fs` section of a report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FsReport {
+    pub bench: String,
+    pub journal: JournalMode,
+    pub vms: u32,
+    pub block_bytes: u64,
+    pub partition_bytes: u64,
+    pub journal_bytes: u64,
+    /// File-system operations (create, mkdir, delete, write, read, fsync).
+    pub operations: u64,
+    pub ops: OpCounts,
+    pub transactions: u64,
+    pub checkpoints: u64,
+    /// Journal-area blocks written (descriptors, copies, revokes, commits, superblock).
+    pub journal_blocks: u64,
+    /// Blocks committed into the VMM's memory (`vma`) instead of the journal area.
+    pub vmm_journal_blocks: u64,
+    /// Device traffic by kind, reads and writes.
+    pub io: TrafficByKind,
+    /// All device requests and bytes (002 Figs. 2 and 3).
+    pub requests: u64,
+    pub bytes: u64,
+}
+
+/// Where a VM is in its run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    Running,
+    Finishing,
+    Done,
+}
+
+/// One VM: its file system, its benchmark, and its place in the run.
+pub struct FsVm {
+    pub fs: Ext3,
+    bench: Box<dyn Bench>,
+    rng: Pcg64Mcg,
+    stage: Stage,
+    sync: bool,
+    fsync_every: u64,
+    since_fsync: u64,
+}
+
+impl FsVm {
+    /// VM `vm` of `p` on a partition of `layout`, seeded from `seed`; the VM's page
+    /// cache holds `memory` bytes (the VMM's journal area defaults to that many blocks:
+    /// it can protect at most every buffer of the guest).
+    pub fn new(p: &FsParams, layout: Layout, vm: u32, seed: u64, memory: u64) -> Result<FsVm> {
+        let vmm = if p.vma_area == 0 {
+            (memory / layout.block_bytes).max(64)
+        } else {
+            p.vma_area
+        };
+        let mut fs = Ext3::new(layout, p.mode, (p.commit_s * 1e9) as u64, vmm)?;
+        let mut rng = vm_rng(seed, vm);
+        let mut bench = build_bench(&p.bench);
+        fs.set_quiet(true);
+        bench.setup(&mut fs, &mut rng)?;
+        fs.set_quiet(false);
+        fs.ops = OpCounts::default();
+        Ok(FsVm {
+            fs,
+            bench,
+            rng,
+            stage: Stage::Running,
+            sync: p.sync,
+            fsync_every: p.fsync,
+            since_fsync: 0,
+        })
+    }
+
+    /// The VM's next step at simulated time `now`; `None` once it is done.
+    pub fn next_io(&mut self, now: u64) -> Result<Option<FsIo>> {
+        loop {
+            if let Some(io) = self.fs.out.pop_front() {
+                return Ok(Some(io));
+            }
+            self.fs.now = now;
+            match self.stage {
+                Stage::Running => {
+                    if self.fs.journal.commit_due(now) {
+                        self.fs.commit();
+                        continue;
+                    }
+                    if !self.bench.step(&mut self.fs, &mut self.rng)? {
+                        self.stage = Stage::Finishing;
+                        continue;
+                    }
+                    self.since_fsync += 1;
+                    if self.fsync_every > 0 && self.since_fsync >= self.fsync_every {
+                        self.since_fsync = 0;
+                        let f = self.bench.last_file().unwrap_or(self.fs.root());
+                        self.fs.fsync(f);
+                    }
+                }
+                Stage::Finishing => {
+                    if self.sync {
+                        self.fs.sync();
+                    } else {
+                        self.fs.commit();
+                    }
+                    self.stage = Stage::Done;
+                }
+                Stage::Done => return Ok(None),
+            }
+        }
+    }
+
+    pub fn progress(&self) -> f64 {
+        self.bench.progress()
+    }
+}
+
+/// The VMs of an `fs:` workload as the host model's application source.
+pub struct FsWorkload {
+    params: FsParams,
+    vms: Vec<FsVm>,
+    /// Logical pages per file-system block, and per partition.
+    pages_per_block: u64,
+    partition_pages: u64,
+}
+
+impl FsWorkload {
+    /// The workload `p` on a device of `logical_pages` pages of `page_size` bytes, each
+    /// VM with `memory` bytes of page cache.
+    pub fn new(
+        p: &FsParams,
+        logical_pages: u64,
+        page_size: u64,
+        seed: u64,
+        memory: u64,
+    ) -> Result<FsWorkload> {
+        let ws = |reason: String| Error::workload("fs", reason);
+        if !p.block.is_multiple_of(page_size) {
+            return Err(ws(format!(
+                "block = {} B is not a multiple of the flash page ({page_size} B, \
+                 flash.page_size): set block to a multiple of it",
+                p.block
+            )));
+        }
+        let ppb = p.block / page_size;
+        let logical_bytes = logical_pages * page_size;
+        let partition = if p.partition == 0 {
+            logical_bytes / p.vms as u64
+        } else {
+            p.partition
+        };
+        let partition = partition / p.block * p.block;
+        if partition * p.vms as u64 > logical_bytes || partition == 0 {
+            return Err(ws(format!(
+                "partition layout does not fit: vms = {} × partition = {} B needs {} B, the \
+                 device's logical space is {logical_bytes} B (change `partition` or `vms`)",
+                p.vms,
+                partition,
+                partition * p.vms as u64
+            )));
+        }
+        let blocks = partition / p.block;
+        let layout = Layout::new(blocks, p.block, p.journal_size / p.block).map_err(|e| {
+            ws(if p.journal_size > 0 {
+                format!("journal_size = {} B: {e}", p.journal_size)
+            } else {
+                format!("partition = {partition} B: {e}")
+            })
+        })?;
+        let vms = (0..p.vms)
+            .map(|v| FsVm::new(p, layout.clone(), v, seed, memory))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(FsWorkload {
+            params: p.clone(),
+            vms,
+            pages_per_block: ppb,
+            partition_pages: partition / page_size,
+        })
+    }
+
+    /// For `fs:` workloads, the VMs' file systems, and the config they run under (the host page
+    /// cache sized from `memory` per VM unless `host.cache` is set); `None` for the others.
+    pub fn build(
+        spec: &WorkloadSpec,
+        cfg: &crate::config::Config,
+        logical_pages: u64,
+        page_size: u64,
+        seed: u64,
+    ) -> Result<Option<(FsWorkload, crate::config::Config)>> {
+        if spec.name() != "fs" {
+            return Ok(None);
+        }
+        let p = FsParams::parse(spec)?;
+        let mut cfg = cfg.clone();
+        if cfg.host.cache.bytes() == 0 {
+            let memory = p.memory.unwrap_or(DEFAULT_MEMORY);
+            cfg.host.cache = crate::units::ByteSize(memory * p.vms as u64);
+        } else if p.memory.is_some() {
+            return Err(Error::workload(
+                spec.as_str(),
+                "give the VMs' page cache once: `memory=` (per VM) or host.cache (all VMs), not both",
+            ));
+        }
+        if cfg.host.threads != 0 {
+            return Err(Error::config(
+                "host.threads",
+                "an `fs:` workload runs one thread per VM (`vms=`): leave host.threads at 0",
+            ));
+        }
+        if !cfg.timing.enabled {
+            return Err(Error::config(
+                "timing.enabled",
+                "an `fs:` workload runs on simulated time (commits every `commit` s, the \
+                 flusher's expiry): set timing.enabled = true",
+            ));
+        }
+        cfg.validate()?;
+        let memory = cfg.host.cache.bytes() / p.vms as u64;
+        let fs = FsWorkload::new(&p, logical_pages, page_size, seed, memory)?;
+        Ok(Some((fs, cfg)))
+    }
+
+    /// The partitions' layout.
+    pub fn layout(&self) -> &Layout {
+        &self.vms[0].fs.layout
+    }
+
+    /// File-system operations done so far.
+    pub fn operations(&self) -> u64 {
+        self.vms.iter().map(|v| v.fs.ops.total()).sum()
+    }
+
+    /// The section of the report (device traffic comes from the host model).
+    pub fn report(&self, io: TrafficByKind) -> FsReport {
+        let mut ops = OpCounts::default();
+        let mut j = JournalCounters::default();
+        for v in &self.vms {
+            ops.add(&v.fs.ops);
+            let c = v.fs.journal.counters;
+            j.transactions += c.transactions;
+            j.checkpoints += c.checkpoints;
+            j.log_blocks += c.log_blocks;
+            j.vmm_blocks += c.vmm_blocks;
+        }
+        let l = self.layout();
+        FsReport {
+            bench: self.params.bench.name().to_string(),
+            journal: self.params.mode,
+            vms: self.params.vms,
+            block_bytes: l.block_bytes,
+            partition_bytes: l.blocks * l.block_bytes,
+            journal_bytes: l.journal_blocks * l.block_bytes,
+            operations: ops.total(),
+            ops,
+            transactions: j.transactions,
+            checkpoints: j.checkpoints,
+            journal_blocks: j.log_blocks,
+            vmm_journal_blocks: j.vmm_blocks,
+            requests: io.requests(),
+            bytes: io.bytes(),
+            io,
+        }
+    }
+
+    fn op(&self, vm: usize, io: FsIo, now: u64) -> Option<AppOp> {
+        let base = vm as u64 * self.partition_pages;
+        let ppb = self.pages_per_block;
+        let lpn = |b: u64| base + b * ppb;
+        let pages = |n: u64| (n * ppb) as u32;
+        Some(match io {
+            FsIo::Read { block, count, kind } => AppOp::Read {
+                lpn: lpn(block),
+                pages: pages(count as u64),
+                kind,
+            },
+            FsIo::Write {
+                block, count, kind, ..
+            } => AppOp::Write {
+                lpn: lpn(block),
+                pages: pages(count as u64),
+                value: None,
+                kind,
+            },
+            FsIo::Journal { block, contents } => AppOp::SyncWrite {
+                lpn: lpn(block),
+                pages: pages(contents.len() as u64),
+                kind: IoKind::Journal,
+            },
+            FsIo::WriteBack { block, count } => AppOp::WriteBack {
+                lpn: lpn(block),
+                pages: pages(count as u64),
+            },
+            FsIo::Drop { block, count } => AppOp::Drop {
+                lpn: lpn(block),
+                pages: pages(count as u64),
+            },
+            FsIo::Think { ns } => AppOp::Idle { until: now + ns },
+            FsIo::Committed(_) | FsIo::VmmRelease { .. } => return None,
+        })
+    }
+}
+
+impl AppSource for FsWorkload {
+    fn next_op(&mut self, thread: usize, now: u64) -> Result<Option<(AppOp, Option<u64>)>> {
+        let vm = thread % self.vms.len();
+        while let Some(io) = self.vms[vm].next_io(now)? {
+            if let Some(op) = self.op(vm, io, now) {
+                return Ok(Some((op, None)));
+            }
+        }
+        Ok(None)
+    }
+
+    fn progress(&self) -> Option<f64> {
+        let n = self.vms.len() as f64;
+        Some(self.vms.iter().map(|v| v.progress()).sum::<f64>() / n)
+    }
+
+    fn threads(&self) -> Option<u32> {
+        Some(self.vms.len() as u32)
+    }
+
+    fn counts_kinds(&self) -> bool {
+        true
+    }
+}
