@@ -19,7 +19,10 @@ with the machine's CPU model:
 - ftls: each FTL kind on a 4 GiB device (64-page blocks), counting mode, uniform random
   4 KiB writes: flash programs per wall second (target for DFTL and FAST: >= 3 M) and
   memory per physical page, peak RSS and the FTL's own state (DFTL's CMT aside; target
-  <= 12 bytes).
+  <= 12 bytes);
+- fs: `fs:postmark` with 8 VMs (1 GiB partitions) on 8 GiB of FAST flash with timing on,
+  in `ordered` and `journal` modes: file-system operations per wall second (target:
+  >= 200 K).
 
     make bench            # builds, runs this, then `zombiesim validate --full`
     python benches/bench.py --runs 3
@@ -249,12 +252,30 @@ def ftls(n: int) -> bool:
     return ok
 
 
+def fs(n: int) -> bool:
+    print("\nfs: 8 VMs x fs:postmark on 8 GiB FAST flash (64 x 2 KiB pages), timing on")
+    ok = True
+    for mode in ("ordered", "journal"):
+        workload = f"fs:postmark,vms=8,journal={mode}"
+        results = runs("benches/configs/fs-8g.toml", workload, n)
+        rates = [r["fs"]["operations"] / r["run"]["measured_wall_s"] for r, _ in results]
+        report = results[-1][0]
+        met = med(rates) >= 200e3
+        ok = ok and met
+        print(
+            f"  {mode:8s} {report['fs']['operations']:,} operations, "
+            f"{med(rates) / 1e3:7.1f} K operations/s (runs: {fmt_runs(rates, 1e3)} K), "
+            f"erases {report['flash']['erases']:,}  target >= 200 K/s: {verdict(met)}"
+        )
+    return ok
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3, help="runs per case (median reported)")
     ap.add_argument(
         "--only",
-        choices=("counting", "timing", "timing-buffer", "replay", "shadowgc", "ftls"),
+        choices=("counting", "timing", "timing-buffer", "replay", "shadowgc", "ftls", "fs"),
         help="one case",
     )
     args = ap.parse_args()
@@ -268,6 +289,7 @@ def main() -> int:
         "replay": replay,
         "shadowgc": shadowgc,
         "ftls": ftls,
+        "fs": fs,
     }
     chosen = [args.only] if args.only else list(cases)
     results = [cases[name](args.runs) for name in chosen]
