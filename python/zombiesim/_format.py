@@ -144,6 +144,79 @@ FTL_COLUMNS: list[tuple[str, Callable[[Report], Any], Callable[[Any], str]]] = [
 #: The transaction rate, when any run committed transactions.
 TPS_COLUMN = ("TPS", lambda r: (r.raw.get("app") or {}).get("tps"), rate)
 
+MIB = 1 << 20
+
+
+def _fs(rep: Report) -> dict[str, Any] | None:
+    return rep.raw.get("fs")
+
+
+def _fs_mib(rep: Report) -> float | None:
+    fs = _fs(rep)
+    return None if fs is None else fs["bytes"] / MIB
+
+
+def _fs_journal_mib(rep: Report) -> float | None:
+    fs = _fs(rep)
+    return None if fs is None else fs["io"]["journal"]["write_bytes"] / MIB
+
+
+#: The file systems' device traffic (002 Figs. 2-3), when any run had an `fs:` workload;
+#: the erases (002 Fig. 4) are among `COMPARE_COLUMNS` already.
+FS_COLUMNS: list[tuple[str, Callable[[Report], Any], Callable[[Any], str]]] = [
+    ("FS I/O requests", lambda r: (_fs(r) or {}).get("requests"), count),
+    ("FS I/O MiB", _fs_mib, lambda v: num(v, 1)),
+    ("journal MiB", _fs_journal_mib, lambda v: num(v, 1)),
+]
+
+#: `fs.io` kinds in display order.
+FS_KINDS = ("data", "metadata", "journal")
+
+
+def fs_summary(rep: Report) -> list[tuple[str, str]]:
+    """The `run` summary's lines for an `fs:` workload (none for other workloads): the
+    benchmark and journaling mode, the file-system operations, the journal's transactions
+    and checkpoints, and the device requests and MiB by what they hold."""
+    fs = _fs(rep)
+    if fs is None:
+        return []
+    ops = fs["ops"]
+    plural = {"create": "creates", "mkdir": "mkdirs", "delete": "deletes"}
+    op_text = ", ".join(f"{count(ops[k])} {plural.get(k, k + 's')}" for k in ops if ops.get(k))
+    io = fs["io"]
+
+    def kind(name: str) -> str:
+        t = io[name]
+        reqs = t["read_requests"] + t["write_requests"]
+        mib = (t["read_bytes"] + t["write_bytes"]) / MIB
+        return f"{name} {count(reqs)} / {num(mib, 1)} MiB"
+
+    lines = [
+        (
+            "file systems",
+            f"{fs['bench']}, {fs['journal']} journaling, {fs['vms']} VMs x "
+            f"{size(fs['partition_bytes'])} partitions ({size(fs['block_bytes'])} blocks, "
+            f"journal {size(fs['journal_bytes'])} each)",
+        ),
+        ("FS ops", f"{count(fs['operations'])} ({op_text or 'none'})"),
+        (
+            "journal",
+            f"{count(fs['transactions'])} transactions, {count(fs['checkpoints'])} "
+            f"checkpoints, {count(fs['journal_blocks'])} log blocks written"
+            + (
+                f", {count(fs['vmm_journal_blocks'])} blocks journaled in VMM memory"
+                if fs.get("vmm_journal_blocks")
+                else ""
+            ),
+        ),
+        (
+            "FS I/O",
+            f"{count(fs['requests'])} requests, {num(fs['bytes'] / MIB, 1)} MiB: "
+            + ", ".join(kind(k) for k in FS_KINDS),
+        ),
+    ]
+    return lines
+
 
 def _latency(rep: Report, kind: str, key: str) -> Any:
     latency = rep.raw.get("latency")
@@ -182,8 +255,9 @@ def compare_columns(
     `TIMING_COLUMNS` when any run was timed, `HOST_COLUMNS` when any had a notification
     channel, `SHADOW_COLUMNS` when any involved ShadowGC (`has_shadow`; the refresh
     column only when a device kept a clock), `FTL_COLUMNS` when any ran an FTL other than
-    page mapping (merges only with a block-mapped one, the CMT columns only with DFTL) and
-    the TPS column when any committed transactions."""
+    page mapping (merges only with a block-mapped one, the CMT columns only with DFTL),
+    `FS_COLUMNS` when any ran an `fs:` workload and the TPS column when any committed
+    transactions."""
     columns = list(COMPARE_COLUMNS)
     if any(r.timed for r in reports.values()):
         columns += TIMING_COLUMNS
@@ -200,6 +274,8 @@ def compare_columns(
             if (c[0] not in ("CMT hits", "translation") or "dftl" in kinds)
             and (c[0] != "merges" or kinds & {"superblock", "fast", "block"})
         ]
+    if any(_fs(r) is not None for r in reports.values()):
+        columns += FS_COLUMNS
     if any((r.raw.get("app") or {}).get("transactions") for r in reports.values()):
         columns.append(TPS_COLUMN)
     return columns

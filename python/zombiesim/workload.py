@@ -8,6 +8,9 @@ Every builder checks its keys at once (`WorkloadError` names the bad key). Keys 
 workload accepts: `read`, `trim` (fractions of requests), `size` (bytes per request, e.g.
 `"16KiB"`), `reads="same"|"uniform"`, one of `drive_writes` (default 1), `requests`,
 `bytes` (e.g. `"1GiB"`), and `iops` (open-loop arrivals: request k arrives at k/iops s).
+
+`fs("postmark", vms=8, journal="vma")` is the file systems in VMs of docs/journaling.md:
+`fs:postmark,vms=8,journal=vma` (the benchmark first, without a key).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from .config import toml_value
 __all__ = [
     "Workload",
     "footprint",
+    "fs",
     "hotcold",
     "locality",
     "make",
@@ -50,8 +54,16 @@ class Workload:
     def params(self) -> dict[str, str]:
         """The keys given in the spec, as strings, in order."""
         _, _, rest = self.spec.partition(":")
-        pairs = (item.split("=", 1) for item in rest.split(",") if item.strip())
-        return {k.strip(): v.strip() for k, v in pairs}
+        out: dict[str, str] = {}
+        for item in (i.strip() for i in rest.split(",")):
+            if not item:
+                continue
+            if "=" not in item:  # `fs:BENCH,...`: the benchmark
+                out["bench"] = item
+                continue
+            k, v = item.split("=", 1)
+            out[k.strip()] = v.strip()
+        return out
 
     def replace(self, **params: Any) -> Workload:
         """The same workload with some keys changed or added (`None` removes a key).
@@ -70,7 +82,10 @@ class Workload:
 
 def make(name: str, **params: Any) -> Workload:
     """`make("hotcold", r=0.9)` == `parse("hotcold:r=0.9")`; values as in `Config.override`."""
+    bench = params.pop("bench", None) if name == "fs" else None
     items = ",".join(f"{k}={toml_value(v)}" for k, v in params.items())
+    if bench is not None:
+        items = f"{bench},{items}" if items else str(bench)
     return Workload(f"{name}:{items}" if items else name)
 
 
@@ -120,3 +135,11 @@ def footprint(**params: Any) -> Workload:
     (bytes), a fraction `pause` of the phases do not grow. E.g. `footprint(growth=1)`
     grows linearly, `footprint(growth=0.3, phase="256MiB", pause=0.5)` with pauses."""
     return make("footprint", **params)
+
+
+def fs(bench: str, **params: Any) -> Workload:
+    """ext3-like file systems, one per VM partition, running `bench` (`seq_write`,
+    `rnd_write`, `postmark`, `untar`, `kernel_compile`) under a journaling mode
+    (`journal="writeback"|"ordered"|"journal"|"vma"`), e.g.
+    `fs("untar", vms=8, journal="vma")`; keys in docs/journaling.md. Needs timing."""
+    return make("fs", bench=bench, **params)

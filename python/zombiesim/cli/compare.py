@@ -17,7 +17,7 @@ from .._errors import ConfigError, SimulationInterrupted, make_error
 from .._format import best_label, compare_columns
 from .._io import atomic_write
 from .._progress import LazyProgress
-from ..api import compare_configs, compare_reports, to_frame
+from ..api import compare_configs, simulate_many, to_frame
 from ..config import Config
 from ..report import Report
 from ..trace import TraceInput
@@ -70,7 +70,9 @@ examples:
 Every run uses the same workload (or trace) and seed, so each sees the same request stream.
 With timing.enabled=true the table adds read/write p99 latency and simulated elapsed time;
 with ShadowGC keys (gc.shadow_reads, gc.fast_write, ...) or a host buffer, GC latency and
-the share of relocated pages that were shadows.
+the share of relocated pages that were shadows; with an fs: workload, the file systems'
+device requests and MiB and the journal's MiB. --journal varies the journal= key of an fs:
+workload, --ftl is ftl.kind over several values; together, every mode on every FTL.
 exit codes: 0 ok, 2 bad input, 130 interrupted
 """
 
@@ -89,6 +91,19 @@ def register(sub: Any) -> None:
     which = p.add_mutually_exclusive_group()
     which.add_argument("--policies", metavar="A,B,...", type=name_list, help="victim policies")
     which.add_argument("--schemes", metavar="A,B,...", type=name_list, help="schemes")
+    p.add_argument(
+        "--ftl",
+        metavar="A,B,...",
+        type=name_list,
+        help="FTLs: ftl.kind over these values (page, dftl, superblock, fast, block)",
+    )
+    p.add_argument(
+        "--journal",
+        metavar="A,B,...",
+        type=name_list,
+        help="journaling modes (writeback, ordered, journal, vma): the journal= key of an "
+        "fs: workload; crossed with --ftl (labels MODE/FTL)",
+    )
     source_options(p, required=True)
     device_run_options(p)
     seed_option(p)
@@ -119,33 +134,137 @@ def split_axis(sets: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], Any]
     return sets[:i] + sets[i + 1 :], (key, values)
 
 
-def cmd_compare(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    args.set, axis = split_axis(list(args.set or []))
-    cfg = load_config(args)
-    src = source(args, args.subparser)
-    spec = describe(src)
-    check_writable(args.json, args.csv, args.report)
-    if axis is None and not (args.policies or args.schemes):
+#: The FTL kinds `--ftl` takes (`ftl.kind`).
+FTL_KINDS = ("page", "dftl", "superblock", "fast", "block")
+#: The journaling modes `--journal` takes (the `journal=` key of an `fs:` workload).
+JOURNAL_MODES = ("writeback", "ordered", "journal", "vma")
+
+
+def _unique(flag: str, values: list[str], known: tuple[str, ...]) -> list[str]:
+    unknown = [v for v in values if v not in known]
+    if unknown:
         raise make_error(
             ConfigError,
-            "nothing to compare: give --policies, --schemes, or a --set KEY=A,B,... that "
-            "lists several values of one key",
+            f"{flag}: unknown {', '.join(f'`{v}`' for v in unknown)} (known: {', '.join(known)})",
+            flag.lstrip("-"),
+        )
+    twice = sorted({v for v in values if values.count(v) > 1})
+    if twice:
+        raise make_error(ConfigError, f"{flag}: {', '.join(twice)} given twice", flag.lstrip("-"))
+    return values
+
+
+def spec_keys(spec: str) -> tuple[str, list[str]]:
+    """A workload spec's name and the keys it gives (positional values, such as `fs:`'s
+    benchmark, are left out)."""
+    name, _, rest = spec.partition(":")
+    keys = [item.split("=", 1)[0].strip() for item in rest.split(",") if "=" in item]
+    return name.strip(), keys
+
+
+def ftl_axis(args: argparse.Namespace, axis: Any) -> Any:
+    """`--ftl A,B` as the `("ftl.kind", [A, B])` axis; refused beside a `--set` axis or a
+    `--set ftl.kind=...`."""
+    if not args.ftl:
+        return axis
+    if axis is not None:
+        raise make_error(
+            ConfigError,
+            f"--ftl and --set {axis[0]}=A,B,... both vary a key: compare varies one config "
+            "key at a time (--journal crosses with --ftl)",
+            "ftl",
+        )
+    if any(k == "ftl.kind" for k, _ in args.set or []):
+        raise make_error(
+            ConfigError, "--ftl and --set ftl.kind=... both set the FTL: give one", "ftl"
+        )
+    return ("ftl.kind", _unique("--ftl", args.ftl, FTL_KINDS))
+
+
+def journal_workloads(args: argparse.Namespace, src: Any) -> dict[str, Workload]:
+    """`--journal A,B` as one `fs:` workload per mode (label = the mode); refused when
+    the workload is not `fs:`, already gives `journal=`, or with --schemes, --policies or
+    a --set axis."""
+    if not args.journal:
+        return {}
+    if not isinstance(src, Workload) or spec_keys(src.spec)[0] != "fs":
+        given = "a trace" if not isinstance(src, Workload) else f"`{src.spec}`"
+        raise make_error(
+            ConfigError,
+            f"--journal varies the journal= key of an fs: workload (--workload "
+            f"fs:BENCH,...), not {given}",
+            "journal",
+        )
+    if "journal" in spec_keys(src.spec)[1]:
+        raise make_error(
+            ConfigError,
+            f"--journal and the workload's own journal= (`{src.spec}`) both set the mode: drop one",
+            "journal",
+        )
+    others = [
+        f for f, given in (("--schemes", args.schemes), ("--policies", args.policies)) if given
+    ]
+    if others:
+        raise make_error(
+            ConfigError,
+            f"--journal cannot be combined with {' or '.join(others)}: it crosses with --ftl only",
+            "journal",
+        )
+    modes = _unique("--journal", args.journal, JOURNAL_MODES)
+    return {m: Workload(f"{src.spec},journal={m}") for m in modes}
+
+
+def ftl_label(label: str) -> str:
+    """`ftl.kind=fast` -> `fast` (labels of the `--ftl` axis)."""
+    return "/".join(p.removeprefix("ftl.kind=") for p in label.split("/"))
+
+
+def cmd_compare(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    args.set, axis = split_axis(list(args.set or []))
+    if args.journal and axis is not None:
+        raise make_error(
+            ConfigError,
+            f"--journal cannot be combined with --set {axis[0]}=A,B,...: it crosses with "
+            "--ftl only" + (" (--ftl A,B,... varies ftl.kind)" if axis[0] == "ftl.kind" else ""),
+            "journal",
+        )
+    axis = ftl_axis(args, axis)
+    cfg = load_config(args)
+    src = source(args, args.subparser)
+    journals = journal_workloads(args, src)
+    spec = describe(src) + (f" (journal: {', '.join(journals)})" if journals else "")
+    check_writable(args.json, args.csv, args.report)
+    if axis is None and not (args.policies or args.schemes or journals):
+        raise make_error(
+            ConfigError,
+            "nothing to compare: give --policies, --schemes, --ftl, --journal (fs: "
+            "workloads), or a --set KEY=A,B,... that lists several values of one key",
             "compare",
         )
-    variants = compare_configs(cfg, policies=args.policies, schemes=args.schemes, vary=axis)
+    if axis is None and journals:
+        variants = {"": cfg}
+    else:
+        variants = compare_configs(cfg, policies=args.policies, schemes=args.schemes, vary=axis)
+    if args.ftl:
+        variants = {ftl_label(label): c for label, c in variants.items()}
+    runs: dict[str, tuple[Config, Workload | TraceInput]] = {}
+    if journals:
+        for mode, work in journals.items():
+            for label, c in variants.items():
+                runs[f"{mode}/{label}" if label else mode] = (c, work)
+    else:
+        runs = {label: (c, src) for label, c in variants.items()}
     if not args.quiet:
         memory_note(
             cfg,
-            runs=min(len(variants), args.jobs or os.cpu_count() or 1),
+            runs=min(len(runs), args.jobs or os.cpu_count() or 1),
             limit=args.max_memory,
         )
     show = not args.quiet and "-" not in (args.json, args.csv, args.report)
     with progress_bar(args) as bar:
         try:
-            reports = compare_reports(
-                workload=src if isinstance(src, Workload) else None,
-                trace=src if isinstance(src, TraceInput) else None,
-                configs=variants,
+            reports = simulate_many(
+                runs,
                 seed=args.seed,
                 max_memory=args.max_memory,
                 force_unsafe=args.force_unsafe,

@@ -57,7 +57,7 @@ def register(sub: Any) -> None:
         choices=reproduce.SCALES,
         default="small",
         help="small (minutes, the default), full (the paper's sizes) or, for shadowgc, "
-        "tiny (seconds)",
+        "ba-gc and vma-journaling, tiny (seconds)",
     )
     p.add_argument("--out", metavar="DIR", help="output directory (./reproduce-PAPER)")
     p.add_argument("--strict", action="store_true", help="exit 1 when any direction does not match")

@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .._errors import SimulationInterrupted
-from .._format import count, duration, num, percent, rate, seconds, size
+from .._format import count, duration, fs_summary, num, percent, rate, seconds, size
 from ..api import simulate
 from ..report import Report
 from .common import (
@@ -181,7 +181,7 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
     ]
     lines += _shadow_summary(rep) + _refresh_summary(rep)
     lines += _buffer_summary(rep) + _host_buffer_summary(rep) + _notify_summary(rep)
-    lines += _timing_summary(rep) + _trace_summary(rep)
+    lines += _timing_summary(rep) + _trace_summary(rep) + fs_summary(rep)
     lines += [
         (
             "device",

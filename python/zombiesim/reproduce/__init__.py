@@ -41,6 +41,7 @@ PAPERS: dict[str, str] = {
     "dead-value-pool": "dead_value_pool",
     "shadowgc": "shadowgc",
     "ba-gc": "ba_gc",
+    "vma-journaling": "vma_journaling",
 }
 
 #: `small` runs in minutes on a laptop; `full` uses the paper's sizes; `tiny` (only some

@@ -25,10 +25,6 @@ pub trait Workload: Send {
     fn step(&mut self, fs: &mut Ext3, rng: &mut Pcg64Mcg) -> Result<bool>;
     /// Fraction done.
     fn progress(&self) -> f64;
-    /// The file the last step wrote (for `fsync=`).
-    fn last_file(&self) -> Option<Ino> {
-        None
-    }
 }
 
 /// The benchmark `b` for one VM.
@@ -128,10 +124,6 @@ impl Workload for SeqWrite {
     fn progress(&self) -> f64 {
         self.written as f64 / self.size as f64
     }
-
-    fn last_file(&self) -> Option<Ino> {
-        self.file
-    }
 }
 
 struct RndWrite {
@@ -163,10 +155,6 @@ impl Workload for RndWrite {
 
     fn progress(&self) -> f64 {
         self.written as f64 / self.total as f64
-    }
-
-    fn last_file(&self) -> Option<Ino> {
-        self.file
     }
 }
 
@@ -235,10 +223,6 @@ impl Workload for Postmark {
         let total = self.want_dirs + 2 * self.files + self.transactions;
         (self.done as f64 / total.max(1) as f64).min(1.0)
     }
-
-    fn last_file(&self) -> Option<Ino> {
-        self.last
-    }
 }
 
 /// tar's record size: what one write(2) carries.
@@ -296,10 +280,6 @@ impl Workload for Untar {
 
     fn progress(&self) -> f64 {
         self.made as f64 / self.files as f64
-    }
-
-    fn last_file(&self) -> Option<Ino> {
-        self.last
     }
 }
 
@@ -399,10 +379,6 @@ impl Workload for KernelCompile {
 
     fn progress(&self) -> f64 {
         self.next as f64 / self.objects as f64
-    }
-
-    fn last_file(&self) -> Option<Ino> {
-        self.last
     }
 }
 

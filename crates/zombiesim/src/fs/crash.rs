@@ -3,7 +3,8 @@
 //! promises (SPEC §8).
 //!
 //! ```text
-//!   FsVm ──FsIo──► cache (dirty blocks, any of them written home at any step, in any
+//!   FsVm (application and journal daemon, interleaved at random)
+//!        ──FsIo──► cache (dirty blocks, any of them written home at any step, in any
 //!                  order: the flusher may do anything the file system allows)
 //!             └──► disk image: home blocks (versions) and journal blocks (records)
 //!   crash at step k (a journal write may be torn: only a prefix lands)
@@ -19,7 +20,7 @@
 
 use super::io::{CommitRecord, FsIo, JournalBlock};
 use super::journal::{initial_super, JournalMode};
-use super::{FsParams, FsVm, Layout};
+use super::{FsParams, FsVm, Layout, Role};
 use crate::error::Result;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -71,16 +72,32 @@ pub fn crash_and_recover(
     let mut cache: BTreeMap<u64, u64> = BTreeMap::new();
     let mut history: Vec<CommitRecord> = Vec::new();
     let mut vmm: BTreeMap<u64, CommitRecord> = BTreeMap::new();
+    // The application and the journal daemon, interleaved at random: each is ready
+    // again after its think time or sleep.
     let mut now = 0u64;
+    let mut ready = [0u64; 2];
+    let mut done = [false; 2];
     let mut steps = 0;
-    while steps < crash_at {
-        let Some(io) = vm.next_io(now)? else {
-            break;
+    let mut last_role = Role::App;
+    while steps < crash_at && !(done[0] && done[1]) {
+        let eligible: Vec<usize> = (0..2).filter(|&r| !done[r] && ready[r] <= now).collect();
+        let Some(&r) = eligible.get(rng.random_range(0..eligible.len().max(1))) else {
+            now = (0..2)
+                .filter(|&r| !done[r])
+                .map(|r| ready[r])
+                .min()
+                .expect("one left");
+            continue;
+        };
+        let role = if r == 0 { Role::App } else { Role::Journal };
+        let Some(io) = vm.next_io(role, now)? else {
+            done[r] = true;
+            continue;
         };
         steps += 1;
         let last = steps == crash_at;
         match io {
-            FsIo::Read { .. } => {}
+            FsIo::Read { .. } | FsIo::CommitEnd => {}
             FsIo::Write {
                 block,
                 count,
@@ -117,7 +134,8 @@ pub fn crash_and_recover(
                     cache.remove(&b);
                 }
             }
-            FsIo::Think { ns } => now += ns,
+            FsIo::Think { ns } => ready[r] = now + ns,
+            FsIo::Sleep { until } => ready[r] = until,
             FsIo::Committed(rec) => {
                 if rec.in_vmm {
                     vmm.insert(rec.tid, rec.clone());
@@ -133,11 +151,12 @@ pub fn crash_and_recover(
             cache.remove(&b);
             disk.insert(b, Content::Home(v));
         }
-        now += 1_000_000;
+        now += 100_000;
+        last_role = role;
     }
     // A commit block that landed with the crash's last write made its transaction
     // durable: the oracle's record of it is the very next step.
-    if let Some(FsIo::Committed(rec)) = vm.next_io(now)? {
+    if let Some(FsIo::Committed(rec)) = vm.next_io(last_role, now)? {
         if rec.in_vmm {
             vmm.insert(rec.tid, rec.clone());
         }

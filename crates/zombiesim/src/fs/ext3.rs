@@ -110,6 +110,8 @@ pub struct Ext3 {
     pub now: u64,
     /// Build without I/O (files that exist before the run).
     quiet: bool,
+    /// Blocks freed by the commit in progress, allocatable once it is done.
+    unreleased: Vec<u64>,
     pub ops: OpCounts,
 }
 
@@ -174,6 +176,7 @@ impl Ext3 {
             next_dir_group: 1,
             now: 0,
             quiet: true,
+            unreleased: Vec::new(),
             ops: OpCounts::default(),
             layout,
         };
@@ -654,13 +657,35 @@ impl Ext3 {
             self.meta(block, false);
             self.meta(self.layout.inode_block(parent as u64), false);
         }
-        // Data: cached pages dropped unwritten, blocks freed.
+        // Data: blocks freed, cached pages dropped unwritten — at once, except what a
+        // commit still has to write: `ordered` data on the committing transaction's
+        // list (the commit writes it first) and, under `journal`, blocks whose copy in
+        // a committed transaction is not checkpointed yet (dropped when this
+        // transaction commits and revokes them).
         for e in &node.extents {
             if !self.quiet {
-                self.out.push_back(FsIo::Drop {
-                    block: e.pblk,
-                    count: e.len as u32,
-                });
+                // (`vma` releases a committed copy only after the transaction that
+                // freed the block is in the VMM, so it defers nothing.)
+                let journals_data = self.journal.mode == JournalMode::Journal;
+                let keep = |b: u64| {
+                    if journals_data {
+                        self.journal.has_live_copy(b)
+                    } else {
+                        self.journal.committing_data(b)
+                    }
+                };
+                super::journal::push_runs(
+                    &mut self.out,
+                    (e.pblk..e.pblk + e.len).filter(|&b| !keep(b)),
+                    |block, count| FsIo::Drop { block, count },
+                );
+                if journals_data {
+                    let deferred: Vec<u64> =
+                        (e.pblk..e.pblk + e.len).filter(|&b| keep(b)).collect();
+                    for b in deferred {
+                        self.journal.drop_at_commit(b, 1);
+                    }
+                }
             }
             for b in e.pblk..e.pblk + e.len {
                 self.free_block(b);
@@ -686,16 +711,18 @@ impl Ext3 {
         }
     }
 
-    /// Commit the running transaction now (the 5 s timer, fsync, sync).
+    /// Commit the running transaction now (the 5 s timer, fsync, sync). The blocks it
+    /// freed become allocatable when its I/O is done ([`Ext3::commit_finished`]).
     pub fn commit(&mut self) {
         let freed = self.journal.commit(&mut self.out);
-        self.release(&freed);
+        self.unreleased.extend(freed);
     }
 
-    /// `fsync(ino)`: commit, so the file's changes are durable.
-    pub fn fsync(&mut self, _ino: Ino) {
-        self.ops.fsync += 1;
-        self.commit();
+    /// The commit in progress has written everything: its freed blocks are reusable.
+    pub fn commit_finished(&mut self) {
+        let freed = std::mem::take(&mut self.unreleased);
+        self.release(&freed);
+        self.journal.commit_finished();
     }
 
     /// `sync` at the end of a run: commit, write back everything dirty, checkpoint.
@@ -762,7 +789,7 @@ impl Ext3 {
                 ));
             }
         }
-        let pending = self.journal.pending_frees() as u64;
+        let pending = (self.journal.pending_frees() + self.unreleased.len()) as u64;
         let used = self
             .bitmap
             .iter()

@@ -68,10 +68,14 @@ pub enum FsIo {
     WriteBack { block: u64, count: u32 },
     /// Drop these blocks from the cache unwritten (a deleted file's data).
     Drop { block: u64, count: u32 },
-    /// Nothing to do until `until` (ns): CPU time of the application.
+    /// The application computes for `ns` (CPU time).
     Think { ns: u64 },
+    /// The journal daemon sleeps until `until` (ns).
+    Sleep { until: u64 },
     /// A transaction committed (oracle bookkeeping).
     Committed(CommitRecord),
     /// `vma`: the VMM drops its journal information of transactions up to `tid`.
     VmmRelease { upto: u64 },
+    /// The commit (or sync) in progress is over: another may start (bookkeeping).
+    CommitEnd,
 }

@@ -46,6 +46,8 @@ struct Running {
     ordered: FxHashMap<u64, u64>,
     freed: Vec<u64>,
     revoked: Vec<u64>,
+    /// Deleted files' journaled data, dropped from the cache once this commits.
+    drops: Vec<(u64, u32)>,
     /// When its first change came (ns).
     since: Option<u64>,
 }
@@ -54,6 +56,7 @@ impl Running {
     fn is_empty(&self) -> bool {
         self.journaled.is_empty()
             && self.ordered.is_empty()
+            && self.drops.is_empty()
             && self.freed.is_empty()
             && self.revoked.is_empty()
     }
@@ -87,6 +90,8 @@ pub struct Journal {
     last_journaled: FxHashMap<u64, u64>,
     vmm_entries: u64,
     vmm_capacity: u64,
+    /// `ordered`: the data the commit in progress writes before its commit block.
+    committing: FxHashSet<u64>,
     max_txn: u64,
     commit_ns: u64,
     pub counters: JournalCounters,
@@ -123,6 +128,7 @@ impl Journal {
             last_journaled: FxHashMap::default(),
             vmm_entries: 0,
             vmm_capacity: vmm_entries,
+            committing: FxHashSet::default(),
             max_txn: max_txn.max(8),
             commit_ns,
             counters: JournalCounters::default(),
@@ -193,6 +199,29 @@ impl Journal {
         self.started(now);
     }
 
+    /// Drop the cached pages of `block..block + count` once the running transaction
+    /// commits (full data journaling: a committed copy may still have to go home).
+    pub fn drop_at_commit(&mut self, block: u64, count: u32) {
+        self.running.drops.push((block, count));
+    }
+
+    /// Whether a committed, not yet checkpointed transaction holds a copy of `block`.
+    #[inline]
+    pub fn has_live_copy(&self, block: u64) -> bool {
+        self.last_journaled.contains_key(&block)
+    }
+
+    /// Whether `block` is data the commit in progress writes first (`ordered`).
+    #[inline]
+    pub fn committing_data(&self, block: u64) -> bool {
+        !self.committing.is_empty() && self.committing.contains(&block)
+    }
+
+    /// The commit in progress is done.
+    pub fn commit_finished(&mut self) {
+        self.committing.clear();
+    }
+
     /// `block` was freed: reusable after the commit, and revoked if the log holds a copy.
     pub fn free_block(&mut self, block: u64, now: u64) {
         self.started(now);
@@ -207,17 +236,22 @@ impl Journal {
     }
 
     /// Whether the running transaction must commit now: its age reached the commit
-    /// interval, or its size a quarter of the log (JBD's limit).
+    /// interval, or its size JBD's limit.
     pub fn commit_due(&self, now: u64) -> bool {
-        match self.running.since {
-            None => false,
-            Some(since) => {
-                now >= since + self.commit_ns
-                    || self.running.journaled.len() as u64 >= self.max_txn
-                    || (self.mode == JournalMode::Ordered
-                        && self.running.ordered.len() as u64 >= self.max_txn * 4)
-            }
-        }
+        self.due_at().is_some_and(|t| now >= t) || self.over_size()
+    }
+
+    /// When the running transaction's commit interval is over (`None`: it is empty).
+    pub fn due_at(&self) -> Option<u64> {
+        self.running.since.map(|s| s + self.commit_ns)
+    }
+
+    /// Whether the running transaction reached JBD's size limit (a quarter of the log;
+    /// `ordered`: or four times that in data to write first).
+    pub fn over_size(&self) -> bool {
+        self.running.journaled.len() as u64 >= self.max_txn
+            || (self.mode == JournalMode::Ordered
+                && self.running.ordered.len() as u64 >= self.max_txn * 4)
     }
 
     /// Commit the running transaction: its I/O goes to `out`. Returns the blocks it
@@ -238,6 +272,7 @@ impl Journal {
             push_runs(out, ordered.iter().map(|&(b, _)| b), |block, count| {
                 FsIo::WriteBack { block, count }
             });
+            self.committing.extend(ordered.iter().map(|&(b, _)| b));
         }
         let homes: Vec<u64> = run.journaled.iter().map(|&(b, _)| b).collect();
         let n = homes.len() as u64;
@@ -251,9 +286,6 @@ impl Journal {
                 len: 0,
                 blocks: homes.clone(),
             });
-            while self.vmm_entries > self.vmm_capacity && self.live.len() > 1 {
-                self.checkpoint(out);
-            }
         } else {
             let descs = n.div_ceil(self.tags);
             let revs = (run.revoked.len() as u64).div_ceil(self.revokes);
@@ -299,6 +331,10 @@ impl Journal {
             freed: run.freed.as_slice().into(),
             in_vmm,
         }));
+        // Deleted files' data: its copies are revoked now, the cache may drop it.
+        for &(block, count) in &run.drops {
+            out.push_back(FsIo::Drop { block, count });
+        }
         // Committed blocks are dirty at home now, for the flusher or a checkpoint.
         let mut sorted = run.journaled;
         sorted.sort_unstable();
@@ -319,6 +355,13 @@ impl Journal {
                 version: tid,
             });
             i += count;
+        }
+        // `vma`: the VMM's area is checkpointed once this transaction is in it, so a
+        // block this transaction freed never needs its older copy written home.
+        if in_vmm {
+            while self.vmm_entries > self.vmm_capacity && self.live.len() > 1 {
+                self.checkpoint(out);
+            }
         }
         run.freed
     }

@@ -2,7 +2,8 @@
 //! (002), driving the host page cache with file-level benchmarks.
 //!
 //! ```text
-//!   VM 0 … VM n-1  (one closed-loop thread each; interleaved on one event queue)
+//!   VM 0 … VM n-1  (two threads each: the application and the journal daemon,
+//!                   interleaved on one event queue)
 //!     benchmark (seq_write, rnd_write, postmark, untar, kernel_compile)
 //!       │ create / write / read / delete / fsync
 //!       ▼
@@ -39,6 +40,7 @@ use crate::error::{Error, Result};
 use crate::workload::{AppOp, AppSource, IoKind, WorkloadSpec};
 use rand_pcg::Pcg64Mcg;
 use serde::Serialize;
+use std::collections::VecDeque;
 
 /// Device requests and bytes of one kind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
@@ -142,7 +144,7 @@ pub struct FsReport {
     pub bytes: u64,
 }
 
-/// Where a VM is in its run.
+/// Where a VM's application is in its run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stage {
     Running,
@@ -150,7 +152,20 @@ enum Stage {
     Done,
 }
 
-/// One VM: its file system, its benchmark, and its place in the run.
+/// The two threads of a VM: the application and the journal daemon (kjournald).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Runs the benchmark; commits itself when it must wait for one anyway (fsync,
+    /// a transaction grown to JBD's limit, the final sync).
+    App,
+    /// Commits the running transaction when its interval has passed.
+    Journal,
+}
+
+/// How long a thread waiting for the other's commit sleeps between looks (ns).
+const POLL_NS: u64 = 1_000_000;
+
+/// One VM: its file system, its benchmark, and its two threads' places in the run.
 pub struct FsVm {
     pub fs: Ext3,
     bench: Box<dyn Bench>,
@@ -159,6 +174,13 @@ pub struct FsVm {
     sync: bool,
     fsync_every: u64,
     since_fsync: u64,
+    /// The application waits for a commit (fsync, a full transaction).
+    commit_wanted: bool,
+    /// The thread whose queue holds a commit in progress (one at a time, as in JBD).
+    committing: Option<Role>,
+    /// The journal daemon's queue.
+    daemon: VecDeque<FsIo>,
+    commit_ns: u64,
 }
 
 impl FsVm {
@@ -171,7 +193,8 @@ impl FsVm {
         } else {
             p.vma_area
         };
-        let mut fs = Ext3::new(layout, p.mode, (p.commit_s * 1e9) as u64, vmm)?;
+        let commit_ns = (p.commit_s * 1e9) as u64;
+        let mut fs = Ext3::new(layout, p.mode, commit_ns, vmm)?;
         let mut rng = vm_rng(seed, vm);
         let mut bench = build_bench(&p.bench);
         fs.set_quiet(true);
@@ -186,22 +209,71 @@ impl FsVm {
             sync: p.sync,
             fsync_every: p.fsync,
             since_fsync: 0,
+            commit_wanted: false,
+            committing: None,
+            daemon: VecDeque::new(),
+            commit_ns,
         })
     }
 
-    /// The VM's next step at simulated time `now`; `None` once it is done.
-    pub fn next_io(&mut self, now: u64) -> Result<Option<FsIo>> {
+    /// Commit now on `role`'s queue: the commit's steps go after `role`'s pending ones.
+    /// A daemon commit first finishes the application's operation in progress (its
+    /// steps move to the daemon's queue): JBD waits for open handles before it commits,
+    /// and the data an `ordered` commit writes must be in the cache by then.
+    fn commit_on(&mut self, role: Role, sync: bool) {
+        if role == Role::Journal {
+            self.daemon.extend(self.fs.out.drain(..));
+        }
+        let pending = std::mem::take(&mut self.fs.out);
+        if sync {
+            self.fs.sync();
+        } else {
+            self.fs.commit();
+        }
+        let steps = std::mem::replace(&mut self.fs.out, pending);
+        let queue = match role {
+            Role::App => &mut self.fs.out,
+            Role::Journal => &mut self.daemon,
+        };
+        queue.extend(steps);
+        queue.push_back(FsIo::CommitEnd);
+        self.committing = Some(role);
+    }
+
+    /// The next step of `role` at simulated time `now`; `None` once that thread is done.
+    pub fn next_io(&mut self, role: Role, now: u64) -> Result<Option<FsIo>> {
+        match role {
+            Role::App => self.next_app(now),
+            Role::Journal => self.next_daemon(now),
+        }
+    }
+
+    fn next_app(&mut self, now: u64) -> Result<Option<FsIo>> {
         loop {
             if let Some(io) = self.fs.out.pop_front() {
+                if io == FsIo::CommitEnd {
+                    self.committing = None;
+                    self.fs.commit_finished();
+                }
                 return Ok(Some(io));
             }
             self.fs.now = now;
+            let must_commit = self.commit_wanted || self.fs.journal.over_size();
+            if (must_commit || self.stage == Stage::Finishing) && self.committing.is_some() {
+                // The daemon is committing: wait for it (JBD: one commit at a time).
+                return Ok(Some(FsIo::Think { ns: POLL_NS }));
+            }
             match self.stage {
+                Stage::Running if must_commit => {
+                    self.commit_wanted = false;
+                    self.commit_on(Role::App, false);
+                }
+                // The interval is over and no operation is open: the daemon's commit
+                // starts now (JBD locks the transaction; new operations go to the next).
+                Stage::Running if self.committing.is_none() && self.fs.journal.commit_due(now) => {
+                    self.commit_on(Role::Journal, false);
+                }
                 Stage::Running => {
-                    if self.fs.journal.commit_due(now) {
-                        self.fs.commit();
-                        continue;
-                    }
                     if !self.bench.step(&mut self.fs, &mut self.rng)? {
                         self.stage = Stage::Finishing;
                         continue;
@@ -209,20 +281,46 @@ impl FsVm {
                     self.since_fsync += 1;
                     if self.fsync_every > 0 && self.since_fsync >= self.fsync_every {
                         self.since_fsync = 0;
-                        let f = self.bench.last_file().unwrap_or(self.fs.root());
-                        self.fs.fsync(f);
+                        self.fs.ops.fsync += 1;
+                        self.commit_wanted = true;
                     }
                 }
                 Stage::Finishing => {
-                    if self.sync {
-                        self.fs.sync();
-                    } else {
-                        self.fs.commit();
-                    }
+                    self.commit_on(Role::App, self.sync);
                     self.stage = Stage::Done;
                 }
                 Stage::Done => return Ok(None),
             }
+        }
+    }
+
+    fn next_daemon(&mut self, now: u64) -> Result<Option<FsIo>> {
+        loop {
+            if let Some(io) = self.daemon.pop_front() {
+                if io == FsIo::CommitEnd {
+                    self.committing = None;
+                    self.fs.commit_finished();
+                }
+                return Ok(Some(io));
+            }
+            if self.stage == Stage::Done {
+                return Ok(None);
+            }
+            self.fs.now = now;
+            if self.committing.is_none() && self.fs.journal.commit_due(now) {
+                self.commit_on(Role::Journal, false);
+                continue;
+            }
+            // Sleep until the running transaction's interval is over (or look again
+            // soon while the application commits).
+            let until = if self.committing.is_some() {
+                now + POLL_NS
+            } else {
+                self.fs.journal.due_at().unwrap_or(now + self.commit_ns)
+            };
+            return Ok(Some(FsIo::Sleep {
+                until: until.max(now + 1),
+            }));
         }
     }
 
@@ -411,15 +509,22 @@ impl FsWorkload {
                 pages: pages(count as u64),
             },
             FsIo::Think { ns } => AppOp::Idle { until: now + ns },
-            FsIo::Committed(_) | FsIo::VmmRelease { .. } => return None,
+            FsIo::Sleep { until } => AppOp::Sleep { until },
+            FsIo::Committed(_) | FsIo::VmmRelease { .. } | FsIo::CommitEnd => return None,
         })
     }
 }
 
 impl AppSource for FsWorkload {
     fn next_op(&mut self, thread: usize, now: u64) -> Result<Option<(AppOp, Option<u64>)>> {
-        let vm = thread % self.vms.len();
-        while let Some(io) = self.vms[vm].next_io(now)? {
+        // Threads 2v and 2v + 1: VM v's application and its journal daemon.
+        let vm = thread / 2 % self.vms.len();
+        let role = if thread.is_multiple_of(2) {
+            Role::App
+        } else {
+            Role::Journal
+        };
+        while let Some(io) = self.vms[vm].next_io(role, now)? {
             if let Some(op) = self.op(vm, io, now) {
                 return Ok(Some((op, None)));
             }
@@ -433,7 +538,7 @@ impl AppSource for FsWorkload {
     }
 
     fn threads(&self) -> Option<u32> {
-        Some(self.vms.len() as u32)
+        Some(2 * self.vms.len() as u32)
     }
 
     fn counts_kinds(&self) -> bool {

@@ -105,10 +105,15 @@ impl HostSim<'_> {
             {
                 n += 1;
             }
-            done = done.max(self.write_back(now, l, n, Reason::Sync, observer)?);
+            let t = self.write_back(now, l, n, Reason::Sync, observer)?;
+            self.sync_writeback.push(std::cmp::Reverse((t, n as u64)));
+            self.sync_writeback_pages += n as u64;
+            done = done.max(t);
             l += n as u64;
         }
-        self.wake_throttled(done);
+        if done > now {
+            self.events.push(done, Event::SyncWritebackDone);
+        }
         Ok(done)
     }
 
@@ -259,7 +264,7 @@ impl HostSim<'_> {
                     if self.cache.dirty() > self.background_limit {
                         self.pump(now, observer)?;
                     }
-                    throttle = self.cache.dirty() > self.dirty_limit;
+                    throttle = self.over_dirty_limit(now);
                 }
                 self.app
                     .record(false, done - start, pages as u64 * self.page_bytes());
@@ -267,13 +272,20 @@ impl HostSim<'_> {
             AppOp::SyncWrite { lpn, pages, kind } => {
                 self.app_counts.requests += 1;
                 self.app_counts.sync_write_pages += pages as u64;
-                self.count_kind(false, kind, pages);
-                // A synchronous write (O_DIRECT | O_SYNC) is durable when it completes.
-                let cmd = Command {
-                    fua: true,
-                    ..Command::new(Op::Write, lpn, pages)
-                };
-                done = done.max(self.submit(now, cmd, observer)?);
+                // A synchronous write (O_DIRECT | O_SYNC) is durable when it completes;
+                // the block layer splits it into commands of at most `max_write`.
+                let mut at = lpn;
+                let end = lpn + pages as u64;
+                while at < end {
+                    let n = (end - at).min(self.max_write as u64) as u32;
+                    self.count_kind(false, kind, n);
+                    let cmd = Command {
+                        fua: true,
+                        ..Command::new(Op::Write, at, n)
+                    };
+                    done = done.max(self.submit(now, cmd, observer)?);
+                    at += n as u64;
+                }
                 self.app
                     .record(false, done - start, pages as u64 * self.page_bytes());
             }
@@ -283,6 +295,7 @@ impl HostSim<'_> {
                 for l in lpn..lpn + pages as u64 {
                     self.cache.discard(l);
                 }
+                self.wake_throttled(now);
                 done = done.max(self.submit(now, Command::new(Op::Trim, lpn, pages), observer)?);
             }
             AppOp::WriteBack { lpn, pages } => {
@@ -292,8 +305,11 @@ impl HostSim<'_> {
                 for l in lpn..lpn + pages as u64 {
                     self.cache.discard(l);
                 }
+                // Dropped dirty pages may bring the cache under the limit with no
+                // writeback completing to say so.
+                self.wake_throttled(now);
             }
-            AppOp::Idle { until } => {
+            AppOp::Idle { until } | AppOp::Sleep { until } => {
                 done = until.max(start);
             }
             AppOp::Flush => {
@@ -359,8 +375,21 @@ impl HostSim<'_> {
     }
 
     /// Wake throttled writers once dirty pages are under the limit.
+    /// Whether dirty pages (with application writebacks still in flight) exceed the
+    /// limit at `now`.
+    fn over_dirty_limit(&mut self, now: u64) -> bool {
+        while let Some(&std::cmp::Reverse((t, n))) = self.sync_writeback.peek() {
+            if t > now {
+                break;
+            }
+            self.sync_writeback.pop();
+            self.sync_writeback_pages -= n;
+        }
+        self.cache.dirty() + self.sync_writeback_pages > self.dirty_limit
+    }
+
     pub(super) fn wake_throttled(&mut self, now: u64) {
-        if self.cache.dirty() > self.dirty_limit || self.throttled.is_empty() {
+        if self.throttled.is_empty() || self.over_dirty_limit(now) {
             return;
         }
         for (t, since) in std::mem::take(&mut self.throttled) {

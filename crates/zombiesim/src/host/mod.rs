@@ -65,6 +65,9 @@ enum Event {
     Arrival,
     Flusher,
     WritebackDone,
+    /// Pages an application wrote back and waited for have reached the device:
+    /// throttled writers may go on.
+    SyncWritebackDone,
     Sample,
 }
 
@@ -109,6 +112,11 @@ pub struct HostSim<'a> {
     expire_armed: bool,
     /// Threads sleeping until dirty pages fall under the limit, with when they slept.
     throttled: Vec<(u32, u64)>,
+    /// Pages of application writebacks (`AppOp::WriteBack`) still in flight, by
+    /// completion time: like dirty pages, they count against `dirty_ratio` (Linux counts
+    /// pages under writeback), as the flusher's few commands in flight need not.
+    sync_writeback: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u64)>>,
+    sync_writeback_pages: u64,
     /// The content value of each cached page (empty until a write carries one).
     values: Vec<u64>,
     /// Reused list of the zombie hints one command carries.
@@ -166,6 +174,8 @@ impl<'a> HostSim<'a> {
             inflight: 0,
             expire_armed: false,
             throttled: Vec::new(),
+            sync_writeback: Default::default(),
+            sync_writeback_pages: 0,
             values: Vec::new(),
             hints: Vec::new(),
             kinds: Vec::new(),
@@ -254,13 +264,16 @@ impl<'a> HostSim<'a> {
                     .map_or_else(|| source.next_op(t as usize, now), |f| Ok(Some(f)))?
                 {
                     Some((op, _)) => {
+                        let daemon = matches!(op, AppOp::Sleep { .. });
                         let (done, sleeps) = self.execute(op, now, observer)?;
                         if sleeps {
                             self.throttled.push((t, done));
                         } else {
                             self.events.push(done, Event::Thread(t));
                         }
-                        self.app_end = self.app_end.max(done);
+                        if !daemon {
+                            self.app_end = self.app_end.max(done);
+                        }
                         self.commands_ok
                     }
                     None => {
@@ -294,6 +307,10 @@ impl<'a> HostSim<'a> {
                     self.wake_throttled(now);
                     self.pump(now, observer)?;
                     self.commands_ok
+                }
+                Event::SyncWritebackDone => {
+                    self.wake_throttled(now);
+                    true
                 }
                 Event::Sample => {
                     self.sample(now);

@@ -54,8 +54,11 @@ pub enum AppOp {
     /// Drop these pages from the cache unwritten, without telling the device (the
     /// pages of a deleted file on a file system that does not discard).
     Drop { lpn: u64, pages: u32 },
-    /// The thread has nothing to do until this time (ns): a periodic daemon's sleep.
+    /// The thread computes (CPU time) until this time (ns).
     Idle { until: u64 },
+    /// A daemon thread sleeps until this time (ns); its wake-up does not count as the
+    /// application's work (the run's elapsed time ignores it).
+    Sleep { until: u64 },
     /// A transaction committed (counted for TPS).
     Commit,
     /// A cache flush reaches the device (a trace's flush record).

@@ -61,8 +61,8 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
         keys: "BENCH = seq_write | rnd_write | postmark | untar | kernel_compile, vms=8, \
             journal=ordered|writeback|journal|vma, partition=SPACE/vms, block=4KiB, \
             journal_size=mke2fs default, commit=5 (s), memory=96MiB (page cache per VM), \
-            vma_area=journal blocks, sync=true, fsync=0, and the benchmark's keys \
-            (docs/journaling.md)",
+            vma_area=the VM's cache in blocks, sync=true, fsync=0, and the benchmark's \
+            keys (docs/journaling.md); none of the common keys",
         description: "ext3-like file systems, one per VM partition, with their journal, \
             running a file-level benchmark through the host page cache (002)",
     },
