@@ -141,3 +141,36 @@ def test_reproduce_vma_journaling_tiny(cli, tmp_path):
         claims = list(csv.DictReader(f))
     assert len(claims) >= 15
     assert "VMA" in (tmp_path / "report.html").read_text()
+
+
+@pytest.mark.parametrize(
+    ("workload", "says"),
+    [
+        ("fs:postmark,colour=red", "unknown key `colour`"),
+        ("fs:postmark,vms=4,partition=1GiB", "partition layout does not fit"),
+        ("fs:postmark,vms=2,journal_size=100MiB", "journal_size"),
+        ("fs:tar", "unknown file-system benchmark"),
+    ],
+)
+def test_run_refuses_bad_fs_input_naming_the_key(cli, workload, says):
+    proc = cli(
+        "run",
+        "--preset",
+        "vma-journaling",
+        "--set",
+        "flash.blocks_per_plane=2048",
+        "--workload",
+        workload,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert says in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_the_python_builder_writes_the_benchmark_first():
+    w = zs.workload.fs("postmark", vms=2, journal="vma")
+    assert str(w) == "fs:postmark,vms=2,journal=vma"
+    assert w.params["bench"] == "postmark"
+    assert str(w.replace(journal="ordered")) == "fs:postmark,vms=2,journal=ordered"
+    with pytest.raises(zs.WorkloadError, match="colour"):
+        zs.workload.fs("postmark", colour=1)

@@ -327,6 +327,29 @@ def _in_band(cut: float, lo: float, hi: float) -> bool:
     return lo / BAND <= cut <= min(1.0, hi * BAND)
 
 
+def _group_cuts(
+    experiment: str, what: str, col: str, micro, macro, cut, list_names: bool
+) -> list[Claim]:
+    """VMA's cut of `col` against journal on the micro and the macro benchmarks, every
+    cell within `BAND` of the paper's range."""
+    claims = []
+    for group, names, paper in (("micro", MICRO, micro), ("macro", MACRO, macro)):
+        cuts = [cut(b, f, col) for b in names for f in FTLS]
+        label = f"{group} benchmarks" + (f" ({', '.join(names)})" if list_names else "")
+        claims.append(
+            Claim(
+                experiment,
+                f"{what}, VMA below journal, {label}",
+                _paper_range(paper),
+                _range(cuts),
+                f"every cell lower, within {BAND:g}x of the range "
+                f"({_pct(paper[0] / BAND)} to {_pct(min(1.0, paper[1] * BAND))})",
+                all(_in_band(c, *paper) for c in cuts),
+            )
+        )
+    return claims
+
+
 def _largest_cuts(experiment: str, what: str, col: str, paper_cuts, cut) -> list[Claim]:
     """The largest cut of `col`, VMA against journal, per FTL, beside 002's "up to"."""
     claims = []
@@ -403,22 +426,9 @@ def _analyse(reports: dict[str, Report], scale: str, s: Scale) -> Reproduction:
         )
     )
     # Fig. 4: VMA's cut against journal, micro and macro.
-    for group, names, paper in (
-        ("micro", MICRO, PAPER_ERASE_CUT_MICRO),
-        ("macro", MACRO, PAPER_ERASE_CUT_MACRO),
-    ):
-        cuts = [cut(b, f, "erases") for b in names for f in FTLS]
-        claims.append(
-            Claim(
-                "Fig. 4",
-                f"erases, VMA below journal, {group} benchmarks ({', '.join(names)})",
-                _paper_range(paper),
-                _range(cuts),
-                f"every cell lower, within {BAND:g}x of the range "
-                f"({_pct(paper[0] / BAND)} to {_pct(min(1.0, paper[1] * BAND))})",
-                all(_in_band(c, *paper) for c in cuts),
-            )
-        )
+    claims += _group_cuts(
+        "Fig. 4", "erases", "erases", PAPER_ERASE_CUT_MICRO, PAPER_ERASE_CUT_MACRO, cut, True
+    )
     claims += _largest_cuts("Fig. 4", "erase", "erases", PAPER_MAX_ERASE_CUT, cut)
     # Fig. 4: VMA close to the metadata-only modes.
     close, texts = 0, []
@@ -497,22 +507,9 @@ def _analyse(reports: dict[str, Report], scale: str, s: Scale) -> Reproduction:
         )
     )
     # Fig. 5: GC overhead, VMA vs journal.
-    for group, names, paper in (
-        ("micro", MICRO, PAPER_GC_CUT_MICRO),
-        ("macro", MACRO, PAPER_GC_CUT_MACRO),
-    ):
-        cuts = [cut(b, f, "gc_overhead_s") for b in names for f in FTLS]
-        claims.append(
-            Claim(
-                "Fig. 5",
-                f"GC overhead, VMA below journal, {group} benchmarks",
-                _paper_range(paper),
-                _range(cuts),
-                f"every cell lower, within {BAND:g}x of the range "
-                f"({_pct(paper[0] / BAND)} to {_pct(min(1.0, paper[1] * BAND))})",
-                all(_in_band(c, *paper) for c in cuts),
-            )
-        )
+    claims += _group_cuts(
+        "Fig. 5", "GC overhead", "gc_overhead_s", PAPER_GC_CUT_MICRO, PAPER_GC_CUT_MACRO, cut, False
+    )
     claims += _largest_cuts("Fig. 5", "GC overhead", "gc_overhead_s", PAPER_MAX_GC_CUT, cut)
     # §IV-B: SuperBlock and DFTL erase less than FAST.
     for ftl in ("superblock", "dftl"):
