@@ -97,12 +97,18 @@ pub fn crash_and_recover(
         steps += 1;
         let last = steps == crash_at;
         match io {
-            FsIo::Read { .. } | FsIo::CommitEnd => {}
+            // Pinned data reaches no disk before its commit unpins it.
+            FsIo::Read { .. } | FsIo::CommitEnd | FsIo::Pin { .. } => {}
             FsIo::Write {
                 block,
                 count,
                 version,
                 ..
+            }
+            | FsIo::Unpin {
+                block,
+                count,
+                version,
             } => {
                 for b in block..block + count as u64 {
                     cache.insert(b, version);

@@ -286,6 +286,10 @@ impl Ext3 {
                 for b in block..block + count {
                     self.journal.journal_block(b, IoKind::Data, self.now);
                 }
+                self.out.push_back(FsIo::Pin {
+                    block,
+                    count: count as u32,
+                });
             }
         }
     }

@@ -59,6 +59,16 @@ pub enum FsIo {
         kind: IoKind,
         version: u64,
     },
+    /// Data written into blocks the running transaction holds (full data journaling):
+    /// cached and counted as dirty memory, not writable until [`FsIo::Unpin`].
+    Pin { block: u64, count: u32 },
+    /// The transaction holding these data blocks committed: dirty in the cache now,
+    /// holding `version` (the journal daemon's step: never throttled).
+    Unpin {
+        block: u64,
+        count: u32,
+        version: u64,
+    },
     /// Write journal-area blocks synchronously (FUA), contiguous from `block`.
     Journal {
         block: u64,

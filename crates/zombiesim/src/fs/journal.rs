@@ -36,6 +36,8 @@ struct Live {
     start: u64,
     len: u64,
     blocks: Vec<u64>,
+    /// `vma`: entries the VMM dropped already (blocks a later committed transaction freed).
+    released: u64,
 }
 
 /// The transaction accepting changes.
@@ -285,6 +287,7 @@ impl Journal {
                 start: 0,
                 len: 0,
                 blocks: homes.clone(),
+                released: 0,
             });
         } else {
             let descs = n.div_ceil(self.tags);
@@ -317,6 +320,7 @@ impl Journal {
                 start,
                 len: need,
                 blocks: homes.clone(),
+                released: 0,
             });
         }
         self.next_tid += 1;
@@ -335,9 +339,10 @@ impl Journal {
         for &(block, count) in &run.drops {
             out.push_back(FsIo::Drop { block, count });
         }
-        // Committed blocks are dirty at home now, for the flusher or a checkpoint.
+        // Committed blocks are dirty at home now, for the flusher or a checkpoint: the
+        // data the transaction held first (unpinned), then the metadata.
         let mut sorted = run.journaled;
-        sorted.sort_unstable();
+        sorted.sort_unstable_by_key(|&(b, kind)| (kind != IoKind::Data, b));
         let mut i = 0;
         while i < sorted.len() {
             let (block, kind) = sorted[i];
@@ -348,17 +353,36 @@ impl Journal {
             {
                 count += 1;
             }
-            out.push_back(FsIo::Write {
-                block,
-                count: count as u32,
-                kind,
-                version: tid,
+            let count_u32 = count as u32;
+            out.push_back(if kind == IoKind::Data {
+                FsIo::Unpin {
+                    block,
+                    count: count_u32,
+                    version: tid,
+                }
+            } else {
+                FsIo::Write {
+                    block,
+                    count: count_u32,
+                    kind,
+                    version: tid,
+                }
             });
             i += count;
         }
         // `vma`: the VMM's area is checkpointed once this transaction is in it, so a
-        // block this transaction freed never needs its older copy written home.
+        // block this transaction freed never needs its older copy written home; the
+        // VMM drops the entries of those blocks now (002: reclaimed buffers leave the
+        // journal information).
         if in_vmm {
+            for b in &run.freed {
+                if let Some(t) = self.last_journaled.remove(b) {
+                    if let Some(l) = self.live.iter_mut().find(|l| l.tid == t) {
+                        l.released += 1;
+                        self.vmm_entries -= 1;
+                    }
+                }
+            }
             while self.vmm_entries > self.vmm_capacity && self.live.len() > 1 {
                 self.checkpoint(out);
             }
@@ -384,7 +408,7 @@ impl Journal {
             }
         }
         if self.mode == JournalMode::Vma {
-            self.vmm_entries -= blocks.len() as u64;
+            self.vmm_entries -= blocks.len() as u64 - old.released;
             out.push_back(FsIo::VmmRelease { upto: old.tid });
         } else {
             self.free += old.len;

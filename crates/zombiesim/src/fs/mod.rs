@@ -222,7 +222,15 @@ impl FsVm {
     /// and the data an `ordered` commit writes must be in the cache by then.
     fn commit_on(&mut self, role: Role, sync: bool) {
         if role == Role::Journal {
-            self.daemon.extend(self.fs.out.drain(..));
+            // Pinning stays with the application (it may throttle it; the daemon must
+            // never wait on dirty memory it is about to unpin).
+            let (pins, rest): (VecDeque<FsIo>, VecDeque<FsIo>) = self
+                .fs
+                .out
+                .drain(..)
+                .partition(|io| matches!(io, FsIo::Pin { .. }));
+            self.daemon.extend(rest);
+            self.fs.out = pins;
         }
         let pending = std::mem::take(&mut self.fs.out);
         if sync {
@@ -494,6 +502,17 @@ impl FsWorkload {
                 pages: pages(count as u64),
                 value: None,
                 kind,
+            },
+            // A pin that comes after its transaction committed (it waited behind a
+            // throttled write) pins nothing: the commit has made the pages dirty.
+            FsIo::Pin { block, count } if self.vms[vm].fs.journal.holds(block) => AppOp::Pin {
+                lpn: lpn(block),
+                pages: pages(count as u64),
+            },
+            FsIo::Pin { .. } => return None,
+            FsIo::Unpin { block, count, .. } => AppOp::Unpin {
+                lpn: lpn(block),
+                pages: pages(count as u64),
             },
             FsIo::Journal { block, contents } => AppOp::SyncWrite {
                 lpn: lpn(block),

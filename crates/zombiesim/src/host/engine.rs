@@ -264,7 +264,9 @@ impl HostSim<'_> {
                     if self.cache.dirty() > self.background_limit {
                         self.pump(now, observer)?;
                     }
-                    throttle = self.over_dirty_limit(now);
+                    // Linux throttles writers of file data (balance_dirty_pages);
+                    // dirtying metadata buffers does not wait.
+                    throttle = kind == IoKind::Data && self.over_dirty_limit(now);
                 }
                 self.app
                     .record(false, done - start, pages as u64 * self.page_bytes());
@@ -300,6 +302,40 @@ impl HostSim<'_> {
             }
             AppOp::WriteBack { lpn, pages } => {
                 done = done.max(self.write_back_range(now, lpn, pages, observer)?);
+            }
+            AppOp::Pin { lpn, pages } => {
+                self.app_counts.requests += 1;
+                self.app_counts.write_pages += pages as u64;
+                for l in lpn..lpn + pages as u64 {
+                    if !self.kinds.is_empty() {
+                        self.kinds[l as usize] = IoKind::Data as u8;
+                    }
+                    if let Some(victim) = self.cache.pin(l).evicted_dirty {
+                        let t = self.write_back(now, victim as u64, 1, Reason::Evict, observer)?;
+                        done = done.max(t);
+                    }
+                }
+                throttle = self.over_dirty_limit(now);
+            }
+            AppOp::Unpin { lpn, pages } => {
+                for l in lpn..lpn + pages as u64 {
+                    if !self.kinds.is_empty() {
+                        self.kinds[l as usize] = IoKind::Data as u8;
+                    }
+                    let a = self.cache.unpin(l, now);
+                    if let Some(victim) = a.evicted_dirty {
+                        let t = self.write_back(now, victim as u64, 1, Reason::Evict, observer)?;
+                        done = done.max(t);
+                    }
+                    if a.dirtied {
+                        self.dirtied(l, now)?;
+                    }
+                }
+                if self.cache.dirty() > self.background_limit {
+                    self.pump(now, observer)?;
+                }
+                // Unpinned pages no longer count twice: writers may be under the limit.
+                self.wake_throttled(now);
             }
             AppOp::Drop { lpn, pages } => {
                 for l in lpn..lpn + pages as u64 {
@@ -385,7 +421,7 @@ impl HostSim<'_> {
             self.sync_writeback.pop();
             self.sync_writeback_pages -= n;
         }
-        self.cache.dirty() + self.sync_writeback_pages > self.dirty_limit
+        self.cache.dirty() + self.cache.pinned() + self.sync_writeback_pages > self.dirty_limit
     }
 
     pub(super) fn wake_throttled(&mut self, now: u64) {

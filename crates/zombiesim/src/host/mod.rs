@@ -298,6 +298,7 @@ impl<'a> HostSim<'a> {
                 }
                 Event::Flusher => {
                     self.expire_armed = true;
+                    self.wake_throttled(now);
                     self.pump(now, observer)?;
                     self.events.push(now + self.writeback_ns, Event::Flusher);
                     self.commands_ok

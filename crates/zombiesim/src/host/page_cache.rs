@@ -23,6 +23,10 @@ use std::collections::BTreeSet;
 
 const REFERENCED: u8 = 1;
 const DIRTY: u8 = 2;
+/// Held by a file system's running transaction: newer than flash, not writable yet.
+const PINNED: u8 = 4;
+/// Pinned pages CLOCK passes over to find a victim before it takes one anyway.
+const PINNED_SKIPS: u64 = 64;
 
 /// What touching a page found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,6 +55,7 @@ pub struct PageCache {
     file_cursor: Vec<u32>,
     dirty_files: BTreeSet<(u64, u32)>,
     logical_pages: u64,
+    pinned: u64,
 }
 
 /// The sweep of one file in progress.
@@ -91,6 +96,7 @@ impl PageCache {
             file_cursor: vec![0; files],
             dirty_files: BTreeSet::new(),
             logical_pages,
+            pinned: 0,
         }
     }
 
@@ -101,6 +107,12 @@ impl PageCache {
     /// Dirty pages now.
     pub fn dirty(&self) -> u64 {
         self.dirty
+    }
+
+    /// Pinned pages now: newer than flash but held by a transaction (they count as
+    /// dirty memory; no writeback can take them until they are unpinned).
+    pub fn pinned(&self) -> u64 {
+        self.pinned
     }
 
     /// Whether the host holds a dirty copy of `lpn`.
@@ -157,6 +169,10 @@ impl PageCache {
             self.used += 1;
             self.used - 1
         } else {
+            // Pinned pages are passed over, a bounded number of them (then the hand
+            // takes what it finds: a pinned page dropped unwritten, its transaction
+            // still holding the contents).
+            let mut budget = PINNED_SKIPS;
             loop {
                 let h = self.hand as usize;
                 self.hand = if self.hand + 1 == self.capacity {
@@ -164,7 +180,10 @@ impl PageCache {
                 } else {
                     self.hand + 1
                 };
-                if self.slot_flags[h] & REFERENCED != 0 {
+                let flags = self.slot_flags[h];
+                if flags & PINNED != 0 && budget > 0 {
+                    budget -= 1;
+                } else if flags & REFERENCED != 0 {
                     self.slot_flags[h] &= !REFERENCED;
                 } else {
                     break h as u32;
@@ -173,6 +192,9 @@ impl PageCache {
         };
         let mut evicted = None;
         let old = self.slot_lpn[slot as usize];
+        if self.slot_flags[slot as usize] & PINNED != 0 {
+            self.pinned -= 1;
+        }
         if old != NONE {
             if self.slot_flags[slot as usize] & DIRTY != 0 {
                 self.set_clean(old as u64);
@@ -244,6 +266,51 @@ impl PageCache {
         }
     }
 
+    /// A file system holds newer contents of `lpn` in its running transaction: cached,
+    /// pinned (not dirty: no writeback may take them) until [`PageCache::unpin`]. A page
+    /// already dirty stays dirty (its committed contents must still go home).
+    pub fn pin(&mut self, lpn: u64) -> Access {
+        if self.capacity == 0 {
+            return Access {
+                hit: false,
+                dirtied: false,
+                evicted_dirty: None,
+            };
+        }
+        let mut slot = self.slot_of[lpn as usize];
+        let hit = slot != NONE;
+        let mut evicted_dirty = None;
+        if !hit {
+            let (s, e) = self.allocate(lpn);
+            slot = s;
+            evicted_dirty = e;
+        }
+        let flags = &mut self.slot_flags[slot as usize];
+        *flags |= REFERENCED;
+        if *flags & (DIRTY | PINNED) == 0 {
+            *flags |= PINNED;
+            self.pinned += 1;
+        }
+        Access {
+            hit,
+            dirtied: false,
+            evicted_dirty,
+        }
+    }
+
+    /// The transaction holding `lpn` committed: the page is dirty now (cached again if
+    /// it was dropped meanwhile).
+    pub fn unpin(&mut self, lpn: u64, now: u64) -> Access {
+        if self.capacity > 0 {
+            let slot = self.slot_of[lpn as usize];
+            if slot != NONE && self.slot_flags[slot as usize] & PINNED != 0 {
+                self.slot_flags[slot as usize] &= !PINNED;
+                self.pinned -= 1;
+            }
+        }
+        self.write(lpn, now)
+    }
+
     /// The application discards `lpn` (trim): a dirty copy is dropped unwritten.
     /// Returns whether a dirty copy was dropped.
     pub fn discard(&mut self, lpn: u64) -> bool {
@@ -254,6 +321,9 @@ impl PageCache {
         if self.capacity > 0 {
             let slot = self.slot_of[lpn as usize];
             if slot != NONE {
+                if self.slot_flags[slot as usize] & PINNED != 0 {
+                    self.pinned -= 1;
+                }
                 self.slot_of[lpn as usize] = NONE;
                 self.slot_lpn[slot as usize] = NONE;
                 self.slot_flags[slot as usize] = 0;

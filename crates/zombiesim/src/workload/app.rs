@@ -54,6 +54,12 @@ pub enum AppOp {
     /// Drop these pages from the cache unwritten, without telling the device (the
     /// pages of a deleted file on a file system that does not discard).
     Drop { lpn: u64, pages: u32 },
+    /// Data written into pages a transaction holds (full data journaling): cached and
+    /// counted as dirty memory, written nowhere until [`AppOp::Unpin`].
+    Pin { lpn: u64, pages: u32 },
+    /// The transaction holding these pages committed: they are dirty now (a journal
+    /// daemon's step: never throttled).
+    Unpin { lpn: u64, pages: u32 },
     /// The thread computes (CPU time) until this time (ns).
     Idle { until: u64 },
     /// A daemon thread sleeps until this time (ns); its wake-up does not count as the
