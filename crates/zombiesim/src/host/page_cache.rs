@@ -234,24 +234,30 @@ impl PageCache {
         }
     }
 
+    /// The slot holding `lpn`, allocated (by CLOCK) on a miss: `(slot, hit, the dirty
+    /// page evicted)`; `None` without a cache.
+    fn slot_for(&mut self, lpn: u64) -> Option<(u32, bool, Option<u32>)> {
+        if self.capacity == 0 {
+            return None;
+        }
+        let slot = self.slot_of[lpn as usize];
+        if slot != NONE {
+            return Some((slot, true, None));
+        }
+        let (slot, evicted) = self.allocate(lpn);
+        Some((slot, false, evicted))
+    }
+
     /// The application writes a whole page `lpn` (buffered): it becomes dirty.
     /// Without a cache nothing is buffered (`hit = false`, the caller writes through).
     pub fn write(&mut self, lpn: u64, now: u64) -> Access {
-        if self.capacity == 0 {
+        let Some((slot, hit, evicted_dirty)) = self.slot_for(lpn) else {
             return Access {
                 hit: false,
                 dirtied: false,
                 evicted_dirty: None,
             };
-        }
-        let mut slot = self.slot_of[lpn as usize];
-        let hit = slot != NONE;
-        let mut evicted_dirty = None;
-        if !hit {
-            let (s, e) = self.allocate(lpn);
-            slot = s;
-            evicted_dirty = e;
-        }
+        };
         let flags = &mut self.slot_flags[slot as usize];
         *flags |= REFERENCED;
         let dirtied = *flags & DIRTY == 0;
@@ -270,21 +276,13 @@ impl PageCache {
     /// pinned (not dirty: no writeback may take them) until [`PageCache::unpin`]. A page
     /// already dirty stays dirty (its committed contents must still go home).
     pub fn pin(&mut self, lpn: u64) -> Access {
-        if self.capacity == 0 {
+        let Some((slot, hit, evicted_dirty)) = self.slot_for(lpn) else {
             return Access {
                 hit: false,
                 dirtied: false,
                 evicted_dirty: None,
             };
-        }
-        let mut slot = self.slot_of[lpn as usize];
-        let hit = slot != NONE;
-        let mut evicted_dirty = None;
-        if !hit {
-            let (s, e) = self.allocate(lpn);
-            slot = s;
-            evicted_dirty = e;
-        }
+        };
         let flags = &mut self.slot_flags[slot as usize];
         *flags |= REFERENCED;
         if *flags & (DIRTY | PINNED) == 0 {
