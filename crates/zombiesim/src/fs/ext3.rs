@@ -232,11 +232,6 @@ impl Ext3 {
         self.inodes.get(&ino).map_or(0, |i| i.size)
     }
 
-    /// Live inodes (files and directories).
-    pub fn inode_count(&self) -> usize {
-        self.inodes.len()
-    }
-
     fn take_inode(&mut self, ino: u64) {
         set(&mut self.ibitmap, ino, true);
         self.group_free_inodes[(ino / self.layout.inodes_per_group) as usize] -= 1;

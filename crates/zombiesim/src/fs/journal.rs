@@ -162,11 +162,6 @@ impl Journal {
         unreachable!("log position beyond the journal")
     }
 
-    /// The transaction id the next commit gets.
-    pub fn running_tid(&self) -> u64 {
-        self.next_tid
-    }
-
     /// Whether `block` is held by the running transaction (its newest version is in memory).
     #[inline]
     pub fn holds(&self, block: u64) -> bool {
@@ -503,10 +498,5 @@ impl Journal {
     /// Blocks freed in the running transaction (allocated until it commits).
     pub fn pending_frees(&self) -> usize {
         self.running.freed.len()
-    }
-
-    /// Blocks the running transaction holds in memory (journaled, not yet committed).
-    pub fn held_blocks(&self) -> usize {
-        self.running.journaled.len()
     }
 }

@@ -206,12 +206,6 @@ impl Layout {
     pub fn revokes_per_block(&self) -> u64 {
         (self.block_bytes - 16) / 4
     }
-
-    /// Whether `block` is fixed metadata (superblock, descriptors, bitmaps, inode tables).
-    pub fn is_fixed_metadata(&self, block: u64) -> bool {
-        let g = self.group_of(block);
-        block >= self.group_start(g) && block < self.first_data(g)
-    }
 }
 
 #[cfg(test)]

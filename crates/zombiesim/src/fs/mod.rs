@@ -256,13 +256,22 @@ impl FsVm {
         }
     }
 
+    /// The next queued step of `role`; the end of a commit lets another start.
+    fn pop(&mut self, role: Role) -> Option<FsIo> {
+        let io = match role {
+            Role::App => self.fs.out.pop_front(),
+            Role::Journal => self.daemon.pop_front(),
+        }?;
+        if io == FsIo::CommitEnd {
+            self.committing = None;
+            self.fs.commit_finished();
+        }
+        Some(io)
+    }
+
     fn next_app(&mut self, now: u64) -> Result<Option<FsIo>> {
         loop {
-            if let Some(io) = self.fs.out.pop_front() {
-                if io == FsIo::CommitEnd {
-                    self.committing = None;
-                    self.fs.commit_finished();
-                }
+            if let Some(io) = self.pop(Role::App) {
                 return Ok(Some(io));
             }
             self.fs.now = now;
@@ -304,11 +313,7 @@ impl FsVm {
 
     fn next_daemon(&mut self, now: u64) -> Result<Option<FsIo>> {
         loop {
-            if let Some(io) = self.daemon.pop_front() {
-                if io == FsIo::CommitEnd {
-                    self.committing = None;
-                    self.fs.commit_finished();
-                }
+            if let Some(io) = self.pop(Role::Journal) {
                 return Ok(Some(io));
             }
             if self.stage == Stage::Done {

@@ -410,7 +410,6 @@ impl HostSim<'_> {
         Ok(())
     }
 
-    /// Wake throttled writers once dirty pages are under the limit.
     /// Whether dirty pages (with application writebacks still in flight) exceed the
     /// limit at `now`.
     fn over_dirty_limit(&mut self, now: u64) -> bool {
@@ -424,6 +423,7 @@ impl HostSim<'_> {
         self.cache.dirty() + self.cache.pinned() + self.sync_writeback_pages > self.dirty_limit
     }
 
+    /// Wake throttled writers once dirty pages are under the limit.
     pub(super) fn wake_throttled(&mut self, now: u64) {
         if self.throttled.is_empty() || self.over_dirty_limit(now) {
             return;

@@ -192,9 +192,7 @@ impl PageCache {
         };
         let mut evicted = None;
         let old = self.slot_lpn[slot as usize];
-        if self.slot_flags[slot as usize] & PINNED != 0 {
-            self.pinned -= 1;
-        }
+        self.clear_pin(slot);
         if old != NONE {
             if self.slot_flags[slot as usize] & DIRTY != 0 {
                 self.set_clean(old as u64);
@@ -231,6 +229,15 @@ impl PageCache {
             hit: false,
             dirtied: false,
             evicted_dirty,
+        }
+    }
+
+    /// Slot `slot` is no longer pinned (if it was).
+    fn clear_pin(&mut self, slot: u32) {
+        let flags = &mut self.slot_flags[slot as usize];
+        if *flags & PINNED != 0 {
+            *flags &= !PINNED;
+            self.pinned -= 1;
         }
     }
 
@@ -299,12 +306,8 @@ impl PageCache {
     /// The transaction holding `lpn` committed: the page is dirty now (cached again if
     /// it was dropped meanwhile).
     pub fn unpin(&mut self, lpn: u64, now: u64) -> Access {
-        if self.capacity > 0 {
-            let slot = self.slot_of[lpn as usize];
-            if slot != NONE && self.slot_flags[slot as usize] & PINNED != 0 {
-                self.slot_flags[slot as usize] &= !PINNED;
-                self.pinned -= 1;
-            }
+        if self.capacity > 0 && self.slot_of[lpn as usize] != NONE {
+            self.clear_pin(self.slot_of[lpn as usize]);
         }
         self.write(lpn, now)
     }
@@ -312,16 +315,11 @@ impl PageCache {
     /// The application discards `lpn` (trim): a dirty copy is dropped unwritten.
     /// Returns whether a dirty copy was dropped.
     pub fn discard(&mut self, lpn: u64) -> bool {
-        let was_dirty = self.is_dirty(lpn);
-        if was_dirty {
-            self.set_clean(lpn);
-        }
+        let was_dirty = self.take_dirty(lpn);
         if self.capacity > 0 {
             let slot = self.slot_of[lpn as usize];
             if slot != NONE {
-                if self.slot_flags[slot as usize] & PINNED != 0 {
-                    self.pinned -= 1;
-                }
+                self.clear_pin(slot);
                 self.slot_of[lpn as usize] = NONE;
                 self.slot_lpn[slot as usize] = NONE;
                 self.slot_flags[slot as usize] = 0;

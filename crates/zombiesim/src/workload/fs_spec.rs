@@ -99,11 +99,6 @@ impl Bench {
             Bench::KernelCompile { .. } => "kernel_compile",
         }
     }
-
-    /// Micro-benchmarks (002 reports them apart from the macro ones).
-    pub fn is_micro(&self) -> bool {
-        matches!(self, Bench::SeqWrite { .. } | Bench::RndWrite { .. })
-    }
 }
 
 /// Every key of an `fs:` workload.
