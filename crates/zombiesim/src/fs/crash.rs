@@ -78,7 +78,9 @@ pub fn crash_and_recover(
     let mut ready = [0u64; 2];
     let mut done = [false; 2];
     let mut steps = 0;
-    let mut last_role = Role::App;
+    // Whether each role's latest step was a journal write (its commit record, if the
+    // write held one, is that role's next step).
+    let mut journal_last = [false; 2];
     while steps < crash_at && !(done[0] && done[1]) {
         let eligible: Vec<usize> = (0..2).filter(|&r| !done[r] && ready[r] <= now).collect();
         let Some(&r) = eligible.get(rng.random_range(0..eligible.len().max(1))) else {
@@ -96,6 +98,7 @@ pub fn crash_and_recover(
         };
         steps += 1;
         let last = steps == crash_at;
+        journal_last[r] = matches!(io, FsIo::Journal { .. });
         match io {
             // Pinned data reaches no disk before its commit unpins it.
             FsIo::Read { .. } | FsIo::CommitEnd | FsIo::Pin { .. } => {}
@@ -158,16 +161,22 @@ pub fn crash_and_recover(
             disk.insert(b, Content::Home(v));
         }
         now += 100_000;
-        last_role = role;
     }
-    // A commit block that landed with the crash's last write made its transaction
-    // durable: the oracle's record of it is the very next step.
-    if let Some(FsIo::Committed(rec)) = vm.next_io(last_role, now)? {
-        if rec.in_vmm {
-            vmm.insert(rec.tid, rec.clone());
+    // A commit block that landed with a role's last journal write made its
+    // transaction durable: the oracle's record of it is that role's very next step,
+    // whichever role the crash interrupted.
+    for (r, role) in [(0, Role::App), (1, Role::Journal)] {
+        if !journal_last[r] {
+            continue;
         }
-        history.push(rec);
+        if let Some(FsIo::Committed(rec)) = vm.next_io(role, now)? {
+            if rec.in_vmm {
+                vmm.insert(rec.tid, rec.clone());
+            }
+            history.push(rec);
+        }
     }
+    history.sort_by_key(|r| r.tid);
     // Recover.
     let recovered = if p.mode == JournalMode::Vma {
         let mut last = 0;
@@ -206,6 +215,13 @@ pub fn crash_and_recover(
         }
     }
     let mut v = Verdict {
+        inconsistent: vm
+            .fs
+            .check()
+            .err()
+            .map(|e| format!("allocator: {e}"))
+            .into_iter()
+            .collect(),
         steps,
         recovered_tid: recovered,
         committed: history.last().map_or(0, |r| r.tid),

@@ -90,6 +90,10 @@ pub struct Journal {
     live: VecDeque<Live>,
     /// Newest live transaction that journaled each block (revoke decisions).
     last_journaled: FxHashMap<u64, u64>,
+    /// Blocks of transactions checkpointed by the commit in progress, with their tid:
+    /// they keep their live copy until that commit's steps (the write-backs) are done,
+    /// so a file deleted meanwhile does not drop a page a queued write-back still needs.
+    checkpointing: Vec<(u64, u64)>,
     vmm_entries: u64,
     vmm_capacity: u64,
     /// `ordered`: the data the commit in progress writes before its commit block.
@@ -128,6 +132,7 @@ impl Journal {
             running: Running::default(),
             live: VecDeque::new(),
             last_journaled: FxHashMap::default(),
+            checkpointing: Vec::new(),
             vmm_entries: 0,
             vmm_capacity: vmm_entries,
             committing: FxHashSet::default(),
@@ -214,9 +219,15 @@ impl Journal {
         !self.committing.is_empty() && self.committing.contains(&block)
     }
 
-    /// The commit in progress is done.
+    /// The commit in progress is done: its checkpoints' write-backs are issued, so
+    /// the blocks they wrote home hold no live copy any more.
     pub fn commit_finished(&mut self) {
         self.committing.clear();
+        for (b, tid) in std::mem::take(&mut self.checkpointing) {
+            if self.last_journaled.get(&b) == Some(&tid) {
+                self.last_journaled.remove(&b);
+            }
+        }
     }
 
     /// `block` was freed: reusable after the commit, and revoked if the log holds a copy.
@@ -397,11 +408,8 @@ impl Journal {
         push_runs(out, blocks.iter().copied(), |block, count| {
             FsIo::WriteBack { block, count }
         });
-        for b in &blocks {
-            if self.last_journaled.get(b) == Some(&old.tid) {
-                self.last_journaled.remove(b);
-            }
-        }
+        self.checkpointing
+            .extend(blocks.iter().map(|&b| (b, old.tid)));
         if self.mode == JournalMode::Vma {
             self.vmm_entries -= blocks.len() as u64 - old.released;
             out.push_back(FsIo::VmmRelease { upto: old.tid });
