@@ -129,7 +129,8 @@ def test_reproduce_vma_journaling_tiny(cli, tmp_path):
     proc = cli(
         "reproduce", "vma-journaling", "--scale", "tiny", "--out", str(tmp_path), "--jobs", "2"
     )
-    assert proc.returncode == 0, proc.stderr
+    # Exit 1 exactly when a claim is missed (at this scale some are: docs/journaling.md).
+    assert proc.returncode in (0, 1), proc.stderr
     for name in ("claims.csv", "grid.csv", "io_by_mode.csv", "dftl_cmt.csv", "report.html"):
         assert (tmp_path / name).exists(), name
     with open(tmp_path / "grid.csv") as f:
@@ -140,6 +141,8 @@ def test_reproduce_vma_journaling_tiny(cli, tmp_path):
     with open(tmp_path / "claims.csv") as f:
         claims = list(csv.DictReader(f))
     assert len(claims) >= 15
+    missed = any(c["verdict"] == "missed" for c in claims)
+    assert proc.returncode == (1 if missed else 0), proc.stdout
     assert "VMA" in (tmp_path / "report.html").read_text()
 
 

@@ -108,24 +108,101 @@ def test_cli_reproduce_rejects_an_unknown_paper(cli):
     assert proc.returncode == 2
 
 
-def test_reproduce_zombie_chasing_writes_the_report(tmp_path):
-    rep = zs.reproduce.run("zombie-chasing", scale="small", jobs=2)
+@pytest.fixture(scope="module")
+def zc_small():
+    """The small reproduction, run once: its reports by label and the outcome."""
+    from zombiesim.reproduce import Context, module
+
+    ctx = Context(paper="zombie-chasing", scale="small", jobs=2)
+    rep = module("zombie-chasing").run(ctx)
+    return ctx.reports, rep
+
+
+def test_reproduce_zombie_chasing_meets_the_papers_magnitudes(zc_small, tmp_path):
+    _, rep = zc_small
     frame = rep.claims_frame()
-    assert {"paper", "ours", "expected", "holds"} <= set(frame.columns)
+    assert {"paper", "ours", "expected", "verdict", "holds", "explanation"} <= set(frame.columns)
     assert len(frame) >= 15
-    # The headline directions hold: ZGC-GD below GC-GD at x = 6, the gain shrinking
-    # with locality and with the cache, and OLTP faster.
-    held = dict(zip(frame["metric"] + " @ " + frame["experiment"], frame["holds"], strict=True))
-    assert held["WAF, ZGC-GD vs GC-GD @ micro x=6, 4 GB"]
-    assert held["ZGC-GD's WAF gain, x=20 vs x=6 @ micro, 4 GB"]
-    assert held["ZGC-GD's WAF gain, 2 GB vs 4 GB cache @ micro x=6"]
-    assert held["TPS, ZGC-GD vs GC-GD @ OLTP, 4 GB buffer"]
-    written = {p.name for p in rep.write(tmp_path)}
-    assert {"report.html", "claims.csv", "runs.csv"} <= written
-    assert (
-        "matches the paper" in (tmp_path / "report.html").read_text()
-        or "directions match" in (tmp_path / "report.html").read_text()
+    keys = frame["metric"] + " @ " + frame["experiment"]
+    verdict = dict(zip(keys, frame["verdict"], strict=True))
+    # The rows 000 states with numbers are met: direction and magnitude within 2x.
+    for key in (
+        "WAF, ZGC-GD vs GC-GD @ micro x=6, 4 GB",
+        "elapsed, ZGC-GD vs GC-GD @ micro x=6, 4 GB",
+        "WAF, ZGC-CB vs GC-CB @ micro x=6, 4 GB",
+        "elapsed, ZGC-CB vs GC-CB @ micro x=6, 4 GB",
+        "WAF, ZGC-GD vs GC-GD @ micro x=3, 4 GB",
+        "ZGC-GD notified by command: elapsed vs GC-GD @ notification, x=6, 4 GB",
+        "TPS, ZGC-GD vs GC-GD @ OLTP, 4 GB buffer",
+        "TPS, ZGC-CB vs GC-CB @ OLTP, 4 GB buffer",
+        "WAF, ZGC-GD vs GC-GD @ OLTP, 4 GB buffer",
+    ):
+        assert verdict[key] == "met", (key, frame.set_index("metric").loc[key.split(" @ ")[0]])
+    assert "missed" not in set(frame["verdict"])
+    # At most a few rows end explained, each naming the ablation run it rests on.
+    explained = frame[frame["verdict"] == "explained"]
+    assert len(explained) <= 3
+    assert all("ablation/" in e for e in explained["explanation"])
+    sens = rep.tables["sensitivity"]
+    assert {"preset", "cb-age=since-modified", "history=fill", "gc-batch=+1"} <= set(
+        sens["setting"]
     )
+    written = {p.name for p in rep.write(tmp_path)}
+    assert {"report.html", "claims.csv", "runs.csv", "sensitivity.csv"} <= written
+    assert "claims met" in (tmp_path / "report.html").read_text()
+
+
+class _Flipped:
+    """A report whose WAF is another's times `factor` (the rest as `rep`'s)."""
+
+    def __init__(self, rep, waf: float):
+        self.raw, self.waf = rep.raw, waf
+
+
+def test_a_wrong_result_is_missed_and_reproduce_exits_1(zc_small, monkeypatch, tmp_path):
+    from zombiesim.cli import main
+    from zombiesim.reproduce._common import Context
+
+    reports, _ = zc_small
+    flipped = dict(reports)
+    # ZGC-GD writes 10% more than GC-GD at x = 6: the headline goes the wrong way.
+    base = reports["micro/4G/x6/rw0.5/gc-gd"]
+    flipped["micro/4G/x6/rw0.5/zgc-gd"] = _Flipped(
+        reports["micro/4G/x6/rw0.5/zgc-gd"], base.waf * 1.1
+    )
+
+    def replay(self, runs):
+        assert set(runs) <= set(flipped), set(runs) - set(flipped)
+        return {label: flipped[label] for label in runs}
+
+    monkeypatch.setattr(Context, "simulate_many", replay)
+    assert main(["reproduce", "zombie-chasing", "--out", str(tmp_path / "flipped")]) == 1
+    with open(tmp_path / "flipped" / "claims.csv") as f:
+        text = f.read()
+    assert "missed" in text
+    # The same reports, unflipped, exit 0.
+    monkeypatch.setattr(
+        Context, "simulate_many", lambda self, runs: {label: reports[label] for label in runs}
+    )
+    assert main(["reproduce", "zombie-chasing", "--out", str(tmp_path / "as-run")]) == 0
+    assert main(["reproduce", "zombie-chasing", "--out", str(tmp_path / "s"), "--strict"]) == 1
+
+
+def test_claim_verdicts_have_bands():
+    from zombiesim.reproduce import banded, within
+
+    assert banded("e", "m", -0.30, -0.20).verdict == "met"
+    assert banded("e", "m", -0.30, -0.61).verdict == "direction-only"
+    assert banded("e", "m", -0.30, -0.14).verdict == "direction-only"
+    assert banded("e", "m", -0.30, 0.01).verdict == "missed"
+    assert not banded("e", "m", -0.30, 0.01).holds
+    assert banded("e", "m", 0.22, 0.12).verdict == "met"
+    assert within("e", "m", "~0", 0.05, -0.1, 0.1).verdict == "met"
+    assert within("e", "m", "~0", -0.4, -0.1, 0.1).verdict == "missed"
+    why = within("e", "m", "~70%", 1.0, 0.55, 0.85, explanation="run ablation/x")
+    assert why.verdict == "explained" and why.holds and why.explanation == "run ablation/x"
+    # A met claim carries no explanation.
+    assert banded("e", "m", -0.3, -0.3, explanation="ablation/y").explanation == ""
 
 
 def test_a_trace_goes_through_the_cache_open_loop_or_below_it():

@@ -3,9 +3,11 @@
 Each paper has a module here with `TITLE`, `DESCRIPTION` and
 `run(ctx: Context) -> Reproduction`: it builds its grid of runs, runs them through
 `ctx.simulate_many` (parallel, with progress, Ctrl-C safe), and returns the tables, figures
-and *claims* — each of the paper's numbers beside ours, with whether the direction of the
-effect matches. `Reproduction.write(dir)` writes `report.html`, `claims.csv` and one CSV per
-table, each atomically.
+and *claims* — each of the paper's numbers beside ours with a verdict: `met` (direction
+and magnitude within the claim's band), `direction-only`, `explained` (by an ablation the
+reproduction includes) or `missed` (`zombiesim reproduce` then exits 1).
+`Reproduction.write(dir)` writes `report.html`, `claims.csv` and one CSV per table, each
+atomically.
 
 ```python
 import zombiesim as zs
@@ -21,18 +23,22 @@ import importlib
 from types import ModuleType
 
 from .._errors import InputError, make_error
-from ._common import Claim, Context, Reproduction, change
+from ._common import VERDICTS, Claim, Context, Reproduction, banded, change, pct, within
 
 __all__ = [
+    "VERDICTS",
     "PAPERS",
     "SCALES",
     "Claim",
     "Context",
     "Reproduction",
+    "banded",
     "change",
     "module",
+    "pct",
     "run",
     "scales",
+    "within",
 ]
 
 #: Paper name on the command line -> module in this package.

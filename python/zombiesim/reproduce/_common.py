@@ -1,8 +1,18 @@
 """What every reproduction shares: the run context, claims (paper vs ours) and the report.
 
 A *claim* is one of the paper's findings put beside ours: the paper's figure as printed,
-ours, the direction the paper reports ("ZGC-GD below GC-GD") and whether our result goes the
-same way. Magnitudes at a reduced scale are not expected to match; directions are.
+ours, what is expected and a *verdict*:
+
+- `met`: the direction matches and the magnitude is within the claim's band (by default a
+  factor of 2 of the paper's figure, or a stated range for claims like "about 70%");
+- `direction-only`: the direction matches, the magnitude is outside the band;
+- `explained`: not met, and the reproduction carries the ablation run that shows why the
+  paper's setting cannot be matched (the claim's `explanation` says which; a
+  reproduction keeps these to a few);
+- `missed`: the direction (or a stated range) does not hold: `reproduce` exits 1.
+
+Build claims with `banded` (a relative change against the paper's), `within` (a value in a
+stated range) or `Claim(..., holds=...)` (a direction or an order, no magnitude).
 """
 
 from __future__ import annotations
@@ -22,7 +32,10 @@ from ..report import Report
 from ..trace import TraceInput
 from ..workload import Workload
 
-__all__ = ["Claim", "Context", "Reproduction", "change"]
+__all__ = ["VERDICTS", "Claim", "Context", "Reproduction", "banded", "change", "pct", "within"]
+
+#: Claim verdicts, best first.
+VERDICTS = ("met", "direction-only", "explained", "missed")
 
 
 def change(new: float, old: float) -> float:
@@ -30,9 +43,19 @@ def change(new: float, old: float) -> float:
     return (new - old) / old if old else 0.0
 
 
+def pct(x: float) -> str:
+    """A relative change as printed in claims: `+12.3%`."""
+    return f"{x:+.1%}"
+
+
 @dataclass(frozen=True)
 class Claim:
-    """One finding of the paper beside ours."""
+    """One finding of the paper beside ours.
+
+    `holds` says whether the claim's check passed; `verdict` refines it (`met` when it
+    holds and no finer verdict was given, `missed` when it does not). `explanation` names
+    the ablation in this reproduction that shows why a claim that is not met cannot be
+    (its verdict is then `explained` unless the direction is wrong)."""
 
     experiment: str
     metric: str
@@ -40,6 +63,17 @@ class Claim:
     ours: str
     expected: str
     holds: bool
+    verdict: str = ""
+    explanation: str = ""
+
+    def __post_init__(self) -> None:
+        verdict = self.verdict or ("met" if self.holds else "missed")
+        if verdict not in VERDICTS:
+            raise ValueError(f"unknown claim verdict `{verdict}` (use {', '.join(VERDICTS)})")
+        if verdict != "met" and self.explanation:
+            verdict = "explained"
+        object.__setattr__(self, "verdict", verdict)
+        object.__setattr__(self, "holds", verdict != "missed")
 
     def row(self) -> dict[str, Any]:
         return {
@@ -48,8 +82,71 @@ class Claim:
             "paper": self.paper,
             "ours": self.ours,
             "expected": self.expected,
+            "verdict": self.verdict,
             "holds": self.holds,
+            "explanation": self.explanation,
         }
+
+
+def banded(
+    experiment: str,
+    metric: str,
+    paper: float,
+    ours: float,
+    *,
+    factor: float = 2.0,
+    paper_text: str | None = None,
+    ours_text: str | None = None,
+    explanation: str = "",
+) -> Claim:
+    """A relative change (fractions: −0.25 = 25% lower) checked against the paper's:
+    `met` when it has the paper's sign and its size is within `factor` of the paper's
+    either way, `direction-only` when only the sign matches, `missed` otherwise."""
+    if paper == 0:
+        raise ValueError("a banded claim needs a non-zero paper figure (use `within`)")
+    same = ours * paper > 0
+    ratio = ours / paper if same else 0.0
+    met = same and 1 / factor <= ratio <= factor
+    verdict = "met" if met else "direction-only" if same else "missed"
+    direction = "lower" if paper < 0 else "higher"
+    return Claim(
+        experiment,
+        metric,
+        paper_text or pct(paper),
+        ours_text or pct(ours),
+        f"{direction}, within {factor:g}x of the paper ({pct(paper / factor)} to "
+        f"{pct(paper * factor)})",
+        same,
+        verdict,
+        "" if met else explanation,
+    )
+
+
+def within(
+    experiment: str,
+    metric: str,
+    paper_text: str,
+    ours: float,
+    lo: float,
+    hi: float,
+    *,
+    fmt=pct,
+    ours_text: str | None = None,
+    explanation: str = "",
+) -> Claim:
+    """A value checked against a stated range [`lo`, `hi`] (a "~0" or "about 70%" claim):
+    `met` inside, `missed` outside (`explained` with an `explanation`)."""
+    ok = lo <= ours <= hi
+    return Claim(
+        experiment,
+        metric,
+        paper_text,
+        ours_text or fmt(ours),
+        f"within {fmt(lo)} to {fmt(hi)}",
+        ok,
+        "met" if ok else "missed",
+        "" if ok else explanation,
+    )
 
 
 @dataclass
@@ -91,7 +188,25 @@ class Reproduction:
 
     @property
     def all_hold(self) -> bool:
+        """No claim is missed (what `reproduce`'s exit status says)."""
         return all(c.holds for c in self.claims)
+
+    @property
+    def all_met(self) -> bool:
+        """Every claim is met in direction and magnitude (`reproduce --strict`)."""
+        return all(c.verdict == "met" for c in self.claims)
+
+    def tally(self) -> dict[str, int]:
+        """How many claims have each verdict."""
+        return {v: sum(c.verdict == v for c in self.claims) for v in VERDICTS}
+
+    def summary(self) -> str:
+        """`12 of 16 claims met, 3 direction only, 1 explained, 0 missed`."""
+        t = self.tally()
+        return (
+            f"{t['met']} of {len(self.claims)} claims met, {t['direction-only']} direction "
+            f"only, {t['explained']} explained, {t['missed']} missed"
+        )
 
     def claims_frame(self):
         import pandas as pd
@@ -120,33 +235,33 @@ class Reproduction:
         from ..htmlreport import _STYLE, _png_base64
 
         esc = html.escape
-        held = sum(c.holds for c in self.claims)
         parts = [
             "<!DOCTYPE html>",
             '<html lang="en"><head><meta charset="utf-8">',
             f"<title>{esc(self.title)}</title><style>{_STYLE}"
-            "td.yes { color: #1f6f43; font-weight: bold; } td.no { color: #a02020; "
+            "td.met { color: #1f6f43; font-weight: bold; } td.missed { color: #a02020; "
+            "font-weight: bold; } td.direction-only, td.explained { color: #8a6d00; "
             "font-weight: bold; } td { text-align: left; }</style></head><body>",
             f"<h1>{esc(self.title)}</h1>",
             f"<p>Scale: <b>{esc(self.scale)}</b> · zombiesim {esc(__version__)} · "
-            f"{held} of {len(self.claims)} directions match the paper.</p>",
+            f"{esc(self.summary())}.</p>",
         ]
         parts += [f"<p>{esc(n)}</p>" for n in self.notes]
         parts.append("<h2>The paper's numbers beside ours</h2><table><thead><tr>")
         parts.append(
             "".join(
                 f"<th>{h}</th>"
-                for h in ("experiment", "metric", "paper", "ours", "expected", "matches")
+                for h in ("experiment", "metric", "paper", "ours", "expected", "verdict", "why")
             )
         )
         parts.append("</tr></thead><tbody>")
         for c in self.claims:
-            mark = '<td class="yes">yes</td>' if c.holds else '<td class="no">no</td>'
+            mark = f'<td class="{c.verdict}">{esc(c.verdict)}</td>'
             cells = "".join(
                 f"<td>{esc(str(v))}</td>"
                 for v in (c.experiment, c.metric, c.paper, c.ours, c.expected)
             )
-            parts.append(f"<tr>{cells}{mark}</tr>")
+            parts.append(f"<tr>{cells}{mark}<td>{esc(c.explanation)}</td></tr>")
         parts.append("</tbody></table>")
         for name, make in self.figures.items():
             fig = make()

@@ -16,8 +16,10 @@ paper's sizes. The device is preconditioned to the workload's steady state first
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..config import Config
-from ._common import Claim, Context, Reproduction, change
+from ._common import Claim, Context, Reproduction, banded, change, pct, within
 
 TITLE = "Zombie Chasing (000): zombie-aware GC under a buffer cache"
 DESCRIPTION = "locality and cache sweeps, read ratio, zombie block, notification cost, OLTP"
@@ -52,8 +54,40 @@ def _micro(x: float, rw: float) -> str:
     return f"zc-micro:x={x:g},rw={rw:g}"
 
 
-def _pct(x: float) -> str:
-    return f"{x:+.1%}"
+#: "No room for improvement" at x = 3: a WAF change within this either way.
+NO_GAIN = 0.10
+#: "No improvement ... more than 20% in some cases" (§5.2.5), elapsed time vs GC-GD: at
+#: least half the paper's lower bound, at most twice as slow.
+COMMAND_BAND = (0.10, 1.0)
+#: "About 70%" (§5.3.2).
+AWARENESS_BAND = (0.55, 0.85)
+#: The ablations of settings 000 does not state, each run at x = 3 and x = 6 (4 GB):
+#: (label, config overrides, what it shows).
+ABLATIONS: tuple[tuple[str, dict, str], ...] = (
+    (
+        "cb-age=since-modified",
+        {"gc.cb_age": "since-modified"},
+        "LFS's age (now - last modification) instead of the modification time itself",
+    ),
+    ("history=fill", {"precondition.random_drive_writes": 0.0}, "a freshly filled device"),
+    (
+        "history=2-drives",
+        {"precondition.random_drive_writes": 2.0},
+        "fill and two drives of the workload (near its steady state)",
+    ),
+    ("gc-batch=+1", {"gc.high_watermark": 6}, "GC reclaims one block more per trigger"),
+    ("gc-batch=+3", {"gc.high_watermark": 8}, "GC reclaims three blocks more per trigger"),
+)
+
+
+def _ordered(claim: Claim, ok: bool, also: str) -> Claim:
+    """`claim`, missed unless `ok` too (an order the paper states beside its figure)."""
+    return replace(
+        claim,
+        expected=f"{claim.expected}, {also}",
+        holds=claim.holds and ok,
+        verdict=claim.verdict if ok else "missed",
+    )
 
 
 def run(ctx: Context) -> Reproduction:
@@ -79,11 +113,22 @@ def run(ctx: Context) -> Reproduction:
         for s in ("zgc-gd-nz", "zgc-cb-nz"):
             add(f"micro/4G/x{x}/rw0.5/{s}", s, 4, _micro(x, 0.5))
     add("notify/command", "zgc-gd", 4, _micro(6, 0.5), **{"notify.mode": "command"})
+    for name, sets, _ in ABLATIONS:
+        for x in (3, 6):
+            for s in SCHEMES:
+                add(f"ablation/{name}/x{x}/{s}", s, 4, _micro(x, 0.5), **sets)
     transactions = 50_000 if ctx.scale == "small" else 200_000
     oltp = f"oltp:db=0.96,transactions={transactions}"
     for cache in OLTP_CACHES:
         for s in SCHEMES:
             add(f"oltp/{cache}G/{s}", s, cache, oltp, **{"host.file_size": "16KiB"})
+    add(
+        "ablation/oltp-ideal/zgc-gd",
+        "zgc-gd",
+        4,
+        oltp,
+        **{"host.file_size": "16KiB", "notify.mode": "ideal"},
+    )
 
     reports = ctx.simulate_many(runs)
 
@@ -96,6 +141,7 @@ def run(ctx: Context) -> Reproduction:
             "label": label,
             "scheme": parts[-1] if parts[0] != "notify" else "zgc-gd",
             "cache_gib": float(parts[1][:-1]) if parts[0] in ("micro", "oltp") else 4.0,
+            "ablation": parts[1] if parts[0] == "ablation" else "",
             "waf": rep.waf,
             "elapsed_s": raw["app"]["elapsed_s"],
             "tps": raw["app"]["tps"],
@@ -108,6 +154,9 @@ def run(ctx: Context) -> Reproduction:
         if parts[0] == "micro":
             row["x"] = int(parts[2][1:])
             row["rw"] = float(parts[3][2:])
+        elif parts[0] == "ablation" and parts[2].startswith("x"):
+            row["x"] = int(parts[2][1:])
+            row["rw"] = 0.5
         rows.append(row)
     frame = pd.DataFrame(rows)
 
@@ -122,63 +171,66 @@ def run(ctx: Context) -> Reproduction:
 
     claims: list[Claim] = []
     g6 = gain(4, 6)
-    claims.append(
-        Claim("micro x=6, 4 GB", "WAF, ZGC-GD vs GC-GD", "-47.3%", _pct(g6), "lower", g6 < 0)
-    )
+    claims.append(banded("micro x=6, 4 GB", "WAF, ZGC-GD vs GC-GD", -0.473, g6))
     t6 = gain(4, 6, field="elapsed_s")
-    claims.append(
-        Claim("micro x=6, 4 GB", "elapsed, ZGC-GD vs GC-GD", "-29.8%", _pct(t6), "lower", t6 < 0)
-    )
+    claims.append(banded("micro x=6, 4 GB", "elapsed, ZGC-GD vs GC-GD", -0.298, t6))
     c6 = gain(4, 6, "zgc-cb", "gc-cb")
     claims.append(
-        Claim("micro x=6, 4 GB", "WAF, ZGC-CB vs GC-CB", "-32.9%", _pct(c6), "lower", c6 < 0)
+        banded(
+            "micro x=6, 4 GB",
+            "WAF, ZGC-CB vs GC-CB",
+            -0.329,
+            c6,
+            paper_text="-32.9% (67.1% of GC-CB's)",
+        )
     )
     ct6 = gain(4, 6, "zgc-cb", "gc-cb", "elapsed_s")
-    claims.append(
-        Claim("micro x=6, 4 GB", "elapsed, ZGC-CB vs GC-CB", "-25.3%", _pct(ct6), "lower", ct6 < 0)
-    )
+    claims.append(banded("micro x=6, 4 GB", "elapsed, ZGC-CB vs GC-CB", -0.253, ct6))
     g20 = gain(4, 20)
     claims.append(
         Claim(
             "micro, 4 GB",
             "ZGC-GD's WAF gain, x=20 vs x=6",
             "shrinks as locality falls (<5% with none)",
-            f"{_pct(g20)} vs {_pct(g6)}",
+            f"{pct(g20)} vs {pct(g6)}",
             "smaller gain at x=20",
             g20 > g6,
         )
     )
     g6_2 = gain(2, 6)
     claims.append(
-        Claim(
-            "micro x=6",
-            "ZGC-GD's WAF gain, 2 GB vs 4 GB cache",
-            "about -30% vs more than -35%",
-            f"{_pct(g6_2)} vs {_pct(g6)}",
-            "smaller gain with the smaller cache",
+        _ordered(
+            banded(
+                "micro x=6, 2 GB",
+                "WAF, ZGC-GD vs GC-GD",
+                -0.30,
+                g6_2,
+                paper_text="about -30% (more than -35% with 4 GB)",
+            ),
             g6_2 > g6,
+            f"and smaller than with 4 GB ({pct(g6)})",
         )
     )
     g3 = gain(4, 3)
     claims.append(
-        Claim(
+        within(
             "micro x=3, 4 GB",
             "WAF, ZGC-GD vs GC-GD",
             "no room for improvement (GC already cheap)",
-            _pct(g3),
-            "within 5%",
-            abs(g3) < 0.05,
+            g3,
+            -NO_GAIN,
+            NO_GAIN,
         )
     )
     cb0, cb2 = micro(4, 6, 0.0, "zgc-cb"), micro(4, 6, 2.0, "zgc-cb")
     claims.append(
-        Claim(
+        banded(
             "read ratio, x=6, 4 GB",
             "ZGC-CB WAF, read:write 2 vs 0",
-            "3.96 vs 4.40",
-            f"{cb2:.2f} vs {cb0:.2f}",
-            "lower with more reads",
-            cb2 < cb0,
+            change(3.96, 4.40),
+            change(cb2, cb0),
+            paper_text=f"3.96 vs 4.40 ({pct(change(3.96, 4.40))})",
+            ours_text=f"{cb2:.2f} vs {cb0:.2f} ({pct(change(cb2, cb0))})",
         )
     )
     a0 = micro(4, 6, 0.0, "zgc-gd", "awareness")
@@ -196,77 +248,60 @@ def run(ctx: Context) -> Reproduction:
     nz6 = change(micro(4, 6, 0.5, "zgc-gd"), micro(4, 6, 0.5, "zgc-gd-nz"))
     nz20 = change(micro(4, 20, 0.5, "zgc-gd"), micro(4, 20, 0.5, "zgc-gd-nz"))
     claims.append(
-        Claim(
-            "zombie block, 4 GB",
-            "WAF, ZGC-GD vs ZGC-GD-NZ at x=6 and x=20",
-            "about -18% at x=6, under 3% at x=20",
-            f"{_pct(nz6)} and {_pct(nz20)}",
-            "the block helps, more at x=6",
-            nz6 < 0 and nz6 < nz20,
+        _ordered(
+            banded(
+                "zombie block, 4 GB",
+                "WAF, ZGC-GD vs ZGC-GD-NZ at x=6",
+                -0.18,
+                nz6,
+                paper_text="about -18% at x=6, under 3% at x=20",
+                ours_text=f"{pct(nz6)} at x=6, {pct(nz20)} at x=20",
+            ),
+            nz6 < nz20,
+            "and less at x=20",
         )
     )
-    cmd = change(get("notify/command", "elapsed_s"), micro(4, 6, 0.5, "zgc-gd", "elapsed_s"))
+    cmd = change(get("notify/command", "elapsed_s"), micro(4, 6, 0.5, "gc-gd", "elapsed_s"))
     claims.append(
-        Claim(
+        within(
             "notification, x=6, 4 GB",
-            "ZGC-GD elapsed, explicit command vs piggyback",
-            "+20% in some cases (no gain left)",
-            _pct(cmd),
-            "slower by command",
-            cmd > 0,
+            "ZGC-GD notified by command: elapsed vs GC-GD",
+            "no improvement; more than +20% in some cases",
+            cmd,
+            COMMAND_BAND[0],
+            COMMAND_BAND[1],
         )
     )
-    for cache, tps_paper, waf_paper in ((4, "+22%", "-26%"),):
+    for cache, tps_paper, waf_paper in ((4, 0.22, -0.26),):
         tps = change(get(f"oltp/{cache}G/zgc-gd", "tps"), get(f"oltp/{cache}G/gc-gd", "tps"))
         waf = change(get(f"oltp/{cache}G/zgc-gd"), get(f"oltp/{cache}G/gc-gd"))
-        claims.append(
-            Claim(
-                f"OLTP, {cache} GB buffer",
-                "TPS, ZGC-GD vs GC-GD",
-                tps_paper,
-                _pct(tps),
-                "higher",
-                tps > 0,
-            )
-        )
-        claims.append(
-            Claim(
-                f"OLTP, {cache} GB buffer",
-                "WAF, ZGC-GD vs GC-GD",
-                waf_paper,
-                _pct(waf),
-                "lower",
-                waf < 0,
-            )
-        )
+        claims.append(banded(f"OLTP, {cache} GB buffer", "TPS, ZGC-GD vs GC-GD", tps_paper, tps))
+        claims.append(banded(f"OLTP, {cache} GB buffer", "WAF, ZGC-GD vs GC-GD", waf_paper, waf))
     tps_cb = change(get("oltp/4G/zgc-cb", "tps"), get("oltp/4G/gc-cb", "tps"))
     waf_cb = change(get("oltp/4G/zgc-cb"), get("oltp/4G/gc-cb"))
-    claims.append(
-        Claim(
-            "OLTP, 4 GB buffer",
-            "TPS, ZGC-CB vs GC-CB",
-            "+14.4%",
-            _pct(tps_cb),
-            "higher",
-            tps_cb > 0,
-        )
-    )
-    claims.append(
-        Claim(
-            "OLTP, 4 GB buffer", "WAF, ZGC-CB vs GC-CB", "-17.5%", _pct(waf_cb), "lower", waf_cb < 0
-        )
-    )
+    claims.append(banded("OLTP, 4 GB buffer", "TPS, ZGC-CB vs GC-CB", 0.144, tps_cb))
+    claims.append(banded("OLTP, 4 GB buffer", "WAF, ZGC-CB vs GC-CB", -0.175, waf_cb))
     aware = get("oltp/4G/zgc-gd", "awareness")
+    aware_ideal = get("ablation/oltp-ideal/zgc-gd", "awareness")
     claims.append(
-        Claim(
+        within(
             "OLTP, 4 GB buffer",
             "zombie awareness (known / dirty)",
-            "about 70%",
-            f"{aware:.0%}",
-            "well above 0",
-            aware > 0.3,
+            "about 70% (1.28 GB of 1.83 GB)",
+            aware,
+            AWARENESS_BAND[0],
+            AWARENESS_BAND[1],
+            fmt="{:.0%}".format,
+            explanation=(
+                "000 notifies Oracle's dirty buffers by a redo-log monitor and does not say "
+                "which 30% it misses; ours piggybacks on the OLTP's many reads and loses "
+                f"nothing: an ideal channel knows {aware_ideal:.0%} too "
+                "(run ablation/oltp-ideal/zgc-gd)"
+            ),
         )
     )
+
+    sensitivity = _sensitivity(get)
 
     notes = [
         f"Scale {ctx.scale}: device and caches x{factor:g} of the paper's "
@@ -291,7 +326,7 @@ def run(ctx: Context) -> Reproduction:
         title=TITLE,
         scale=ctx.scale,
         claims=claims,
-        tables={"runs": frame},
+        tables={"sensitivity": sensitivity, "runs": frame},
         figures={
             "WAF and elapsed time against locality x (Figs. 5-6)": locality_figure,
             "Read ratio: WAF and awareness at x = 6, 4 GB (Fig. 8, Table 3)": read_ratio_figure,
@@ -299,6 +334,38 @@ def run(ctx: Context) -> Reproduction:
         },
         notes=notes,
     )
+
+
+def _sensitivity(get):
+    """The settings 000 does not state, one row each: what ZGC gains at x = 3 and x = 6."""
+    import pandas as pd
+
+    rows = []
+    for name, _, what in (("preset", {}, "the zombie-chasing preset"), *ABLATIONS):
+        prefix = "micro/4G" if name == "preset" else f"ablation/{name}"
+        suffix = "/rw0.5" if name == "preset" else ""
+
+        def at(
+            x: int, scheme: str, field: str = "waf", prefix: str = prefix, suffix: str = suffix
+        ) -> float:
+            return get(f"{prefix}/x{x}{suffix}/{scheme}", field)
+
+        rows.append(
+            {
+                "setting": name,
+                "what": what,
+                "GC-GD WAF x=3": at(3, "gc-gd"),
+                "ZGC-GD vs GC-GD x=3": change(at(3, "zgc-gd"), at(3, "gc-gd")),
+                "GC-GD WAF x=6": at(6, "gc-gd"),
+                "ZGC-GD vs GC-GD x=6": change(at(6, "zgc-gd"), at(6, "gc-gd")),
+                "GC-CB WAF x=6": at(6, "gc-cb"),
+                "ZGC-CB vs GC-CB x=6": change(at(6, "zgc-cb"), at(6, "gc-cb")),
+                "ZGC-CB elapsed vs GC-CB x=6": change(
+                    at(6, "zgc-cb", "elapsed_s"), at(6, "gc-cb", "elapsed_s")
+                ),
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 def _figure(ncols: int, width: float = 12.0):

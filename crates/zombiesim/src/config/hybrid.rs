@@ -196,6 +196,7 @@ fn refuse_page_gc_keys(cfg: &Config, kind: FtlKind) -> Result<()> {
     };
     for (key, changed) in [
         ("gc.policy", cfg.gc.policy != PolicySpec::Greedy),
+        ("gc.cb_age", cfg.gc.cb_age != g.cb_age),
         ("gc.scope", cfg.gc.scope != g.scope),
         ("gc.low_watermark", cfg.gc.low_watermark != g.low_watermark),
         (

@@ -235,6 +235,23 @@ impl Default for FtlConfig {
     }
 }
 
+/// What cost-benefit's age `a` is (000 eq. 1; read only by `cost-benefit` and
+/// `z-cost-benefit`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CbAge {
+    /// LFS's age: now − the block's most recent program or invalidation, so blocks left
+    /// alone longest score highest (cold data is cleaned at a higher utilisation).
+    #[default]
+    SinceModified,
+    /// 000's text read literally, "the age of the flash block which is represented by
+    /// the most recent modified time": the time stamp itself, so among blocks of equal
+    /// `i / v` the most recently modified scores highest and the policy behaves close
+    /// to greedy (the only reading under which 000's GC-CB figures are reproduced:
+    /// docs/zombie.md).
+    ModifiedTime,
+}
+
 /// The set of parallel units that one garbage collector serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -261,6 +278,8 @@ pub struct GcConfig {
     pub background_watermark: u32,
     /// GC copies pages the device knows as zombies to a dedicated open block (000).
     pub zombie_block: bool,
+    /// Cost-benefit's age (read only by `cost-benefit` and `z-cost-benefit`).
+    pub cb_age: CbAge,
     /// Victims reclaimed per GC trigger (0 = until `high_watermark`, in one go).
     /// With a bound, GC works in steps between host operations, and goes on past the
     /// bound only while the unit has `hard_watermark` free blocks or fewer.
@@ -289,6 +308,7 @@ impl Default for GcConfig {
             background: false,
             background_watermark: 4,
             zombie_block: false,
+            cb_age: CbAge::SinceModified,
             max_victims_per_trigger: 0,
             hard_watermark: 1,
             shadow_reads: false,

@@ -75,7 +75,13 @@ impl BlockManager {
                     free: free_blocks,
                     valid: 0,
                     valid_limit: ((share + capacity) / 2.0) as u64,
-                    policy: gc::build(cfg.gc.policy, first_block, blocks, geo.pages_per_block),
+                    policy: gc::build(
+                        cfg.gc.policy,
+                        cfg.gc.cb_age,
+                        first_block,
+                        blocks,
+                        geo.pages_per_block,
+                    ),
                 }
             })
             .collect();

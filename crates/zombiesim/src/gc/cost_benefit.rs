@@ -1,14 +1,17 @@
 //! Cost-benefit (LFS, 000 eq. 1): maximise `i · a / (2 v)` by an exact scan.
 //!
 //! `i` invalid and `v` valid pages, `a` = now − the block's last program or
-//! invalidation (logical time). A block with `v = 0` wins outright; ties go to the
-//! lowest block number. The score depends on time, so no index can keep it sorted:
+//! invalidation (logical time; LFS's age, `gc.cb_age = "since-modified"`), or that
+//! time stamp itself (`"modified-time"`, 000's text read literally: recently modified
+//! blocks score higher, close to greedy's ranking by `i / v`). A block with `v = 0`
+//! wins outright; ties go to the lowest block number. The score depends on time, so no index can keep it sorted:
 //! the scan is exact and costs O(candidates) per selection.
 //!
 //! z-cost-benefit (000 eq. 3) is the same scan with the invalid count discounted by the
 //! block's known zombies: `(i − min(z, i/2)) · a / (2 v)`. With no zombies the two agree.
 
 use super::{CandidateList, SelectCtx, VictimPolicy};
+use crate::config::CbAge;
 use crate::flash::FlashState;
 
 /// Exact-scan cost-benefit victim selection.
@@ -16,22 +19,24 @@ pub struct CostBenefit {
     candidates: CandidateList,
     scored: u64,
     zombie_aware: bool,
+    age: CbAge,
 }
 
 impl CostBenefit {
-    pub fn new(first_block: u32, blocks: u32) -> Self {
+    pub fn new(first_block: u32, blocks: u32, age: CbAge) -> Self {
         CostBenefit {
             candidates: CandidateList::new(first_block, blocks),
             scored: 0,
             zombie_aware: false,
+            age,
         }
     }
 
     /// z-cost-benefit (000 eq. 3).
-    pub fn zombie_aware(first_block: u32, blocks: u32) -> Self {
+    pub fn zombie_aware(first_block: u32, blocks: u32, age: CbAge) -> Self {
         CostBenefit {
             zombie_aware: true,
-            ..Self::new(first_block, blocks)
+            ..Self::new(first_block, blocks, age)
         }
     }
 }
@@ -39,7 +44,7 @@ impl CostBenefit {
 /// The cost-benefit score of a block (`f64::INFINITY` for a block with no valid page),
 /// with the invalid count discounted by known zombies when `zombies` (z-cost-benefit).
 #[inline]
-pub fn score(flash: &FlashState, block: u32, now: u64, zombies: bool) -> f64 {
+pub fn score(flash: &FlashState, block: u32, now: u64, zombies: bool, age: CbAge) -> f64 {
     let b = block as usize;
     let v = flash.valid_count[b];
     if v == 0 {
@@ -52,8 +57,12 @@ pub fn score(flash: &FlashState, block: u32, now: u64, zombies: bool) -> f64 {
     } else {
         invalid as f64
     };
-    let age = now.saturating_sub(flash.last_modified[b]) as f64;
-    i * age / (2.0 * v as f64)
+    let a = match age {
+        CbAge::SinceModified => now.saturating_sub(flash.last_modified[b]) as f64,
+        // + 1: a block modified at time 0 still ranks by i / v.
+        CbAge::ModifiedTime => flash.last_modified[b] as f64 + 1.0,
+    };
+    i * a / (2.0 * v as f64)
 }
 
 impl VictimPolicy for CostBenefit {
@@ -67,7 +76,7 @@ impl VictimPolicy for CostBenefit {
         self.scored = self.candidates.len() as u64;
         let mut best: Option<(f64, u32)> = None;
         for &block in self.candidates.as_slice() {
-            let s = score(ctx.flash, block, ctx.now, self.zombie_aware);
+            let s = score(ctx.flash, block, ctx.now, self.zombie_aware, self.age);
             best = match best {
                 Some((bs, bb)) if bs > s || (bs == s && bb < block) => Some((bs, bb)),
                 _ => Some((s, block)),

@@ -39,7 +39,7 @@ pub use queue::{Fifo, WindowedGreedy};
 pub use sampled::{CandidateList, DChoices};
 pub use zombie::{GreedyDelay, ZGreedy};
 
-use crate::config::PolicySpec;
+use crate::config::{CbAge, PolicySpec};
 use crate::flash::FlashState;
 use rand_pcg::Pcg64Mcg;
 
@@ -82,22 +82,24 @@ pub trait VictimPolicy: Send {
     fn reweighed(&mut self, _block: u32, _valid: u32, _weight: u32) {}
 }
 
-/// Build the policy named by `spec` for a unit owning blocks `first_block .. first_block + blocks`.
+/// Build the policy named by `spec` for a unit owning blocks `first_block .. first_block + blocks`
+/// (`age`: what cost-benefit's age is; the other policies ignore it).
 pub fn build(
     spec: PolicySpec,
+    age: CbAge,
     first_block: u32,
     blocks: u32,
     pages_per_block: u32,
 ) -> Box<dyn VictimPolicy> {
     match spec {
         PolicySpec::Greedy => Box::new(Greedy::new(first_block, blocks, pages_per_block)),
-        PolicySpec::CostBenefit => Box::new(CostBenefit::new(first_block, blocks)),
+        PolicySpec::CostBenefit => Box::new(CostBenefit::new(first_block, blocks, age)),
         PolicySpec::Fifo => Box::new(Fifo::default()),
         PolicySpec::WindowedGreedy(w) => Box::new(WindowedGreedy::new(w)),
         PolicySpec::Random => Box::new(DChoices::new(first_block, blocks, 1)),
         PolicySpec::DChoices(d) => Box::new(DChoices::new(first_block, blocks, d)),
         PolicySpec::ZGreedy => Box::new(ZGreedy::new(first_block, blocks, pages_per_block)),
-        PolicySpec::ZCostBenefit => Box::new(CostBenefit::zombie_aware(first_block, blocks)),
+        PolicySpec::ZCostBenefit => Box::new(CostBenefit::zombie_aware(first_block, blocks, age)),
         PolicySpec::GreedyDelay(p) => {
             Box::new(GreedyDelay::new(first_block, blocks, pages_per_block, p))
         }

@@ -59,7 +59,7 @@ fn pick(policy: &mut dyn VictimPolicy, flash: &FlashState, now: u64) -> Option<u
 #[test]
 fn greedy_picks_fewest_valid_ties_to_lowest_block() {
     let flash = flash_with_counts(&[6, 3, 8, 3], 8);
-    let mut g = build(PolicySpec::Greedy, 0, 4, 8);
+    let mut g = build(PolicySpec::Greedy, CbAge::SinceModified, 0, 4, 8);
     for b in 0..4 {
         g.insert(b, &flash);
     }
@@ -72,7 +72,7 @@ fn greedy_picks_fewest_valid_ties_to_lowest_block() {
 fn cost_benefit_weighs_age_and_prefers_empty_blocks() {
     let mut flash = flash_with_counts(&[2, 4, 0, 4], 8);
     flash.last_modified = vec![90, 10, 95, 10];
-    let mut cb = build(PolicySpec::CostBenefit, 0, 4, 8);
+    let mut cb = build(PolicySpec::CostBenefit, CbAge::SinceModified, 0, 4, 8);
     for b in 0..4 {
         cb.insert(b, &flash);
     }
@@ -84,10 +84,31 @@ fn cost_benefit_weighs_age_and_prefers_empty_blocks() {
 }
 
 #[test]
+fn cost_benefit_with_the_modified_time_as_age_favours_recent_blocks() {
+    // 000's text read literally: `a` is the block's last modification time itself.
+    let mut flash = flash_with_counts(&[2, 4, 0, 4, 4], 8);
+    flash.last_modified = vec![90, 10, 95, 60, 10];
+    let mut cb = build(PolicySpec::CostBenefit, CbAge::ModifiedTime, 0, 5, 8);
+    for b in 0..5 {
+        cb.insert(b, &flash);
+    }
+    assert_eq!(pick(cb.as_mut(), &flash, 100), Some(2));
+    // Block 0: 6*91/4 = 136.5; block 1: 4*11/8 = 5.5; block 3: 4*61/8 = 30.5.
+    assert_eq!(pick(cb.as_mut(), &flash, 100), Some(0));
+    assert_eq!(pick(cb.as_mut(), &flash, 100), Some(3));
+    // z-cost-benefit reads the same age.
+    let mut zcb = build(PolicySpec::ZCostBenefit, CbAge::ModifiedTime, 0, 5, 8);
+    for b in [1, 3] {
+        zcb.insert(b, &flash);
+    }
+    assert_eq!(pick(zcb.as_mut(), &flash, 100), Some(3));
+}
+
+#[test]
 fn fifo_and_windowed_greedy_follow_closing_order() {
     let flash = flash_with_counts(&[5, 1, 2, 0], 8);
-    let mut fifo = build(PolicySpec::Fifo, 0, 4, 8);
-    let mut win = build(PolicySpec::WindowedGreedy(2), 0, 4, 8);
+    let mut fifo = build(PolicySpec::Fifo, CbAge::SinceModified, 0, 4, 8);
+    let mut win = build(PolicySpec::WindowedGreedy(2), CbAge::SinceModified, 0, 4, 8);
     for b in [2, 0, 1, 3] {
         fifo.insert(b, &flash);
         win.insert(b, &flash);
@@ -103,8 +124,8 @@ fn fifo_and_windowed_greedy_follow_closing_order() {
 #[test]
 fn d_choices_with_many_samples_is_greedy() {
     let flash = flash_with_counts(&[5, 1, 2, 7], 8);
-    let mut dc = build(PolicySpec::DChoices(64), 0, 4, 8);
-    let mut rnd = build(PolicySpec::Random, 0, 4, 8);
+    let mut dc = build(PolicySpec::DChoices(64), CbAge::SinceModified, 0, 4, 8);
+    let mut rnd = build(PolicySpec::Random, CbAge::SinceModified, 0, 4, 8);
     for b in 0..4 {
         dc.insert(b, &flash);
         rnd.insert(b, &flash);

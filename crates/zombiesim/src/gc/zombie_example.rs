@@ -48,7 +48,7 @@ impl Example {
         let geo = Geometry::new(&cfg).unwrap();
         let mut ex = Example {
             flash: FlashState::new(&geo),
-            policy: build(policy, 0, 16, PPB),
+            policy: build(policy, crate::config::CbAge::SinceModified, 0, 16, PPB),
             l2p: HashMap::new(),
             dirty: vec![A, B, C, D, E, F, G],
             update: 3,
