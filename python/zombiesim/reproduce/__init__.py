@@ -12,7 +12,8 @@ atomically.
 ```python
 import zombiesim as zs
 rep = zs.reproduce.run("zombie-chasing", scale="small", jobs=2)
-rep.claims_frame()          # paper vs ours, direction held or not
+rep.claims_frame()          # paper vs ours, each claim's verdict
+rep.summary()               # "14 of 16 claims met, 1 direction only, 1 explained, 0 missed"
 rep.write("out/")           # report.html, claims.csv, <table>.csv
 ```
 """

@@ -168,6 +168,7 @@ fn every_preset_loads_with_the_papers_numbers() {
     let logical_gib = (g.logical_pages * g.page_size) as f64 / (1u64 << 30) as f64;
     assert!((logical_gib - 29.8).abs() < 0.05, "{logical_gib}");
     assert_eq!(zc.gc.scope, GcScope::Bank);
+    assert_eq!(zc.gc.cb_age, super::CbAge::ModifiedTime, "000's text read literally");
     assert_eq!(zc.ftl.regions, 3, "DAC with three regions");
     assert_eq!(zc.host.cache.bytes(), 4 << 30);
     assert_eq!(zc.host.threads, 16);
@@ -217,4 +218,14 @@ fn background_gc_needs_a_watermark_above_the_high_one() {
     );
     cfg.set("gc.background", "true").unwrap();
     assert_eq!(cfg.gc.background_watermark, 4);
+}
+
+#[test]
+fn cost_benefits_age_is_a_page_mapped_key() {
+    let mut cfg = Config::default();
+    cfg.set("gc.cb_age", "modified-time").unwrap();
+    assert_eq!(cfg.gc.cb_age, super::CbAge::ModifiedTime);
+    assert!(cfg.set("gc.cb_age", "yesterday").is_err());
+    let e = cfg.set("ftl.kind", "fast").unwrap_err().to_string();
+    assert!(e.contains("gc.cb_age"), "{e}");
 }
