@@ -14,11 +14,15 @@ pub struct LatencySummary {
     pub max_us: f64,
 }
 
-/// Latencies by request kind (reads, writes; trims are counted with writes).
+/// Latencies by request kind (reads, writes; trims are counted with writes), and of
+/// all requests together.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct LatencyReport {
     pub read: LatencySummary,
     pub write: LatencySummary,
+    /// Reads and writes together (one histogram: its percentiles are exact, not a mix
+    /// of the two kinds' percentiles).
+    pub all: LatencySummary,
     /// Device latency only: host flash reads that waited for GC on their die.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gc_blocked: Option<crate::timing::GcBlocked>,
@@ -92,9 +96,13 @@ impl LatencyRecorder {
     }
 
     pub fn report(&self) -> LatencyReport {
+        let mut all = self.read.clone();
+        all.add(&self.write)
+            .expect("both histograms have the same bounds");
         LatencyReport {
             read: summary(&self.read),
             write: summary(&self.write),
+            all: summary(&all),
             gc_blocked: None,
         }
     }

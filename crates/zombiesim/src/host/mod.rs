@@ -152,6 +152,7 @@ impl<'a> HostSim<'a> {
         let latency = || LatencyReport {
             read: Default::default(),
             write: Default::default(),
+            all: Default::default(),
             gc_blocked: None,
         };
         HostSim {
