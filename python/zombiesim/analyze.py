@@ -138,6 +138,28 @@ def values(
     return ValueAnalysis(json.loads(text))
 
 
+def workload(
+    spec: str,
+    logical_pages: int,
+    *,
+    pools: Sequence[int] = DEFAULT_POOLS,
+    page_size: int = 4096,
+    seed: int = 1,
+    limit: int | None = None,
+) -> ValueAnalysis:
+    """Analyse the values a synthetic workload (`values:...`) writes on `logical_pages`
+    pages, as for a hashed trace: a stand-in's statistics beside its trace's."""
+    import json
+
+    sizes = [int(n) for n in pools]
+    if any(n < 1 for n in sizes):
+        raise make_error(InputError, "pool sizes must be at least 1 entry", "config")
+    text = _core.analyze_workload(
+        str(spec), int(logical_pages), sizes, page_size=page_size, seed=seed, limit=limit
+    )
+    return ValueAnalysis(json.loads(text))
+
+
 def _csv(rows: list[dict[str, Any]]) -> str:
     buf = io.StringIO()
     if rows:

@@ -123,8 +123,10 @@ def zipf(**params: Any) -> Workload:
 
 def values(**params: Any) -> Workload:
     """One-page writes at uniform addresses carrying content fingerprints: a fraction
-    `unique` (0.3) never seen before, the rest Zipf(`zipf`=1.1) over `catalog` values
-    (default a quarter of the logical pages). Value popularity is independent of address."""
+    `unique` (0.3) never seen before, a fraction `rebirth` (0) rewriting a value that died
+    (no logical page holds it) about `gap` (64) page writes ago, the rest Zipf(`zipf`=1.1)
+    over `catalog` values (default a quarter of the logical pages). Value popularity is
+    independent of address."""
     return make("values", **params)
 
 

@@ -43,8 +43,37 @@ pub fn analyze_values(
     Ok(serde_json::to_string(&analysis).expect("analyses serialize"))
 }
 
+/// Analyse the values a synthetic workload writes (a stand-in for a hashed trace) on
+/// `logical_pages` pages; returns the analysis as JSON.
+#[pyfunction]
+#[pyo3(signature = (spec, logical_pages, pool_sizes, page_size = 4096, seed = 1, limit = None))]
+pub fn analyze_workload(
+    py: Python<'_>,
+    spec: &str,
+    logical_pages: u64,
+    pool_sizes: Vec<u64>,
+    page_size: u64,
+    seed: u64,
+    limit: Option<u64>,
+) -> PyResult<String> {
+    let analysis = py
+        .detach(|| {
+            zombiesim::content::analyze::analyze_workload(
+                spec,
+                logical_pages,
+                page_size,
+                seed,
+                &pool_sizes,
+                limit,
+            )
+        })
+        .py()?;
+    Ok(serde_json::to_string(&analysis).expect("analyses serialize"))
+}
+
 /// Register the content functions.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analyze_values, m)?)?;
+    m.add_function(wrap_pyfunction!(analyze_workload, m)?)?;
     Ok(())
 }

@@ -13,9 +13,13 @@
 //!   whose content is not described by one whole hash of the trace.
 //!
 //! [`MixHasher`], the MurmurHash3 64-bit finaliser, is the mixing round of [`combine`]
-//! and the hasher of the maps keyed by fingerprints (`content::FpMap`).
+//! and the hasher of [`FpMap`], the maps keyed by fingerprints or page numbers.
 
-use std::hash::Hasher;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A map from a 64-bit key (a fingerprint or a page number), hashed by [`MixHasher`].
+pub type FpMap<V> = HashMap<u64, V, BuildHasherDefault<MixHasher>>;
 
 /// A hasher for `u64` keys: the MurmurHash3 64-bit finaliser.
 #[derive(Clone, Copy, Debug, Default)]

@@ -5,12 +5,7 @@
 //! [`MixHasher`]) instead of the standard library's DoS-resistant SipHash: the key set
 //! comes from the simulation, not from an adversary.
 
-use crate::fingerprint::MixHasher;
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
-
-/// A map from a 64-bit key.
-pub type FpMap<V> = HashMap<u64, V, BuildHasherDefault<MixHasher>>;
+pub use crate::fingerprint::FpMap;
 
 #[cfg(test)]
 mod tests {

@@ -74,9 +74,11 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     },
     WorkloadInfo {
         name: "values",
-        keys: "zipf=1.1, unique=0.3, catalog=PAGES/4",
+        keys: "zipf=1.1, unique=0.3, catalog=PAGES/4, rebirth=0, gap=64",
         description: "one-page writes at uniform addresses carrying content fingerprints: a \
-            fraction `unique` fresh, the rest Zipf(zipf) over `catalog` values",
+            fraction `unique` fresh, a fraction `rebirth` rewriting a value that died about \
+            `gap` page writes ago (exponential; no live page holds it), the rest \
+            Zipf(zipf) over `catalog` values",
     },
     WorkloadInfo {
         name: "footprint",
@@ -356,7 +358,25 @@ impl WorkloadSpec {
                 if catalog == 0 {
                     return Err(keys.bad("catalog", "0", "at least 1 value"));
                 }
-                values = Some(super::ValueModel::new(unique, zipf, catalog, seed));
+                let rebirth = keys.fraction("rebirth", 0.0)?;
+                if unique + rebirth > 1.0 {
+                    return Err(keys.bad(
+                        "rebirth",
+                        &rebirth.to_string(),
+                        "a fraction with `unique` + `rebirth` at most 1",
+                    ));
+                }
+                let gap = keys.number("gap", 64.0)?;
+                if !(gap >= 0.0 && gap.is_finite()) {
+                    return Err(keys.bad("gap", &gap.to_string(), "a non-negative number"));
+                }
+                values = Some(
+                    super::ValueModel::new(unique, zipf, catalog, seed).with_rebirth(
+                        rebirth,
+                        gap,
+                        logical_pages,
+                    ),
+                );
                 AddressModel::Uniform
             }
             "footprint" => footprint_model(&mut keys, page_size, size)?,

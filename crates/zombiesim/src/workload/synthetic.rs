@@ -392,7 +392,11 @@ impl Workload for Synthetic {
             arrival_ns,
             continued: false,
             value: match (&mut self.values, op) {
-                (Some(m), Op::Write) => Some(m.draw(&mut self.rng)),
+                (Some(m), Op::Write) => Some(m.draw(&mut self.rng, lpn)),
+                (Some(m), Op::Trim) => {
+                    m.trimmed(lpn, pages as u64);
+                    None
+                }
                 _ => None,
             },
         }))
