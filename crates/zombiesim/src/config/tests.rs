@@ -168,7 +168,11 @@ fn every_preset_loads_with_the_papers_numbers() {
     let logical_gib = (g.logical_pages * g.page_size) as f64 / (1u64 << 30) as f64;
     assert!((logical_gib - 29.8).abs() < 0.05, "{logical_gib}");
     assert_eq!(zc.gc.scope, GcScope::Bank);
-    assert_eq!(zc.gc.cb_age, super::CbAge::ModifiedTime, "000's text read literally");
+    assert_eq!(
+        zc.gc.cb_age,
+        super::CbAge::ModifiedTime,
+        "000's text read literally"
+    );
     assert_eq!(zc.ftl.regions, 3, "DAC with three regions");
     assert_eq!(zc.host.cache.bytes(), 4 << 30);
     assert_eq!(zc.host.threads, 16);
