@@ -260,6 +260,19 @@ fn a_run_to_its_end_recovers_its_last_transaction_exactly() {
 }
 
 #[test]
+fn vma_keeps_a_deleted_files_page_until_its_checkpoint_has_written_it() {
+    // A regression case: a file was deleted while the checkpoint of an older
+    // transaction that held one of its blocks was queued; the page was dropped, the
+    // checkpoint wrote nothing and the VMM released the only copy.
+    let v = crash(JournalMode::Vma, 437164, 1562, 0.0);
+    assert!(
+        v.inconsistent.is_empty(),
+        "{:?}",
+        &v.inconsistent[..v.inconsistent.len().min(3)]
+    );
+}
+
+#[test]
 fn a_commit_block_that_lands_while_the_other_thread_runs_is_recovered() {
     // A regression case: the journal daemon's commit block landed, then the crash hit
     // an application step before the daemon recorded the commit.

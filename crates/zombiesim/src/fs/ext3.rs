@@ -658,14 +658,15 @@ impl Ext3 {
         }
         // Data: blocks freed, cached pages dropped unwritten — at once, except what a
         // commit still has to write: `ordered` data on the committing transaction's
-        // list (the commit writes it first) and, under `journal`, blocks whose copy in
-        // a committed transaction is not checkpointed yet (dropped when this
-        // transaction commits and revokes them).
+        // list (the commit writes it first) and, under `journal` and `vma`, blocks
+        // whose copy in a committed transaction is not checkpointed yet (dropped when
+        // this transaction commits: it revokes them, or under `vma` the VMM drops
+        // their entries; until then a checkpoint of the older transaction may still
+        // write the page home).
         for e in &node.extents {
             if !self.quiet {
-                // (`vma` releases a committed copy only after the transaction that
-                // freed the block is in the VMM, so it defers nothing.)
-                let journals_data = self.journal.mode == JournalMode::Journal;
+                let journals_data =
+                    matches!(self.journal.mode, JournalMode::Journal | JournalMode::Vma);
                 let keep = |b: u64| {
                     if journals_data {
                         self.journal.has_live_copy(b)
