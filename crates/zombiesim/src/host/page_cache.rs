@@ -39,6 +39,15 @@ pub struct Access {
     pub evicted_dirty: Option<u32>,
 }
 
+impl Access {
+    /// No cache: nothing is buffered, the caller goes to the device.
+    const UNCACHED: Access = Access {
+        hit: false,
+        dirtied: false,
+        evicted_dirty: None,
+    };
+}
+
 /// The host buffer cache.
 pub struct PageCache {
     capacity: u32,
@@ -209,11 +218,7 @@ impl PageCache {
     /// The application reads `lpn`. A miss brings it in (the caller reads the device).
     pub fn read(&mut self, lpn: u64) -> Access {
         if self.capacity == 0 {
-            return Access {
-                hit: false,
-                dirtied: false,
-                evicted_dirty: None,
-            };
+            return Access::UNCACHED;
         }
         let slot = self.slot_of[lpn as usize];
         if slot != NONE {
@@ -259,11 +264,7 @@ impl PageCache {
     /// Without a cache nothing is buffered (`hit = false`, the caller writes through).
     pub fn write(&mut self, lpn: u64, now: u64) -> Access {
         let Some((slot, hit, evicted_dirty)) = self.slot_for(lpn) else {
-            return Access {
-                hit: false,
-                dirtied: false,
-                evicted_dirty: None,
-            };
+            return Access::UNCACHED;
         };
         let flags = &mut self.slot_flags[slot as usize];
         *flags |= REFERENCED;
@@ -284,11 +285,7 @@ impl PageCache {
     /// already dirty stays dirty (its committed contents must still go home).
     pub fn pin(&mut self, lpn: u64) -> Access {
         let Some((slot, hit, evicted_dirty)) = self.slot_for(lpn) else {
-            return Access {
-                hit: false,
-                dirtied: false,
-                evicted_dirty: None,
-            };
+            return Access::UNCACHED;
         };
         let flags = &mut self.slot_flags[slot as usize];
         *flags |= REFERENCED;
