@@ -7,7 +7,8 @@ use pyo3::prelude::*;
 use std::io::Write;
 use zombiesim::trace::TraceRecord;
 use zombiesim::trace::{
-    OnError, ReadOptions, RemapMode, TraceFormat, TraceReader, TraceStats, TraceWriter,
+    NativeHeader, OnError, ReadOptions, RemapMode, TraceFormat, TraceReader, TraceStats,
+    TraceWriter,
 };
 use zombiesim::workload::TraceSpec;
 use zombiesim::{Phase, Progress, RunOptions};
@@ -199,34 +200,133 @@ pub fn trace_convert(
     let (from, to) = (format(from_format)?, format(to_format)?);
     let opts = options(device, on_error, time_scale, time_offset_s)?;
     interrupted(detached(py, &progress, |tick| {
-        let reader = TraceReader::open(input, from, &opts)?;
-        let mut records = Ticking::new(reader, tick);
+        let mut reader = TraceReader::open(input, from, &opts)?;
+        // What the output's header declares: the input's host events and values.
+        let header = match reader.native_header()? {
+            Some(h) => NativeHeader::new(h.host_events, h.values),
+            None => NativeHeader::new(false, from.has_values()),
+        };
+        fn declare<W: Write>(
+            w: TraceWriter<W>,
+            to: TraceFormat,
+            header: NativeHeader,
+        ) -> zombiesim::Result<TraceWriter<W>> {
+            if to == TraceFormat::Native {
+                w.declare(header)
+            } else {
+                Ok(w)
+            }
+        }
         match output {
             Some(path) => {
-                let mut w = TraceWriter::create(path, to)?;
-                for rec in &mut records {
-                    w.write(&rec?)?;
-                }
+                let mut w = declare(TraceWriter::create(path, to)?, to, header)?;
+                let stopped = copy_records(&mut reader, &mut w, tick)?;
                 let n = w.records();
                 w.close()?;
-                Ok((n, records.stopped))
+                Ok((n, stopped))
             }
             None => {
                 let out = std::io::BufWriter::new(std::io::stdout().lock());
-                let mut w = TraceWriter::new(to, out).named("<stdout>");
-                for rec in &mut records {
-                    w.write(&rec?)?;
-                }
+                let mut w = declare(TraceWriter::new(to, out).named("<stdout>"), to, header)?;
+                let stopped = copy_records(&mut reader, &mut w, tick)?;
                 let n = w.records();
                 let mut out = w.finish()?;
                 out.flush().map_err(|e| zombiesim::Error::Io {
                     path: "<stdout>".into(),
                     reason: e.to_string(),
                 })?;
-                Ok((n, records.stopped))
+                Ok((n, stopped))
             }
         }
     })?)
+}
+
+/// Copies every record (with its content values) from `reader` to `w`, reporting
+/// progress; true when stopped early.
+fn copy_records<W: Write>(
+    reader: &mut TraceReader,
+    w: &mut TraceWriter<W>,
+    tick: &mut dyn FnMut(&Progress) -> bool,
+) -> zombiesim::Result<bool> {
+    let mut n = 0u64;
+    let mut last = std::time::Instant::now();
+    while let Some(rec) = reader.next() {
+        let rec = rec?;
+        w.write_values(&rec, reader.values())?;
+        n += 1;
+        if n.is_multiple_of(4096) && last.elapsed().as_millis() >= 100 {
+            last = std::time::Instant::now();
+            let p = Progress {
+                phase: Phase::Measure,
+                fraction: None,
+                write_pages: n,
+            };
+            if !tick(&p) {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// Import a capture folder (pgbench-ext4 layout) into a notified native trace at
+/// `output`; returns the import report as JSON.
+#[pyfunction]
+pub fn trace_import_capture(py: Python<'_>, folder: &str, output: &str) -> PyResult<String> {
+    py.detach(|| zombiesim::import::import_capture(folder.as_ref(), output.as_ref()))
+        .map(|r| serde_json::to_string(&r).expect("reports serialize"))
+        .py()
+}
+
+/// Join a pg_waldump dump to a notified trace of the same capture; returns the import
+/// report as JSON.
+#[pyfunction]
+#[pyo3(signature = (waldump, writes, output, extents = None))]
+pub fn trace_import_wal(
+    py: Python<'_>,
+    waldump: &str,
+    writes: &str,
+    output: &str,
+    extents: Option<&str>,
+) -> PyResult<String> {
+    py.detach(|| {
+        zombiesim::import::import_wal(
+            waldump.as_ref(),
+            writes.as_ref(),
+            output.as_ref(),
+            extents.map(std::path::Path::new),
+        )
+    })
+    .map(|r| serde_json::to_string(&r).expect("reports serialize"))
+    .py()
+}
+
+/// Write a synthetic notified trace (`spec_json`: the fields of `NotifiedSpec`) to
+/// `output`; returns the records written.
+#[pyfunction]
+pub fn trace_generate_notified(py: Python<'_>, output: &str, spec_json: &str) -> PyResult<u64> {
+    let spec: zombiesim::trace::NotifiedSpec = serde_json::from_str(spec_json)
+        .map_err(|e| zombiesim::Error::config("notified", format!("bad generator settings: {e}")))
+        .py()?;
+    py.detach(|| {
+        let w = TraceWriter::create(output, TraceFormat::Native)?;
+        let (n, out) = zombiesim::trace::generate_notified(&spec, w)?;
+        out.finish().map_err(|e| zombiesim::Error::Io {
+            path: output.to_string(),
+            reason: e.to_string(),
+        })?;
+        Ok(n)
+    })
+    .py()
+}
+
+/// Import a SQLite WAL capture folder (WAL frame log, optionally the hashing shim's log)
+/// into a notified native trace at `output`; returns the import report as JSON.
+#[pyfunction]
+pub fn trace_import_sqlite(py: Python<'_>, folder: &str, output: &str) -> PyResult<String> {
+    py.detach(|| zombiesim::import::import_sqlite(folder.as_ref(), output.as_ref()))
+        .map(|r| serde_json::to_string(&r).expect("reports serialize"))
+        .py()
 }
 
 /// `(name, description)` of every trace format.
@@ -253,6 +353,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_trace, m)?)?;
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
     m.add_function(wrap_pyfunction!(trace_convert, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_import_capture, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_import_wal, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_import_sqlite, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_generate_notified, m)?)?;
     m.add_function(wrap_pyfunction!(trace_formats, m)?)?;
     m.add_function(wrap_pyfunction!(writable_trace_formats, m)?)?;
     Ok(())

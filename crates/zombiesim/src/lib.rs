@@ -31,6 +31,7 @@ pub mod fs;
 pub mod ftl;
 pub mod gc;
 pub mod host;
+pub mod import;
 pub mod interface;
 pub mod latency;
 pub mod report;

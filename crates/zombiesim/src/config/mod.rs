@@ -32,7 +32,7 @@ pub use geometry::Geometry;
 pub use host::{HostConfig, NotifyConfig, NotifyMode, TracePlacement};
 pub use hybrid::{fast_log_blocks, spare_blocks, superblock_count, FAST_EXTRA_BLOCKS};
 pub use layout::{FtlLayout, UnitRange};
-pub use memory::{available_memory, MemoryEstimate, MemoryPart};
+pub use memory::{available_memory, gib, MemoryEstimate, MemoryPart};
 pub use policy::PolicySpec;
 pub use presets::{preset_names, preset_toml, scheme_names, scheme_settings, SchemeInfo};
 
@@ -235,6 +235,21 @@ impl Default for FtlConfig {
     }
 }
 
+/// How the oracle scores blocks with its zombie marks (`gc.oracle_score`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OracleScore {
+    /// The best of several future-aware schedules (`sim::oracle`'s envelope): z-greedy
+    /// and z-cost-benefit (both ages) at six horizons, and the zero-horizon members
+    /// greedy and cost-benefit (both ages); the run with the lowest WAF is the report.
+    #[default]
+    Best,
+    /// z-greedy's `i − min(z, i/2)` with the oracle's marks, one run.
+    ZGreedy,
+    /// z-cost-benefit (with `gc.cb_age`) with the oracle's marks, one run.
+    ZCostBenefit,
+}
+
 /// What cost-benefit's age `a` is (000 eq. 1; read only by `cost-benefit` and
 /// `z-cost-benefit`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -280,6 +295,14 @@ pub struct GcConfig {
     pub zombie_block: bool,
     /// Cost-benefit's age (read only by `cost-benefit` and `z-cost-benefit`).
     pub cb_age: CbAge,
+    /// The oracle's horizon in host page writes (read only by `gc.policy = "oracle"`): a
+    /// valid page is marked zombie once its version dies within this many writes.
+    /// 0 = ¾ of the spare pages GC works with (physical − logical pages, less the blocks
+    /// each GC unit keeps free or open).
+    pub oracle_horizon: u64,
+    /// How the oracle uses its marks (read only by `gc.policy = "oracle"`): `best` (the
+    /// envelope of several schedules), `z-greedy` or `z-cost-benefit` (one run).
+    pub oracle_score: OracleScore,
     /// Victims reclaimed per GC trigger (0 = until `high_watermark`, in one go).
     /// With a bound, GC works in steps between host operations, and goes on past the
     /// bound only while the unit has `hard_watermark` free blocks or fewer.
@@ -298,6 +321,17 @@ pub struct GcConfig {
     pub skip_shadows: bool,
 }
 
+impl GcConfig {
+    /// The policy that scores victims: the oracle scores like z-cost-benefit when
+    /// `gc.oracle_score = "z-cost-benefit"`, like z-greedy otherwise.
+    pub fn scoring(&self) -> PolicySpec {
+        match (self.policy, self.oracle_score) {
+            (PolicySpec::Oracle, OracleScore::ZCostBenefit) => PolicySpec::ZCostBenefit,
+            (p, _) => p,
+        }
+    }
+}
+
 impl Default for GcConfig {
     fn default() -> Self {
         GcConfig {
@@ -309,6 +343,8 @@ impl Default for GcConfig {
             background_watermark: 4,
             zombie_block: false,
             cb_age: CbAge::SinceModified,
+            oracle_horizon: 0,
+            oracle_score: OracleScore::Best,
             max_victims_per_trigger: 0,
             hard_watermark: 1,
             shadow_reads: false,
@@ -700,6 +736,7 @@ impl Config {
             ));
         }
         host::validate(&self.host, &self.notify, self.timing.enabled)?;
+        self.validate_oracle()?;
         self.content.validate()?;
         // Geometry-derived checks (sizes, the buffer against them, spare blocks per GC unit).
         let geo = Geometry::new(self)?;
@@ -721,6 +758,70 @@ impl Config {
 }
 
 impl Config {
+    /// `gc.policy = "oracle"` reads the future of the device-level request stream: it
+    /// runs only where that stream is what the device executes (no host write buffer, no
+    /// restart that forgets zombie marks; the host model is refused when a run would
+    /// use it, since a trace below the cache runs without it); `gc.oracle_horizon` is
+    /// read only by it. The FTLs without zombie scores refuse it with z-greedy
+    /// ([`Capabilities`]).
+    fn validate_oracle(&self) -> Result<()> {
+        let oracle = self.gc.policy == PolicySpec::Oracle;
+        // Death distances are kept in 32 bits (`sim::oracle`).
+        if self.gc.oracle_horizon >= u32::MAX as u64 {
+            return Err(Error::config(
+                "gc.oracle_horizon",
+                format!(
+                    "{}: must be below 2^32 - 1 host page writes (0 = from the spare pages)",
+                    self.gc.oracle_horizon
+                ),
+            ));
+        }
+        if !oracle {
+            if self.gc.oracle_horizon != 0 {
+                return Err(Error::config(
+                    "gc.oracle_horizon",
+                    format!(
+                        "is read only by gc.policy = \"oracle\" (it is `{}`)",
+                        self.gc.policy
+                    ),
+                ));
+            }
+            if self.gc.oracle_score != OracleScore::Best {
+                return Err(Error::config(
+                    "gc.oracle_score",
+                    format!(
+                        "is read only by gc.policy = \"oracle\" (it is `{}`)",
+                        self.gc.policy
+                    ),
+                ));
+            }
+            return Ok(());
+        }
+        let h = &self.host;
+        let refuse = |keys: &str, why: &str| {
+            Err(Error::config(
+                "gc.policy",
+                format!(
+                    "`oracle` knows the future of the requests the device executes, which runs \
+                     only at the device level; {keys}: {why}"
+                ),
+            ))
+        };
+        if h.buffer.bytes() > 0 {
+            return refuse(
+                &format!("host.buffer = {}", h.buffer),
+                "the host write buffer decides what reaches the device. Set host.buffer = 0",
+            );
+        }
+        if !self.device.restart_at.is_empty() {
+            return refuse(
+                "device.restart_at",
+                "a restart forgets every zombie mark the oracle gave. Leave it empty",
+            );
+        }
+        Ok(())
+    }
+
     /// The write buffer, the scheduler and bounded GC.
     fn validate_scheduling(&self, geo: &Geometry) -> Result<()> {
         let t = &self.timing;

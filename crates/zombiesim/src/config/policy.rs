@@ -30,6 +30,10 @@ pub enum PolicySpec {
     /// Greedy that spares blocks whose dead pages hold popular pooled values (001 §IV-D,
     /// `popularity`).
     Popularity,
+    /// z-greedy scoring with zombie marks taken from the future of the run: a valid page
+    /// is a zombie once its version dies within `gc.oracle_horizon` host page writes
+    /// (`oracle`; a ceiling, not a real policy: `sim::oracle`).
+    Oracle,
 }
 
 impl PolicySpec {
@@ -45,13 +49,17 @@ impl PolicySpec {
         "z-cost-benefit",
         "greedy-delay:P",
         "popularity",
+        "oracle",
     ];
 
     /// Whether the policy looks at the device's zombie counts.
     pub fn zombie_aware(self) -> bool {
         matches!(
             self,
-            PolicySpec::ZGreedy | PolicySpec::ZCostBenefit | PolicySpec::GreedyDelay(_)
+            PolicySpec::ZGreedy
+                | PolicySpec::ZCostBenefit
+                | PolicySpec::GreedyDelay(_)
+                | PolicySpec::Oracle
         )
     }
 }
@@ -69,6 +77,7 @@ impl fmt::Display for PolicySpec {
             PolicySpec::ZCostBenefit => f.write_str("z-cost-benefit"),
             PolicySpec::GreedyDelay(p) => write!(f, "greedy-delay:{p}"),
             PolicySpec::Popularity => f.write_str("popularity"),
+            PolicySpec::Oracle => f.write_str("oracle"),
         }
     }
 }
@@ -108,6 +117,7 @@ impl FromStr for PolicySpec {
             "z-cost-benefit" | "z-cb" => none(PolicySpec::ZCostBenefit),
             "greedy-delay" => Ok(PolicySpec::GreedyDelay(need("P")?)),
             "popularity" => none(PolicySpec::Popularity),
+            "oracle" => none(PolicySpec::Oracle),
             _ => Err(format!(
                 "unknown policy `{s}` (known: {})",
                 PolicySpec::SYNTAX.join(", ")
@@ -146,12 +156,14 @@ mod tests {
             "z-cost-benefit",
             "greedy-delay:50",
             "popularity",
+            "oracle",
         ] {
             assert_eq!(s.parse::<PolicySpec>().unwrap().to_string(), s);
         }
         assert!("d-choices".parse::<PolicySpec>().is_err());
         assert!("d-choices:0".parse::<PolicySpec>().is_err());
         assert!("greedy:3".parse::<PolicySpec>().is_err());
+        assert!("oracle:3".parse::<PolicySpec>().is_err());
         assert!("gredy".parse::<PolicySpec>().unwrap_err().contains("known"));
     }
 }

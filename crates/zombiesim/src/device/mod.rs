@@ -324,6 +324,7 @@ impl Device {
                 }
             }
             Op::Flush => {}
+            Op::Dirty(_) | Op::Clean(_) => return Err(host_event_at_device(op)),
         }
         Ok(())
     }
@@ -392,6 +393,7 @@ impl Device {
                 buffer.flush(&mut self.writebacks);
                 self.write_back()?;
             }
+            Op::Dirty(_) | Op::Clean(_) => return Err(host_event_at_device(op)),
         }
         Ok(())
     }
@@ -541,4 +543,12 @@ impl Device {
     pub fn memory_bytes(&self) -> usize {
         self.ftl.memory_bytes() + self.buffer.as_ref().map_or(0, |b| b.memory_bytes())
     }
+}
+
+/// The error for a host event handed to the device: they travel only through the
+/// notification channel (the replay of a notified trace takes them out first).
+fn host_event_at_device(op: Op) -> crate::Error {
+    crate::Error::integrity(format!(
+        "a host event ({op:?}) reached the device; host events go through the notification channel"
+    ))
 }

@@ -76,7 +76,7 @@ impl BlockManager {
                     valid: 0,
                     valid_limit: ((share + capacity) / 2.0) as u64,
                     policy: gc::build(
-                        cfg.gc.policy,
+                        cfg.gc.scoring(),
                         cfg.gc.cb_age,
                         first_block,
                         blocks,

@@ -14,6 +14,7 @@
 //! | windowed-greedy:w | queue, scan of the w oldest | O(1) (nothing) | O(w) |
 //! | random, d-choices:d | candidate list, d samples | O(1) (nothing) | O(d) |
 //! | z-greedy | bucket bitsets by `2v + min(2z, i)` ([`zombie`]) | O(1) | O(blocks / 4096) words |
+//! | oracle | z-greedy's, zombies marked from the run's future (`sim::oracle`) | O(1) | O(blocks / 4096) words |
 //! | z-cost-benefit | candidate list, exact scan | O(1) (nothing) | O(candidates) |
 //! | greedy-delay:p | bucket bitsets by `v`, delayed blocks after all others | O(1) | O(blocks / 4096) words |
 //!
@@ -98,7 +99,11 @@ pub fn build(
         PolicySpec::WindowedGreedy(w) => Box::new(WindowedGreedy::new(w)),
         PolicySpec::Random => Box::new(DChoices::new(first_block, blocks, 1)),
         PolicySpec::DChoices(d) => Box::new(DChoices::new(first_block, blocks, d)),
-        PolicySpec::ZGreedy => Box::new(ZGreedy::new(first_block, blocks, pages_per_block)),
+        // The oracle scores like z-greedy; its zombie marks come from the future of the
+        // run (`sim::oracle`), not from a notification channel.
+        PolicySpec::ZGreedy | PolicySpec::Oracle => {
+            Box::new(ZGreedy::new(first_block, blocks, pages_per_block))
+        }
         PolicySpec::ZCostBenefit => Box::new(CostBenefit::zombie_aware(first_block, blocks, age)),
         PolicySpec::GreedyDelay(p) => {
             Box::new(GreedyDelay::new(first_block, blocks, pages_per_block, p))

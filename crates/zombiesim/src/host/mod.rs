@@ -27,10 +27,12 @@
 
 mod channel;
 mod page_cache;
+mod recorded;
 mod write_buffer;
 
 pub use channel::{AwarenessMeans, NotificationChannel};
 pub use page_cache::PageCache;
+pub use recorded::RecordedHost;
 pub use write_buffer::HostWriteBuffer;
 
 use crate::config::Config;

@@ -134,6 +134,12 @@ impl HostWriteBuffer {
                 done = done.max(self.submit(device, issue, Command::new(Op::Trim, lpn, pages))?);
             }
             Op::Flush => done = done.max(self.flush(device, issue)?),
+            Op::Dirty(_) | Op::Clean(_) => {
+                return Err(crate::Error::config(
+                    "host.buffer",
+                    "a notified trace records its host's own buffers; a host write buffer above the device cannot replay it (set host.buffer = 0)",
+                ))
+            }
         }
         self.requests_sample(device);
         Ok(done)
@@ -156,22 +162,10 @@ impl HostWriteBuffer {
 
     /// Page `lpn` went clean → dirty here: the channel learns it.
     fn dirtied(&mut self, device: &mut Device, lpn: u64, issue: u64) -> Result<()> {
-        if self.channel.dirtied(lpn) {
-            device.hint_zombie(lpn, true)?;
-            self.channel.counters.delivered_pages += 1;
-        }
-        if self.channel.command_due() {
-            let hints = self.deliverable();
-            for &l in &hints {
-                device.hint_zombie(l, true)?;
-            }
-            self.hints = hints;
-            self.channel.counters.commands += 1;
-            if self.timed {
-                device.hold_until(issue + self.command_ns);
-            }
-        }
-        Ok(())
+        let host = &self.buffer;
+        let done = self.timed.then_some(issue + self.command_ns);
+        self.channel
+            .notice(device, lpn, &mut self.hints, |l| host.is_dirty(l), done)
     }
 
     /// The extents one command carries: pages still dirty here become zombie hints.

@@ -235,6 +235,39 @@ pub struct Report {
     pub refresh: Option<RefreshReport>,
     /// The file systems of an `fs:` workload (002); `null` for other workloads.
     pub fs: Option<crate::fs::FsReport>,
+    /// `gc.policy = "oracle"`: its horizon and the zombie marks it gave; `null` with
+    /// any other policy.
+    pub oracle: Option<OracleReport>,
+}
+
+/// The `oracle` policy's section: what it knew of the future and what it told the device.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct OracleReport {
+    /// Host page writes before its death at which a page is marked zombie
+    /// (`gc.oracle_horizon`, or when that is 0 the default it resolved to: ¾ of the
+    /// spare pages GC works with).
+    pub horizon: u64,
+    /// Host page writes and trimmed pages of the measured phase the pre-pass recorded.
+    pub future_writes: u64,
+    pub future_trims: u64,
+    /// Zombie marks given to the device (`Device::hint_zombie`).
+    pub hints: u64,
+    /// Bytes its future list and heap held at the end.
+    pub memory_bytes: u64,
+    /// With `gc.oracle_score = "best"`: the schedule whose run this report is, and every
+    /// schedule tried with its WAF (the oracle is the best of them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chosen: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<OracleCandidate>,
+}
+
+/// One schedule the oracle's envelope tried.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct OracleCandidate {
+    /// `greedy`, `cost-benefit (modified-time)`, `z-greedy@H`, `z-cost-benefit@H (...)`.
+    pub schedule: String,
+    pub waf: Option<f64>,
 }
 
 impl Report {

@@ -15,11 +15,12 @@
 //! request's arrival time (trace timestamps, a synthetic workload's `iops`), which a
 //! device that keeps a clock needs.
 
+use super::oracle::FutureNotifier;
 use super::{Measured, Recorder, LOOKAHEAD};
 use crate::config::Config;
 use crate::device::{Command, Device, Payload};
 use crate::error::{Error, Result};
-use crate::host::HostWriteBuffer;
+use crate::host::{HostWriteBuffer, RecordedHost};
 use crate::interface::HostInterface;
 use crate::workload::{Op, Request, Workload};
 use std::collections::VecDeque;
@@ -112,6 +113,7 @@ pub(super) fn measure_device(
     device: &mut Device,
     workload: &mut dyn Workload,
     rec: &mut Recorder,
+    mut oracle: Option<&mut FutureNotifier>,
 ) -> Result<Measured> {
     let timed = cfg.timing.enabled;
     let mut iface = HostInterface::new(cfg);
@@ -120,6 +122,13 @@ pub(super) fn measure_device(
     if let Some(h) = host_buffer.as_mut() {
         h.start_measuring();
     }
+    // A notified trace's host events: the recorded host replaces the modelled one.
+    // Under gc.policy = "oracle" the oracle's own marks replace every channel: the
+    // events are still replayed and counted, but not delivered.
+    let mut recorded = workload.is_notified().then(|| {
+        let oracle = cfg.gc.policy == crate::config::PolicySpec::Oracle;
+        RecordedHost::new(cfg, device.logical_pages(), !oracle)
+    });
     // Requests are drawn a few ahead so the FTL can prefetch their mapping entries.
     let mut pending: VecDeque<Request> = VecDeque::with_capacity(LOOKAHEAD);
     // The request being timed (a trace request may span several runs), its arrival,
@@ -138,6 +147,21 @@ pub(super) fn measure_device(
         let Some(req) = pending.pop_front() else {
             break;
         };
+        if req.op.is_host_event() {
+            let Some(r) = recorded.as_mut() else {
+                return Err(Error::integrity(
+                    "a host event in a trace whose header declares none",
+                ));
+            };
+            let at = req.arrival_ns.unwrap_or(0);
+            let at = if timed {
+                (at as f64 / cfg.interface.speed) as u64
+            } else {
+                at
+            };
+            r.event(device, req.op, req.lpn, req.pages, at)?;
+            continue;
+        }
         if req.op == Op::Flush || !req.continued {
             if let Some((prev, arrival, _, done)) = current.take() {
                 complete(
@@ -161,6 +185,9 @@ pub(super) fn measure_device(
                 rec.after(device, || workload.progress())?;
                 continue;
             }
+            if let Some(r) = recorded.as_mut() {
+                r.before_command(device, req.op)?;
+            }
             if host_buffer.is_none() {
                 device.start(issue)?;
             }
@@ -177,7 +204,16 @@ pub(super) fn measure_device(
                 let t = h.request(device, *issue, req.op, req.lpn, req.pages, payload)?;
                 *done = (*done).max(t);
             }
+            // gc.policy = "oracle": its zombie marks go in page by page.
+            None if oracle.is_some() => {
+                let o = oracle.as_deref_mut().expect("an oracle");
+                o.apply(device, req.op, req.lpn, req.pages, payload)?;
+            }
             None => device.apply(req.op, req.lpn, req.pages, payload)?,
+        }
+        if let Some(r) = recorded.as_mut() {
+            let issue = current.as_ref().map_or(0, |c| c.2);
+            r.after_command(device, req.op, req.lpn, req.pages, issue)?;
         }
         rec.after(device, || workload.progress())?;
     }
@@ -195,7 +231,8 @@ pub(super) fn measure_device(
             h.check()?;
         }
     }
-    Ok(Measured::Device(Box::new(iface), host_buffer))
+    let recorded = recorded.map(|r| r.notify_report());
+    Ok(Measured::Device(Box::new(iface), host_buffer, recorded))
 }
 
 /// `req` completed: at `done` through the host buffer, else when the device says.

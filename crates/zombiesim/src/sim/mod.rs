@@ -33,6 +33,7 @@ use rand_pcg::Pcg64Mcg;
 use std::time::{Duration, Instant};
 
 mod measure;
+mod oracle;
 
 use measure::measure_device;
 
@@ -143,6 +144,9 @@ pub fn simulate(
     cfg.validate()?;
     check_memory(cfg, opts)?;
     let geo = Geometry::new(cfg)?;
+    if let Some(members) = oracle::envelope(cfg, &geo, false)? {
+        return oracle::best_of(cfg, members, |c| simulate(c, spec, opts, progress));
+    }
     let seed = stream_seed(opts.seed, STREAM_WORKLOAD);
     if let Some((fs, cfg)) =
         crate::fs::FsWorkload::build(spec, cfg, geo.logical_pages, geo.page_size, seed)?
@@ -151,6 +155,7 @@ pub fn simulate(
             &cfg,
             &geo,
             Source::Fs(Box::new(fs)),
+            None,
             None,
             spec.as_str(),
             opts,
@@ -163,6 +168,7 @@ pub fn simulate(
             &geo,
             Source::App(Box::new(oltp)),
             None,
+            None,
             spec.as_str(),
             opts,
             progress,
@@ -170,11 +176,14 @@ pub fn simulate(
     }
     let workload = spec.build(geo.logical_pages, geo.page_size, seed)?;
     let source = workload.clone();
+    // gc.policy = "oracle": the measured phase's future, read from a second copy.
+    let future = oracle::prepare(cfg, &geo, opts, || Ok(source.clone()))?;
     run(
         cfg,
         &geo,
         Source::Requests(Box::new(workload)),
         Some(&source),
+        future,
         spec.as_str(),
         opts,
         progress,
@@ -190,19 +199,20 @@ pub fn simulate_trace(
 ) -> Result<Report> {
     cfg.validate()?;
     check_memory(cfg, opts)?;
-    if cfg.precondition.pattern == PreconditionPattern::Workload
-        && cfg.precondition.random_drive_writes > 0.0
-    {
-        return Err(crate::Error::config(
-            "precondition.pattern",
-            "`workload` replays a synthetic workload's addresses; with a trace use `uniform`",
-        ));
-    }
     let geo = Geometry::new(cfg)?;
     let workload = TraceWorkload::open(trace, geo.logical_pages, geo.page_size)?;
-    // A trace placed below the cache is what reached the device: no host model.
+    if let Some(members) = oracle::envelope(cfg, &geo, workload.is_notified())? {
+        return oracle::best_of(cfg, members, |c| simulate_trace(c, trace, opts, progress));
+    }
+    if workload.is_notified() {
+        check_notified(cfg, &workload, geo.page_size)?;
+    }
+    // A trace placed below the cache is what reached the device: no host model. A
+    // notified trace is always below it: its own host events replace the model.
     let below;
-    let cfg = if cfg.host.trace == TracePlacement::Below && cfg.host.enabled() {
+    let cfg = if (cfg.host.trace == TracePlacement::Below || workload.is_notified())
+        && cfg.host.enabled()
+    {
         let mut c = cfg.clone();
         c.host.cache = crate::units::ByteSize(0);
         c.host.threads = 0;
@@ -211,15 +221,42 @@ pub fn simulate_trace(
     } else {
         cfg
     };
+    // gc.policy = "oracle": the measured phase's future, read from the trace again (a
+    // notified trace's host events are not in it: the oracle's marks replace them).
+    let future = oracle::prepare(cfg, &geo, opts, || {
+        TraceWorkload::open(trace, geo.logical_pages, geo.page_size)
+    })?;
     run(
         cfg,
         &geo,
         Source::Requests(Box::new(workload)),
         None,
+        future,
         &trace.label(),
         opts,
         progress,
     )
+}
+
+/// What a notified trace cannot be replayed with, refused before anything runs.
+fn check_notified(cfg: &Config, workload: &TraceWorkload, page_size: u64) -> Result<()> {
+    if cfg.host.buffer.bytes() > 0 {
+        return Err(crate::Error::config(
+            "host.buffer",
+            "a notified trace records its host's own buffers and what reached the device; a \
+             host write buffer above the device would buffer it twice (set host.buffer = 0)",
+        ));
+    }
+    if workload.has_values() && page_size != 4096 && cfg.content.enabled() {
+        return Err(crate::Error::config(
+            "flash.page_size",
+            format!(
+                "{page_size}: the trace carries one content hash per 4 KiB and the content \
+                 layer needs them per page; use 4KiB pages"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// What the measured phase records as it goes: the time series, the mean held-back
@@ -341,17 +378,23 @@ enum Source<'s> {
     Fs(Box<crate::fs::FsWorkload>),
 }
 
-/// Precondition, then run `workload` on a device already validated as `geo`.
+/// Precondition, then run `workload` on a device already validated as `geo` (`future`:
+/// what `gc.policy = "oracle"` knows of the measured phase).
+#[allow(clippy::too_many_arguments)]
 fn run(
     cfg: &Config,
     geo: &Geometry,
     source: Source,
     synthetic: Option<&Synthetic>,
+    future: Option<oracle::FutureList>,
     label: &str,
     opts: &RunOptions,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Report> {
     let started = Instant::now();
+    if !matches!(source, Source::Requests(_)) {
+        oracle::refuse_app(cfg)?;
+    }
     if cfg.gc.skip_shadows && !cfg.device.buffer_nonvolatile && !opts.force_unsafe {
         return Err(crate::Error::config(
             "gc.skip_shadows",
@@ -370,7 +413,13 @@ fn run(
     };
 
     device.set_timing(false);
-    let steady = precondition(cfg, device.ftl_mut(), synthetic, opts, &mut ticker)?;
+    let own = own_writes(
+        cfg,
+        &source,
+        synthetic,
+        stream_seed(opts.seed, STREAM_PRECONDITION),
+    )?;
+    let steady = precondition(cfg, device.ftl_mut(), own, opts, &mut ticker)?;
     let pre = device.counters();
     let pre_content = device.ftl().content_stats().map(|(c, _)| c);
     let timed = cfg.timing.enabled;
@@ -415,6 +464,10 @@ fn run(
         write_pages: 0,
     });
     let host_model = cfg.host.enabled() || !matches!(source, Source::Requests(_));
+    let mut notifier = match future {
+        Some(f) => Some(oracle::FutureNotifier::new(f, oracle::horizon(cfg, geo)?)),
+        None => None,
+    };
     let mut fs_report = None;
     let (measured_phase, trace_info, fraction) = if let Source::Fs(mut fs) = source {
         let mut observer = HostObserver {
@@ -445,11 +498,18 @@ fn run(
         let Source::Requests(mut workload) = source else {
             unreachable!("application sources run the host model")
         };
-        let outcome = measure_device(cfg, &mut device, workload.as_mut(), &mut rec)?;
+        let outcome = measure_device(
+            cfg,
+            &mut device,
+            workload.as_mut(),
+            &mut rec,
+            notifier.as_mut(), // gc.policy = "oracle"
+        )?;
         let fraction = workload.progress();
         (outcome, workload.trace_info(), fraction)
     };
     let interrupted = rec.ticker.stopped;
+    let oracle = notifier.map(|o| o.finish(!interrupted)).transpose()?;
     let measured_wall = measure_start.elapsed().as_secs_f64();
     if opts.verify {
         device.verify()?;
@@ -473,8 +533,8 @@ fn run(
     let series = std::mem::take(&mut rec.series);
     let mut host_buffer = None;
     let (elapsed_ns, latency, throughput, app, cache, notify) = match measured_phase {
-        Measured::Device(iface, hb) => {
-            let notify = hb.as_ref().map(|h| h.notify_report());
+        Measured::Device(iface, hb, recorded) => {
+            let notify = hb.as_ref().map(|h| h.notify_report()).or(recorded);
             host_buffer = hb.map(|h| h.report());
             (
                 iface.elapsed(),
@@ -574,6 +634,7 @@ fn run(
             },
         }),
         fs: fs_report,
+        oracle,
     })
 }
 
@@ -606,7 +667,13 @@ fn nothing_to_simulate(label: &str, trace: Option<&crate::workload::TraceInfo>) 
 
 /// How the measured phase ran.
 enum Measured {
-    Device(Box<HostInterface>, Option<Box<HostWriteBuffer>>),
+    /// The device-level loop: its interface, the host write buffer, and the notify
+    /// report of a notified trace's recorded host.
+    Device(
+        Box<HostInterface>,
+        Option<Box<HostWriteBuffer>>,
+        Option<crate::report::NotifyReport>,
+    ),
     Host(Box<host::HostOutcome>),
 }
 
@@ -624,10 +691,31 @@ fn series_point(start: &Counters, prev: &Counters, now: &Counters) -> SeriesPoin
 }
 
 /// Fill, then random writes until steady. Returns whether WA settled.
+/// The measured workload's own writes, for `precondition.pattern = "workload"`: a
+/// synthetic workload's write stream, or a trace's writes read again (and again).
+fn own_writes(
+    cfg: &Config,
+    source: &Source,
+    synthetic: Option<&Synthetic>,
+    seed: u64,
+) -> Result<Option<Box<dyn Workload>>> {
+    let p = &cfg.precondition;
+    if p.pattern != PreconditionPattern::Workload || p.random_drive_writes <= 0.0 {
+        return Ok(None);
+    }
+    if let Some(w) = synthetic {
+        return Ok(Some(Box::new(w.writes_only(seed))));
+    }
+    match source {
+        Source::Requests(w) => w.own_writes(),
+        _ => Ok(None),
+    }
+}
+
 fn precondition(
     cfg: &Config,
     ftl: &mut dyn Ftl,
-    workload: Option<&Synthetic>,
+    own: Option<Box<dyn Workload>>,
     opts: &RunOptions,
     ticker: &mut Ticker,
 ) -> Result<bool> {
@@ -656,10 +744,7 @@ fn precondition(
     }
     let seed = stream_seed(opts.seed, STREAM_PRECONDITION);
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
-    let mut own = match (p.pattern, workload) {
-        (PreconditionPattern::Workload, Some(w)) => Some(w.writes_only(seed)),
-        _ => None,
-    };
+    let mut own = own;
     let mut ahead = [0u64; LOOKAHEAD];
     if own.is_none() {
         for a in ahead.iter_mut() {
@@ -687,7 +772,12 @@ fn precondition(
                     written += 1;
                 }
                 Some(w) => {
-                    let req = w.next_request()?.expect("writes_only never ends");
+                    let Some(req) = w.next_request()? else {
+                        return Err(crate::Error::config(
+                            "precondition.pattern",
+                            "`workload`: the measured workload writes nothing to replay; use `uniform`",
+                        ));
+                    };
                     let stop = (req.lpn + req.pages as u64).min(req.lpn + (end - written));
                     for lpn in req.lpn..stop {
                         ftl.write(lpn)?;

@@ -167,6 +167,12 @@ impl Writer {
             TraceOp::Write => "W",
             TraceOp::Trim => "D",
             TraceOp::Flush => "FWS",
+            TraceOp::Dirty | TraceOp::Clean => {
+                return Err(WriteError::Unsupported(format!(
+                    "blkparse holds no host events ({})",
+                    rec.op
+                )))
+            }
         };
         if rec.op != TraceOp::Flush {
             if !rec.offset.is_multiple_of(SECTOR) || !rec.size.is_multiple_of(SECTOR) {

@@ -209,6 +209,12 @@ impl Writer {
                 writeln!(w, "{us} dev{d} sync 0 0")?;
                 return Ok(());
             }
+            TraceOp::Dirty | TraceOp::Clean => {
+                return Err(WriteError::Unsupported(format!(
+                    "fio holds no host events ({})",
+                    rec.op
+                )))
+            }
         };
         writeln!(w, "{us} dev{d} {action} {} {}", rec.offset, rec.size)?;
         Ok(())

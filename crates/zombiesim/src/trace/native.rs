@@ -1,57 +1,183 @@
-//! zombiesim's native binary trace format: compact, fixed-size, fast to read.
+//! zombiesim's native binary trace format: compact, fixed-size, fast to read, and the one
+//! format that holds *notified traces* (host events and content fingerprints).
 //!
 //! ```text
+//! version 2 (written since 0.x; `ZSTRACE2`):
 //! offset  size  field
-//! 0       8     magic, the ASCII bytes `ZSTRACE1`
+//! 0       8     magic, the ASCII bytes `ZSTRACE2`
+//! 8       8     header flags u64: bit 0 host events present, bit 1 content values present
+//!               (other bits 0)
 //! then, per record, 24 bytes, all integers little-endian:
 //! +0      8     time_ns  u64   nanoseconds (the reader makes them relative to the first)
 //! +8      8     offset   u64   bytes
 //! +16     4     size     u32   bytes
-//! +20     2     device   u16
-//! +22     1     op       u8    0 read, 1 write, 2 trim, 3 flush
-//! +23     1     pad      u8    0 (ignored when read)
+//! +20     2     device   u16   device id; for host events the buffer (0 page cache,
+//!                              1 database buffer)
+//! +22     1     op       u8    0 read, 1 write, 2 trim, 3 flush, 4 dirty, 5 clean
+//! +23     1     flags    u8    bit 0: content values follow (writes only)
+//! and, when record flag bit 0 is set, ceil(size / 4096) u64 content fingerprints, one
+//! per 4 KiB written, in order.
+//!
+//! version 1 (`ZSTRACE1`, read only): the magic, then the same 24-byte records with
+//! ops 0–3 and byte +23 ignored.
 //! ```
 //!
 //! There is no record count and no footer, so a file can be streamed and appended to.
-//! Errors name the record number (from 1) as the "line"; a bad magic is line 0. Writing
-//! needs sizes below 4 GiB and device numbers below 65 536.
+//! A file whose header declares host events must be in time order (a record earlier than
+//! the one before is an error naming it). Errors name the record number (from 1) as the
+//! "line"; a bad magic or header is line 0. Writing needs sizes below 4 GiB and device
+//! numbers below 65 536; a writer must declare host events and values in its header
+//! before it writes them ([`NativeHeader`]).
 
 use super::reader::{LineError, RawRecord};
 use super::record::{TraceOp, TraceRecord};
 use super::writer::WriteError;
+use serde::Serialize;
 
-/// The first eight bytes of every native trace.
-pub const MAGIC: &[u8; 8] = b"ZSTRACE1";
+/// The first eight bytes of every native trace written now.
+pub const MAGIC: &[u8; 8] = b"ZSTRACE2";
+/// The first eight bytes of a version-1 native trace (read only).
+pub const MAGIC_V1: &[u8; 8] = b"ZSTRACE1";
 /// Bytes per record.
 pub const RECORD_BYTES: usize = 24;
+/// Bytes of content covered by one fingerprint.
+pub const VALUE_BYTES: u64 = 4096;
+/// Record flag: content values follow.
+pub(crate) const FLAG_VALUES: u8 = 1;
 
-/// Decodes one record.
-pub(crate) fn decode(b: &[u8; RECORD_BYTES]) -> Result<RawRecord, LineError> {
+const HEADER_HOST_EVENTS: u64 = 1;
+const HEADER_VALUES: u64 = 2;
+
+/// What a native trace's header says about it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct NativeHeader {
+    /// 1 or 2.
+    pub version: u8,
+    /// The trace carries host events (dirty, clean): a notified trace.
+    pub host_events: bool,
+    /// Writes carry content fingerprints.
+    pub values: bool,
+}
+
+impl NativeHeader {
+    /// A version-2 header declaring what the file will hold.
+    pub fn new(host_events: bool, values: bool) -> NativeHeader {
+        NativeHeader {
+            version: 2,
+            host_events,
+            values,
+        }
+    }
+
+    /// The bytes that open a version-2 file.
+    pub(crate) fn encode(&self) -> [u8; 16] {
+        let mut b = [0u8; 16];
+        b[..8].copy_from_slice(MAGIC);
+        let flags = u64::from(self.host_events) * HEADER_HOST_EVENTS
+            + u64::from(self.values) * HEADER_VALUES;
+        b[8..].copy_from_slice(&flags.to_le_bytes());
+        b
+    }
+
+    /// Decodes the header flags that follow a version-2 magic.
+    pub(crate) fn decode_flags(b: &[u8; 8]) -> Result<NativeHeader, LineError> {
+        let flags = u64::from_le_bytes(*b);
+        if flags & !(HEADER_HOST_EVENTS | HEADER_VALUES) != 0 {
+            return Err(LineError::Fatal(format!(
+                "expected header flags with bits 0 (host events) and 1 (values) only, found {flags:#x} \
+                 (a newer zombiesim wrote this file?)"
+            )));
+        }
+        Ok(NativeHeader {
+            version: 2,
+            host_events: flags & HEADER_HOST_EVENTS != 0,
+            values: flags & HEADER_VALUES != 0,
+        })
+    }
+}
+
+/// Decodes one record of a file of `version`; also returns whether values follow.
+pub(crate) fn decode(
+    b: &[u8; RECORD_BYTES],
+    header: &NativeHeader,
+) -> Result<(RawRecord, bool), LineError> {
     let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
     let size = u32::from_le_bytes(b[16..20].try_into().expect("4 bytes"));
     let device = u16::from_le_bytes(b[20..22].try_into().expect("2 bytes"));
-    let op = TraceOp::from_code(b[22]).ok_or_else(|| {
-        LineError::Malformed(format!(
-            "expected op 0 (read), 1 (write), 2 (trim) or 3 (flush), found {}",
-            b[22]
-        ))
-    })?;
+    let op = match TraceOp::from_code(b[22]) {
+        Some(op) if header.version >= 2 || !op.is_host_event() => op,
+        _ if header.version == 1 => {
+            return Err(LineError::Malformed(format!(
+                "expected op 0 (read), 1 (write), 2 (trim) or 3 (flush), found {}",
+                b[22]
+            )))
+        }
+        _ => {
+            return Err(LineError::Malformed(format!(
+                "unknown event kind {}: expected 0 (read), 1 (write), 2 (trim), 3 (flush), \
+                 4 (dirty) or 5 (clean)",
+                b[22]
+            )))
+        }
+    };
+    let mut values = false;
+    if header.version >= 2 {
+        let flags = b[23];
+        if flags & !FLAG_VALUES != 0 {
+            return Err(LineError::Malformed(format!(
+                "expected record flags 0 or 1 (values follow), found {flags:#x}"
+            )));
+        }
+        values = flags & FLAG_VALUES != 0;
+        if values && op != TraceOp::Write {
+            return Err(LineError::Malformed(format!(
+                "a {op} record carries content values; only writes do"
+            )));
+        }
+        if values && !header.values {
+            return Err(LineError::Malformed(
+                "a record carries content values the header did not declare".into(),
+            ));
+        }
+        if op.is_host_event() && !header.host_events {
+            return Err(LineError::Malformed(format!(
+                "a {op} host event in a trace whose header declares none"
+            )));
+        }
+        if op.is_host_event() && super::record::HostBuffer::from_id(u32::from(device)).is_none() {
+            return Err(LineError::Malformed(format!(
+                "a {op} host event in buffer {device}: expected 0 (page cache) or 1 (database buffer)"
+            )));
+        }
+    }
     let (offset, size) = if op == TraceOp::Flush {
         (0, 0)
     } else {
         (u64_at(8), u64::from(size))
     };
-    Ok(RawRecord {
-        time_ns: u128::from(u64_at(0)),
-        op,
-        offset,
-        size,
-        device: u32::from(device),
-    })
+    Ok((
+        RawRecord {
+            time_ns: u128::from(u64_at(0)),
+            op,
+            offset,
+            size,
+            device: u32::from(device),
+        },
+        values,
+    ))
 }
 
-/// Encodes one record.
-pub(crate) fn encode(rec: &TraceRecord) -> Result<[u8; RECORD_BYTES], WriteError> {
+/// How many fingerprints a write of `size` bytes carries.
+pub fn value_count(size: u64) -> usize {
+    size.div_ceil(VALUE_BYTES) as usize
+}
+
+/// Encodes one record; `values` (one per 4 KiB, writes only) are flagged to follow.
+pub(crate) fn encode(
+    rec: &TraceRecord,
+    values: &[u64],
+    header: &NativeHeader,
+) -> Result<[u8; RECORD_BYTES], WriteError> {
     let size = u32::try_from(rec.size).map_err(|_| {
         WriteError::Unsupported(format!(
             "native sizes are 32-bit and {} bytes is larger",
@@ -64,18 +190,46 @@ pub(crate) fn encode(rec: &TraceRecord) -> Result<[u8; RECORD_BYTES], WriteError
             rec.device
         ))
     })?;
+    if rec.op.is_host_event() && !header.host_events {
+        return Err(WriteError::Unsupported(format!(
+            "a {} host event, but the file's header was not declared to hold host events",
+            rec.op
+        )));
+    }
+    if !values.is_empty() {
+        if !header.values {
+            return Err(WriteError::Unsupported(
+                "content values, but the file's header was not declared to hold them".into(),
+            ));
+        }
+        if rec.op != TraceOp::Write || values.len() != value_count(rec.size) {
+            return Err(WriteError::Unsupported(format!(
+                "{} content values for a {} of {} bytes (expected one per 4 KiB written)",
+                values.len(),
+                rec.op,
+                rec.size
+            )));
+        }
+    }
     let mut b = [0u8; RECORD_BYTES];
     b[0..8].copy_from_slice(&rec.time_ns.to_le_bytes());
     b[8..16].copy_from_slice(&rec.offset.to_le_bytes());
     b[16..20].copy_from_slice(&size.to_le_bytes());
     b[20..22].copy_from_slice(&device.to_le_bytes());
     b[22] = rec.op.code();
+    b[23] = if values.is_empty() { 0 } else { FLAG_VALUES };
     Ok(b)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const PLAIN: NativeHeader = NativeHeader {
+        version: 2,
+        host_events: false,
+        values: false,
+    };
 
     #[test]
     fn layout_is_as_documented() {
@@ -86,12 +240,13 @@ mod tests {
             size: 0x2122_2324,
             device: 0x3132,
         };
-        let b = encode(&rec).unwrap();
+        let b = encode(&rec, &[], &PLAIN).unwrap();
         assert_eq!(b[0], 0x08);
         assert_eq!(b[8], 0x18);
         assert_eq!(b[16..20], [0x24, 0x23, 0x22, 0x21]);
         assert_eq!(b[20..24], [0x32, 0x31, 2, 0]);
-        let r = decode(&b).unwrap();
+        let (r, values) = decode(&b, &PLAIN).unwrap();
+        assert!(!values);
         assert_eq!(
             (r.time_ns, r.op, r.offset, r.size, r.device),
             (
@@ -101,6 +256,13 @@ mod tests {
                 rec.size,
                 rec.device
             )
+        );
+        let h = NativeHeader::new(true, true).encode();
+        assert_eq!(&h[..8], b"ZSTRACE2");
+        assert_eq!(h[8], 3);
+        assert_eq!(
+            NativeHeader::decode_flags(&h[8..].try_into().unwrap()).unwrap(),
+            NativeHeader::new(true, true)
         );
     }
 
@@ -113,15 +275,49 @@ mod tests {
             size: 1 << 32,
             device: 0,
         };
-        assert!(encode(&rec).is_err());
-        assert!(encode(&TraceRecord {
-            size: 1,
-            device: 70_000,
-            ..rec
-        })
+        assert!(encode(&rec, &[], &PLAIN).is_err());
+        assert!(encode(
+            &TraceRecord {
+                size: 1,
+                device: 70_000,
+                ..rec
+            },
+            &[],
+            &PLAIN
+        )
         .is_err());
-        let mut b = encode(&TraceRecord { size: 1, ..rec }).unwrap();
+        let small = TraceRecord { size: 8192, ..rec };
+        // Values and events must be declared, and one value per 4 KiB.
+        assert!(encode(&small, &[1, 2], &PLAIN).is_err());
+        let full = NativeHeader::new(true, true);
+        assert!(encode(&small, &[1], &full).is_err());
+        assert!(encode(&small, &[1, 2], &full).is_ok());
+        let dirty = TraceRecord {
+            op: TraceOp::Dirty,
+            ..small
+        };
+        assert!(encode(&dirty, &[], &PLAIN).is_err());
+        assert!(encode(&dirty, &[1, 2], &full).is_err());
+        let mut b = encode(&small, &[], &PLAIN).unwrap();
         b[22] = 9;
-        assert!(matches!(decode(&b), Err(LineError::Malformed(m)) if m.contains("expected op")));
+        assert!(
+            matches!(decode(&b, &PLAIN), Err(LineError::Malformed(m)) if m.contains("unknown event kind 9"))
+        );
+        b[22] = 4;
+        assert!(
+            matches!(decode(&b, &PLAIN), Err(LineError::Malformed(m)) if m.contains("declares none"))
+        );
+        let v1 = NativeHeader {
+            version: 1,
+            ..PLAIN
+        };
+        assert!(
+            matches!(decode(&b, &v1), Err(LineError::Malformed(m)) if m.contains("expected op 0"))
+        );
+        b[22] = 1;
+        b[23] = 0x80;
+        assert!(decode(&b, &PLAIN).is_err());
+        assert!(decode(&b, &v1).is_ok(), "version 1 ignores the pad byte");
+        assert!(NativeHeader::decode_flags(&[4, 0, 0, 0, 0, 0, 0, 0]).is_err());
     }
 }

@@ -26,6 +26,22 @@ pub const BLOCK: u64 = 4096;
 
 const FIELDS: &str = "t_wall,rwbs,fsblk,file,file_page,content_xxh3,t_app_write";
 
+/// The operation block-layer flags name: `D` a discard, else `W` a write, else `R` a
+/// read (`S` sync, `F` flush, `M` metadata are ignored).
+pub(crate) fn rwbs_op(rwbs: &str) -> Result<TraceOp, String> {
+    if rwbs.contains('D') {
+        Ok(TraceOp::Trim)
+    } else if rwbs.contains('W') {
+        Ok(TraceOp::Write)
+    } else if rwbs.contains('R') {
+        Ok(TraceOp::Read)
+    } else {
+        Err(format!(
+            "expected rwbs flags with W, R or D, found `{rwbs}`"
+        ))
+    }
+}
+
 /// Line parser; keeps the hash of the last record.
 #[derive(Debug, Default)]
 pub(crate) struct Parser {
@@ -45,18 +61,7 @@ impl Parser {
             )));
         }
         let time_ns = parse_time(f[0], 9, "t_wall (epoch seconds)")?;
-        let rwbs = f[1];
-        let op = if rwbs.contains('D') {
-            TraceOp::Trim
-        } else if rwbs.contains('W') {
-            TraceOp::Write
-        } else if rwbs.contains('R') {
-            TraceOp::Read
-        } else {
-            return Err(LineError::Malformed(format!(
-                "expected rwbs flags with W, R or D, found `{rwbs}`"
-            )));
-        };
+        let op = rwbs_op(f[1]).map_err(LineError::Malformed)?;
         let block = parse_u64(f[2], "fsblk (4 KiB blocks)")?;
         let offset = block.checked_mul(BLOCK).ok_or_else(|| {
             LineError::Malformed(format!("expected fsblk below 2^52, found {block}"))

@@ -28,6 +28,7 @@
 //!   base is taken, so a filtered trace also starts at 0.
 
 use super::format::TraceFormat;
+use super::native::NativeHeader;
 use super::options::{OnError, ReadOptions, SkippedLine, MAX_SKIPPED_EXAMPLES};
 use super::record::{TraceOp, TraceRecord};
 use super::{blkparse, disksim, fio, fiu, msr, native, nbdkit, pgbench, spc};
@@ -71,7 +72,7 @@ enum Parser {
     Disksim,
     Fio(Box<fio::Parser>),
     Blkparse(blkparse::Parser),
-    Native { magic_checked: bool },
+    Native(NativeState),
     Fiu(fiu::Parser),
     Pgbench(pgbench::Parser),
     Nbdkit(nbdkit::Parser),
@@ -85,9 +86,7 @@ impl Parser {
             TraceFormat::Disksim => Parser::Disksim,
             TraceFormat::Fio => Parser::Fio(Box::default()),
             TraceFormat::Blkparse => Parser::Blkparse(blkparse::Parser::new(opts.blkparse_action)),
-            TraceFormat::Native => Parser::Native {
-                magic_checked: false,
-            },
+            TraceFormat::Native => Parser::Native(NativeState::default()),
             TraceFormat::Fiu => Parser::Fiu(fiu::Parser::default()),
             TraceFormat::PgbenchHashed => Parser::Pgbench(pgbench::Parser::default()),
             TraceFormat::NbdkitHashlog => Parser::Nbdkit(nbdkit::Parser::default()),
@@ -108,6 +107,7 @@ impl Parser {
             Parser::Fiu(p) => &p.values,
             Parser::Pgbench(p) => &p.values,
             Parser::Nbdkit(p) => &p.values,
+            Parser::Native(n) => &n.values,
             _ => &[],
         }
     }
@@ -123,9 +123,20 @@ impl Parser {
             Parser::Fiu(p) => p.parse(line),
             Parser::Pgbench(p) => p.parse(line),
             Parser::Nbdkit(p) => p.parse(line),
-            Parser::Native { .. } => unreachable!("native traces are not read by lines"),
+            Parser::Native(_) => unreachable!("native traces are not read by lines"),
         }
     }
+}
+
+/// What the native reader keeps between records.
+#[derive(Debug, Default)]
+struct NativeState {
+    /// The header, once read.
+    header: Option<NativeHeader>,
+    /// Fingerprints of the record returned last.
+    values: Vec<u64>,
+    /// Time of the record before (notified traces must be in time order).
+    last_time: u128,
 }
 
 /// A streaming reader of one trace; an iterator of `Result<TraceRecord>`.
@@ -168,27 +179,7 @@ impl TraceReader {
         let path = path.as_ref();
         let name = path.display().to_string();
         opts.validate()?;
-        let io_err = |e: io::Error| Error::Io {
-            path: name.clone(),
-            reason: e.to_string(),
-        };
-        let file = File::open(path).map_err(io_err)?;
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        let input: Box<dyn BufRead + Send> = match ext.as_str() {
-            "gz" => Box::new(BufReader::with_capacity(
-                BUFFER_BYTES,
-                MultiGzDecoder::new(BufReader::with_capacity(BUFFER_BYTES, file)),
-            )),
-            "zst" => Box::new(BufReader::with_capacity(
-                BUFFER_BYTES,
-                zstd::stream::read::Decoder::new(file).map_err(io_err)?,
-            )),
-            _ => Box::new(BufReader::with_capacity(BUFFER_BYTES, file)),
-        };
+        let input = open_input(path)?;
         TraceReader::from_reader(name, input, format, opts)
     }
 
@@ -241,6 +232,12 @@ impl TraceReader {
     /// order (empty for formats without hashes and for reads, trims and flushes).
     pub fn values(&self) -> &[u64] {
         self.parser.values()
+    }
+
+    /// The first kept record's time on the file's own clock (ns), once read: what the
+    /// reader subtracts to make times relative.
+    pub fn first_time_ns(&self) -> Option<u64> {
+        self.first_time.and_then(|t| u64::try_from(t).ok())
     }
 
     /// Records returned so far.
@@ -394,25 +391,72 @@ impl TraceReader {
         }
     }
 
-    fn next_native(&mut self) -> Option<Result<TraceRecord>> {
-        if let Parser::Native { magic_checked } = &mut self.parser {
-            if !*magic_checked {
-                *magic_checked = true;
-                let mut magic = [0u8; 8];
-                let n = match read_full(&mut self.input, &mut magic) {
-                    Ok(n) => n,
-                    Err(e) => return Some(Err(self.io_error(e))),
-                };
-                if &magic[..n] != native::MAGIC {
-                    let found = String::from_utf8_lossy(&magic[..n]).into_owned();
-                    return self
-                        .reject(LineError::Fatal(format!(
-                            "expected the magic `ZSTRACE1` (zombiesim native trace) at the start, found {found:?}"
-                        )))
-                        .map(Err);
-                }
-            }
+    /// The native header: read now if it has not been. `None` for the other formats.
+    /// A missing or bad header is an error at line 0.
+    pub fn native_header(&mut self) -> Result<Option<NativeHeader>> {
+        if self.format != TraceFormat::Native {
+            return Ok(None);
         }
+        self.read_native_header().map(Some)
+    }
+
+    fn read_native_header(&mut self) -> Result<NativeHeader> {
+        if let Parser::Native(NativeState {
+            header: Some(h), ..
+        }) = &self.parser
+        {
+            return Ok(*h);
+        }
+        let fatal = |this: &mut Self, reason: String| {
+            this.done = true;
+            Error::Input {
+                file: this.name.clone(),
+                line: 0,
+                reason,
+            }
+        };
+        let mut magic = [0u8; 8];
+        let n = read_full(&mut self.input, &mut magic).map_err(|e| self.io_error(e))?;
+        let header = if &magic[..n] == native::MAGIC_V1 {
+            NativeHeader {
+                version: 1,
+                ..NativeHeader::default()
+            }
+        } else if &magic[..n] == native::MAGIC {
+            let mut flags = [0u8; 8];
+            let n = read_full(&mut self.input, &mut flags).map_err(|e| self.io_error(e))?;
+            if n < 8 {
+                return Err(fatal(
+                    self,
+                    format!(
+                        "expected an 8-byte header after the magic, found {n} bytes (truncated)"
+                    ),
+                ));
+            }
+            match NativeHeader::decode_flags(&flags) {
+                Ok(h) => h,
+                Err(LineError::Fatal(r) | LineError::Malformed(r)) => return Err(fatal(self, r)),
+            }
+        } else {
+            let found = String::from_utf8_lossy(&magic[..n]).into_owned();
+            return Err(fatal(
+                self,
+                format!(
+                    "expected the magic `ZSTRACE2` or `ZSTRACE1` (zombiesim native trace) at the start, found {found:?}"
+                ),
+            ));
+        };
+        if let Parser::Native(state) = &mut self.parser {
+            state.header = Some(header);
+        }
+        Ok(header)
+    }
+
+    fn next_native(&mut self) -> Option<Result<TraceRecord>> {
+        let header = match self.read_native_header() {
+            Ok(h) => h,
+            Err(e) => return Some(Err(e)),
+        };
         loop {
             let mut bytes = [0u8; native::RECORD_BYTES];
             let n = match read_full(&mut self.input, &mut bytes) {
@@ -430,7 +474,11 @@ impl TraceReader {
                     native::RECORD_BYTES
                 )))
             } else {
-                native::decode(&bytes)
+                native::decode(&bytes, &header)
+            };
+            let decoded = match decoded {
+                Ok((raw, has_values)) => self.native_values(raw, has_values, &header),
+                Err(e) => Err(e),
             };
             match decoded {
                 Ok(raw) => {
@@ -439,6 +487,13 @@ impl TraceReader {
                     }
                 }
                 Err(e) => {
+                    // A record whose values cannot be read leaves the stream unaligned.
+                    let e = match e {
+                        LineError::Malformed(r) if r.contains("values were cut short") => {
+                            LineError::Fatal(r)
+                        }
+                        e => e,
+                    };
                     if let Some(err) = self.reject(e) {
                         return Some(Err(err));
                     }
@@ -446,6 +501,71 @@ impl TraceReader {
             }
         }
     }
+
+    /// Reads the fingerprints that follow a record, and checks time order in notified
+    /// traces.
+    fn native_values(
+        &mut self,
+        raw: RawRecord,
+        has_values: bool,
+        header: &NativeHeader,
+    ) -> std::result::Result<RawRecord, LineError> {
+        let Parser::Native(state) = &mut self.parser else {
+            unreachable!("native records come from the native parser")
+        };
+        state.values.clear();
+        if has_values {
+            let count = native::value_count(raw.size);
+            let mut bytes = [0u8; 8];
+            for _ in 0..count {
+                let n = read_full(&mut self.input, &mut bytes)
+                    .map_err(|e| LineError::Fatal(format!("reading content values: {e}")))?;
+                if n < 8 {
+                    return Err(LineError::Malformed(format!(
+                        "expected {count} content values after the record, but the values were cut short (truncated file)"
+                    )));
+                }
+                state.values.push(u64::from_le_bytes(bytes));
+            }
+        }
+        if header.host_events {
+            if raw.time_ns < state.last_time {
+                return Err(LineError::Malformed(format!(
+                    "events out of time order: a {} at {} ns after a record at {} ns (a notified trace must be sorted by time)",
+                    raw.op, raw.time_ns, state.last_time
+                )));
+            }
+            state.last_time = raw.time_ns;
+        }
+        Ok(raw)
+    }
+}
+
+/// Opens `path` for reading, gunzipping `.gz` (all members) and zstd-decompressing
+/// `.zst` files on the fly; errors name the path.
+pub fn open_input(path: &Path) -> Result<Box<dyn BufRead + Send>> {
+    let name = path.display().to_string();
+    let io_err = |e: io::Error| Error::Io {
+        path: name.clone(),
+        reason: e.to_string(),
+    };
+    let file = File::open(path).map_err(io_err)?;
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    Ok(match ext.as_str() {
+        "gz" => Box::new(BufReader::with_capacity(
+            BUFFER_BYTES,
+            MultiGzDecoder::new(BufReader::with_capacity(BUFFER_BYTES, file)),
+        )),
+        "zst" => Box::new(BufReader::with_capacity(
+            BUFFER_BYTES,
+            zstd::stream::read::Decoder::new(file).map_err(io_err)?,
+        )),
+        _ => Box::new(BufReader::with_capacity(BUFFER_BYTES, file)),
+    })
 }
 
 /// Reads until `buf` is full or the stream ends; returns the bytes read.

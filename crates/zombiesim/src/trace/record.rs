@@ -8,6 +8,11 @@
 //! Every reader returns flushes with `offset == 0` and `size == 0`: no format gives a
 //! flush a meaningful range (fio's `sync` lines repeat the last offset, blkparse prints
 //! none), so that is the one canonical form and writers ignore both fields.
+//!
+//! Notified traces (the native format, version 2) also carry *host events*: a page went
+//! clean → dirty in a host buffer ([`TraceOp::Dirty`]) or was cleaned there without being
+//! written to the device ([`TraceOp::Clean`]). They move no data; their `device` field
+//! names the buffer ([`HostBuffer`]). Only the native format can hold them.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -22,30 +27,53 @@ pub enum TraceOp {
     Trim,
     /// Cache flush (fio `sync`/`datasync`, blkparse `F` without data).
     Flush,
+    /// Host event: the range went clean → dirty in a host buffer (its flash copy is
+    /// now a zombie). Moves no data.
+    Dirty,
+    /// Host event: the range was cleaned (or dropped) in a host buffer without being
+    /// written to the device. Moves no data.
+    Clean,
 }
 
 impl TraceOp {
     /// Every operation, in the order of [`TraceOp::code`].
-    pub const ALL: [TraceOp; 4] = [TraceOp::Read, TraceOp::Write, TraceOp::Trim, TraceOp::Flush];
+    pub const ALL: [TraceOp; 6] = [
+        TraceOp::Read,
+        TraceOp::Write,
+        TraceOp::Trim,
+        TraceOp::Flush,
+        TraceOp::Dirty,
+        TraceOp::Clean,
+    ];
 
-    /// Lower-case name: `read`, `write`, `trim`, `flush`.
+    /// Lower-case name: `read`, `write`, `trim`, `flush`, `dirty`, `clean`.
     pub fn name(self) -> &'static str {
         match self {
             TraceOp::Read => "read",
             TraceOp::Write => "write",
             TraceOp::Trim => "trim",
             TraceOp::Flush => "flush",
+            TraceOp::Dirty => "dirty",
+            TraceOp::Clean => "clean",
         }
     }
 
-    /// The byte the native format stores: 0 read, 1 write, 2 trim, 3 flush.
+    /// The byte the native format stores: 0 read, 1 write, 2 trim, 3 flush, 4 dirty,
+    /// 5 clean.
     pub fn code(self) -> u8 {
         match self {
             TraceOp::Read => 0,
             TraceOp::Write => 1,
             TraceOp::Trim => 2,
             TraceOp::Flush => 3,
+            TraceOp::Dirty => 4,
+            TraceOp::Clean => 5,
         }
+    }
+
+    /// Whether this is a host event (dirty, clean) rather than a device request.
+    pub fn is_host_event(self) -> bool {
+        matches!(self, TraceOp::Dirty | TraceOp::Clean)
     }
 
     /// Inverse of [`TraceOp::code`].
@@ -60,6 +88,40 @@ impl fmt::Display for TraceOp {
     }
 }
 
+/// The host buffer a host event happened in (the `device` field of a
+/// [`TraceOp::Dirty`] or [`TraceOp::Clean`] record).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostBuffer {
+    /// The operating system's page cache (device id 0).
+    PageCache,
+    /// An application's own buffer, e.g. a database's shared buffers (device id 1).
+    Database,
+}
+
+impl HostBuffer {
+    /// Both buffers, in the order of their ids.
+    pub const ALL: [HostBuffer; 2] = [HostBuffer::PageCache, HostBuffer::Database];
+
+    /// The id stored in a record's `device` field.
+    pub fn id(self) -> u32 {
+        self as u32
+    }
+
+    /// Inverse of [`HostBuffer::id`].
+    pub fn from_id(id: u32) -> Option<HostBuffer> {
+        HostBuffer::ALL.get(id as usize).copied()
+    }
+
+    /// `page-cache` or `database`.
+    pub fn name(self) -> &'static str {
+        match self {
+            HostBuffer::PageCache => "page-cache",
+            HostBuffer::Database => "database",
+        }
+    }
+}
+
 /// One host request of a block trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct TraceRecord {
@@ -71,7 +133,8 @@ pub struct TraceRecord {
     /// Length of the request, in bytes (0 for a flush).
     pub size: u64,
     /// Disk number (msr), ASU (spc), device number (disksim), file index (fio),
-    /// `major << 20 | minor` (blkparse) or device id (native).
+    /// `major << 20 | minor` (blkparse) or device id (native); for host events, the
+    /// [`HostBuffer`] id.
     pub device: u32,
 }
 
@@ -108,7 +171,11 @@ mod tests {
         for op in TraceOp::ALL {
             assert_eq!(TraceOp::from_code(op.code()), Some(op));
         }
-        assert_eq!(TraceOp::from_code(4), None);
+        assert_eq!(TraceOp::from_code(6), None);
+        assert!(TraceOp::Dirty.is_host_event() && !TraceOp::Write.is_host_event());
+        for b in HostBuffer::ALL {
+            assert_eq!(HostBuffer::from_id(b.id()), Some(b));
+        }
     }
 
     #[test]

@@ -10,7 +10,9 @@
 //!   logical space, aligned down to a page). A request that runs past the end continues
 //!   at page 0, so it comes back as two runs. A request longer than the whole device is
 //!   an error.
-//! - `compact`: every distinct page gets the next free logical page in first-seen order,
+//! - `compact`: every distinct page gets the next free logical page in first-seen order
+//!   (first seen by a request: a host event's pages that no request has touched yet are
+//!   skipped, so the mapping is the same with or without a trace's host events),
 //!   so a sparse trace becomes dense from page 0, and contiguity is kept where the
 //!   first touches were contiguous. Running out of logical pages is an error. Memory is
 //!   proportional to the distinct pages.
@@ -92,6 +94,15 @@ pub struct RemapStats {
     pub remapped_pages: u64,
     /// Distinct pages seen (`compact` only; 0 in the other modes).
     pub distinct_pages: u64,
+    /// Host-event pages skipped by `compact` because no request had touched them yet
+    /// (they have no flash copy to be a zombie, and must not take a logical page the
+    /// requests would otherwise get: the remapping depends on the requests alone).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unmapped_event_pages: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Maps trace requests onto `logical_bytes / page_size` logical pages.
@@ -211,6 +222,10 @@ impl Remapper {
                     let next = self.table.len() as u64;
                     let mapped = match self.table.get(&page) {
                         Some(&m) => m,
+                        None if rec.op.is_host_event() => {
+                            self.stats.unmapped_event_pages += 1;
+                            continue;
+                        }
                         None => {
                             if next >= lp {
                                 return Err(self.error(

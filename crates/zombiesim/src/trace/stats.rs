@@ -22,6 +22,7 @@
 //!   towards 1 when a few pages take nearly all writes.
 
 use super::footprint::PageRuns;
+use super::host_events::{HostEventCounter, HostEventStats};
 use super::record::{TraceOp, TraceRecord};
 use crate::error::{Error, Result};
 use serde::Serialize;
@@ -86,6 +87,10 @@ pub struct TraceStats {
     pub size_histogram: Vec<SizeBucket>,
     pub interarrival: InterArrival,
     pub write_skew: WriteSkew,
+    /// Host events of a notified trace (dirty, clean): zombie lifetimes and the
+    /// awareness an ideal channel reaches. Absent for plain block traces.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_events: Option<HostEventStats>,
 }
 
 /// Sub-buckets per power of two in the inter-arrival histogram (2^4).
@@ -137,6 +142,7 @@ impl TraceStats {
             size_histogram: Vec::new(),
             interarrival: InterArrival::default(),
             write_skew: WriteSkew::default(),
+            host_events: None,
         };
         let mut pages = PageRuns::new();
         let mut sizes = [0u64; 66];
@@ -144,6 +150,7 @@ impl TraceStats {
         let mut gap_sum: u128 = 0;
         let (mut t_min, mut t_max) = (u64::MAX, 0u64);
         let mut prev: Option<u64> = None;
+        let mut events = HostEventCounter::new();
         for rec in records {
             let rec = rec?;
             s.records += 1;
@@ -157,6 +164,10 @@ impl TraceStats {
                 s.interarrival.max_ns = s.interarrival.max_ns.max(gap);
             }
             prev = Some(rec.time_ns);
+            if rec.op != TraceOp::Flush {
+                let (first, count) = rec.pages(page_size);
+                events.record(&rec, first, count);
+            }
             let op = match rec.op {
                 TraceOp::Read => &mut s.reads,
                 TraceOp::Write => &mut s.writes,
@@ -165,6 +176,8 @@ impl TraceStats {
                     s.flushes += 1;
                     continue;
                 }
+                // Counted in `host_events`.
+                TraceOp::Dirty | TraceOp::Clean => continue,
             };
             op.count += 1;
             op.bytes = op.bytes.saturating_add(rec.size);
@@ -176,6 +189,7 @@ impl TraceStats {
             let (first, count) = rec.pages(page_size);
             pages.touch(first, count, rec.op == TraceOp::Write);
         }
+        s.host_events = events.finish();
         if s.records > 0 {
             s.duration_s = (t_max - t_min) as f64 / 1e9;
         }

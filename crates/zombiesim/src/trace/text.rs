@@ -153,6 +153,12 @@ pub(crate) fn parse_hex(field: &str, what: &str) -> Result<u128, LineError> {
     })
 }
 
+/// Decimal seconds (`2261.263167`, `1795323069.018365329`) to nanoseconds, exactly;
+/// `None` if it is not a non-negative number.
+pub fn parse_decimal_ns(text: &str) -> Option<u128> {
+    parse_decimal(text.trim(), 9)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

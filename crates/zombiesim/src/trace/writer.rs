@@ -14,7 +14,9 @@
 //! | native | all four | bytes, size < 4 GiB | u16 | 1 ns |
 //!
 //! Times are truncated (not rounded) to the format's resolution. Flushes are written
-//! without a range and read back with offset 0 and size 0.
+//! without a range and read back with offset 0 and size 0. Host events (dirty, clean)
+//! and content values go only into the native format, whose header must declare them
+//! first ([`TraceWriter::declare`]); any other format refuses them by name.
 //!
 //! Output is buffered internally; [`TraceWriter::finish`] writes what the format needs
 //! at the end (fio's `close` lines), flushes and hands back the inner writer.
@@ -22,6 +24,7 @@
 //! finish it with [`TraceWriter::close`].
 
 use super::format::TraceFormat;
+use super::native::NativeHeader;
 use super::record::TraceRecord;
 use super::{blkparse, disksim, fio, msr, native, spc};
 use crate::error::{Error, Result};
@@ -48,6 +51,7 @@ impl From<io::Error> for WriteError {
 #[derive(Debug)]
 enum State {
     Plain,
+    Native(NativeHeader),
     Fio(fio::Writer),
     Blkparse(blkparse::Writer),
 }
@@ -70,6 +74,7 @@ impl<W: Write> TraceWriter<W> {
         let state = match format {
             TraceFormat::Fio => State::Fio(fio::Writer::default()),
             TraceFormat::Blkparse => State::Blkparse(blkparse::Writer::default()),
+            TraceFormat::Native => State::Native(NativeHeader::new(false, false)),
             _ => State::Plain,
         };
         TraceWriter {
@@ -86,6 +91,25 @@ impl<W: Write> TraceWriter<W> {
     pub fn named(mut self, name: impl Into<String>) -> TraceWriter<W> {
         self.name = name.into();
         self
+    }
+
+    /// Declares what a native file will hold (host events, content values): its header
+    /// says so, and only then are such records accepted. Native only, before the first
+    /// record.
+    pub fn declare(mut self, header: NativeHeader) -> Result<TraceWriter<W>> {
+        match &mut self.state {
+            State::Native(h) if !self.started => {
+                *h = header;
+                Ok(self)
+            }
+            State::Native(_) => Err(Error::integrity(
+                "a native trace's header is declared before its first record",
+            )),
+            _ => Err(Error::integrity(format!(
+                "only native traces have a header to declare; this writer writes {}",
+                self.format
+            ))),
+        }
     }
 
     /// The format written.
@@ -127,7 +151,7 @@ impl<W: Write> TraceWriter<W> {
         self.started = true;
         let result = match (&mut self.state, self.format) {
             (State::Fio(f), _) => f.header(&mut self.out),
-            (_, TraceFormat::Native) => self.out.write_all(native::MAGIC).map_err(WriteError::Io),
+            (State::Native(h), _) => self.out.write_all(&h.encode()).map_err(WriteError::Io),
             _ => Ok(()),
         };
         result.map_err(|e| match e {
@@ -139,17 +163,42 @@ impl<W: Write> TraceWriter<W> {
     /// Writes one record; an error if the format cannot represent it (nothing is
     /// written for that record then) or on I/O failure.
     pub fn write(&mut self, rec: &TraceRecord) -> Result<()> {
+        self.write_values(rec, &[])
+    }
+
+    /// Writes one record with the content fingerprints of what it writes (one per
+    /// 4 KiB; empty for none). Only the native format holds values and host events.
+    pub fn write_values(&mut self, rec: &TraceRecord, values: &[u64]) -> Result<()> {
         self.start()?;
         let out = &mut self.out;
+        let refused = match &self.state {
+            State::Native(_) => None,
+            _ if rec.op.is_host_event() => Some(format!(
+                "{} holds no host events (only native does)",
+                self.format
+            )),
+            _ if !values.is_empty() => Some(format!(
+                "{} holds no content values (only native does; converting would drop them)",
+                self.format
+            )),
+            _ => None,
+        };
+        if let Some(why) = refused {
+            return Err(self.fail(WriteError::Unsupported(why), rec));
+        }
         let result = match (&mut self.state, self.format) {
             (State::Fio(f), _) => f.write(out, rec),
             (State::Blkparse(b), _) => b.write(out, rec),
             (_, TraceFormat::Msr) => msr::write(out, rec),
             (_, TraceFormat::Spc) => spc::write(out, rec),
             (_, TraceFormat::Disksim) => disksim::write(out, rec),
-            (_, TraceFormat::Native) => {
-                native::encode(rec).and_then(|b| out.write_all(&b).map_err(WriteError::Io))
-            }
+            (State::Native(h), _) => native::encode(rec, values, h).and_then(|b| {
+                out.write_all(&b)?;
+                for v in values {
+                    out.write_all(&v.to_le_bytes())?;
+                }
+                Ok(())
+            }),
             (_, f) if !f.is_writable() => Err(WriteError::Unsupported(format!(
                 "{f} is read only (zombiesim reads its content hashes but does not write them)"
             ))),
@@ -299,7 +348,7 @@ mod tests {
         let out = TraceWriter::new(TraceFormat::Native, Vec::new())
             .finish()
             .unwrap();
-        assert_eq!(out, b"ZSTRACE1");
+        assert_eq!(&out[..8], b"ZSTRACE2");
     }
 
     #[test]

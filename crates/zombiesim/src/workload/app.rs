@@ -125,6 +125,11 @@ impl AppSource for RequestSource {
             },
             Op::Trim => AppOp::Trim { lpn, pages },
             Op::Flush => AppOp::Flush,
+            Op::Dirty(_) | Op::Clean(_) => {
+                return Err(crate::Error::integrity(
+                    "a notified trace's host events reached the host model; such traces replay below it",
+                ))
+            }
         };
         Ok(Some((op, r.arrival_ns)))
     }

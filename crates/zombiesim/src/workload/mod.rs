@@ -39,6 +39,19 @@ pub enum Op {
     /// Make every write acknowledged so far durable (a cache flush): moves no pages
     /// of its own (`lpn` 0, `pages` 0).
     Flush,
+    /// A notified trace's host event: the pages went clean → dirty in a host buffer.
+    /// Moves no data; it reaches the device only through the notification channel.
+    Dirty(crate::trace::HostBuffer),
+    /// A notified trace's host event: the pages were cleaned (or dropped) in a host
+    /// buffer without being written to the device.
+    Clean(crate::trace::HostBuffer),
+}
+
+impl Op {
+    /// Whether this is a host event (never a device command).
+    pub fn is_host_event(self) -> bool {
+        matches!(self, Op::Dirty(_) | Op::Clean(_))
+    }
 }
 
 /// One host request over a run of logical pages.
@@ -71,5 +84,15 @@ pub trait Workload: Send {
     /// For trace replays: what the replay read, skipped and remapped.
     fn trace_info(&self) -> Option<TraceInfo> {
         None
+    }
+    /// An endless stream of this workload's own writes for preconditioning
+    /// (`precondition.pattern = "workload"`), when it can give one.
+    fn own_writes(&self) -> Result<Option<Box<dyn Workload>>> {
+        Ok(None)
+    }
+    /// Whether the source is a notified trace: its requests include host events
+    /// ([`Op::Dirty`], [`Op::Clean`]) that the replay hands to the recorded host.
+    fn is_notified(&self) -> bool {
+        false
     }
 }

@@ -16,7 +16,8 @@ use super::{Op, Request, Workload};
 use crate::error::{Error, Result};
 use crate::fingerprint::combine;
 use crate::trace::{
-    ReadOptions, RemapMode, RemapStats, Remapper, TraceFormat, TraceOp, TraceReader,
+    HostBuffer, NativeHeader, ReadOptions, RemapMode, RemapStats, Remapper, TraceFormat, TraceOp,
+    TraceReader,
 };
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -56,6 +57,17 @@ pub struct TraceInfo {
     pub device: Option<u32>,
     /// The most records replayed (`--limit`), if any.
     pub limit: Option<u64>,
+    /// A notified trace's host events (absent for plain block traces): they replace
+    /// the host model, and reach the device through the notification channel.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notified: Option<NotifiedInfo>,
+}
+
+/// The host events a notified trace replayed.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct NotifiedInfo {
+    pub dirty_events: u64,
+    pub clean_events: u64,
 }
 
 /// A trace replayed as a workload.
@@ -67,6 +79,11 @@ pub struct TraceWorkload {
     records: u64,
     flushes: u64,
     done: bool,
+    page_size: u64,
+    logical_pages: u64,
+    notified: Option<NotifiedInfo>,
+    /// The native header (native traces only).
+    header: Option<NativeHeader>,
 }
 
 impl TraceWorkload {
@@ -81,15 +98,31 @@ impl TraceWorkload {
                 ),
             ));
         }
+        let mut reader = TraceReader::open(&spec.path, spec.format, &spec.options)?;
+        let header = reader.native_header()?;
         Ok(TraceWorkload {
-            reader: TraceReader::open(&spec.path, spec.format, &spec.options)?,
+            header,
+            reader,
             remapper: Remapper::new(spec.remap, logical_pages * page_size, page_size)?,
             spec: spec.clone(),
             pending: VecDeque::new(),
             records: 0,
             flushes: 0,
             done: false,
+            page_size,
+            logical_pages,
+            notified: None,
         })
+    }
+
+    /// Whether the trace's header declares host events (a notified trace).
+    pub fn is_notified(&self) -> bool {
+        self.header.is_some_and(|h| h.host_events)
+    }
+
+    /// Whether the trace's header declares content values.
+    pub fn has_values(&self) -> bool {
+        self.spec.format.has_values() || self.header.is_some_and(|h| h.values)
     }
 
     /// What the replay did so far.
@@ -110,6 +143,7 @@ impl TraceWorkload {
             remapped: self.remapper.stats(),
             device: self.spec.options.device,
             limit: self.spec.limit,
+            notified: self.notified,
         }
     }
 }
@@ -141,10 +175,25 @@ impl Workload for TraceWorkload {
                 TraceOp::Read => Op::Read,
                 TraceOp::Write => Op::Write,
                 TraceOp::Trim => Op::Trim,
+                TraceOp::Dirty | TraceOp::Clean => {
+                    let buffer = HostBuffer::from_id(rec.device).ok_or_else(|| Error::Input {
+                        file: self.reader.name().to_string(),
+                        line: self.reader.line(),
+                        reason: format!("host buffer {} is not 0 or 1", rec.device),
+                    })?;
+                    let n = self.notified.get_or_insert_with(NotifiedInfo::default);
+                    if rec.op == TraceOp::Dirty {
+                        n.dirty_events += 1;
+                        Op::Dirty(buffer)
+                    } else {
+                        n.clean_events += 1;
+                        Op::Clean(buffer)
+                    }
+                }
             };
             let runs = self.remapper.map(self.records, &rec)?;
             let values = self.reader.values();
-            if op == Op::Write && !values.is_empty() {
+            if op == Op::Write && !values.is_empty() && self.page_size == 4096 {
                 let aligned = rec.offset % 4096 == 0 && rec.size == values.len() as u64 * 4096;
                 let all = values.iter().fold(rec.offset, |a, &v| combine(a, v));
                 let mut k = 0usize;
@@ -197,5 +246,72 @@ impl Workload for TraceWorkload {
 
     fn trace_info(&self) -> Option<TraceInfo> {
         Some(self.info())
+    }
+
+    fn is_notified(&self) -> bool {
+        self.is_notified()
+    }
+
+    fn own_writes(&self) -> Result<Option<Box<dyn Workload>>> {
+        Ok(Some(Box::new(TraceWrites::open(
+            &self.spec,
+            self.logical_pages,
+            self.page_size,
+        )?)))
+    }
+}
+
+/// A trace's writes, read again from the start whenever it ends: the writes of
+/// `precondition.pattern = "workload"` for a trace (its other records are skipped).
+struct TraceWrites {
+    spec: TraceSpec,
+    logical_pages: u64,
+    page_size: u64,
+    inner: TraceWorkload,
+    /// Writes since the trace was last opened.
+    since_open: u64,
+}
+
+impl TraceWrites {
+    fn open(spec: &TraceSpec, logical_pages: u64, page_size: u64) -> Result<Self> {
+        Ok(TraceWrites {
+            spec: spec.clone(),
+            logical_pages,
+            page_size,
+            inner: TraceWorkload::open(spec, logical_pages, page_size)?,
+            since_open: 0,
+        })
+    }
+}
+
+impl Workload for TraceWrites {
+    fn next_request(&mut self) -> Result<Option<Request>> {
+        loop {
+            match self.inner.next_request()? {
+                Some(r) if r.op == Op::Write => {
+                    self.since_open += 1;
+                    return Ok(Some(Request {
+                        continued: false,
+                        ..r
+                    }));
+                }
+                Some(_) => {}
+                // The end: again from the start, unless a whole pass wrote nothing.
+                None if self.since_open == 0 => return Ok(None),
+                None => {
+                    self.inner =
+                        TraceWorkload::open(&self.spec, self.logical_pages, self.page_size)?;
+                    self.since_open = 0;
+                }
+            }
+        }
+    }
+
+    fn progress(&self) -> Option<f64> {
+        None
+    }
+
+    fn expected_write_pages(&self) -> Option<u64> {
+        None
     }
 }

@@ -1,0 +1,675 @@
+//! The `oracle` victim policy: a perfect-knowledge notifier feeding z-greedy.
+//!
+//! A zombie notification tells the device that a valid flash page will die soon. The
+//! oracle asks what the best possible notification could buy: it knows exactly when
+//! every version of every page dies, because it has read the future of the run.
+//!
+//! ```text
+//!  pre-pass: the same request stream again ─► LPN of every host page write and trim,
+//!            in order (the measured phase only)
+//!          ─► backward pass: for write k, its death d(k) = how many host page writes
+//!             have been applied once the version is dead: j + 1 when write j of the
+//!             same LPN overwrites it, w when a trim after w writes drops it (never: ∞)
+//!  measured phase, after host page write k (t = k + 1 writes applied):
+//!          push (d(k) − H, lpn) on a min-heap; pop every entry ≤ t
+//!          ─► Device::hint_zombie(lpn, true)
+//! ```
+//!
+//! So a valid page is marked zombie from the moment its current version will die within
+//! `H` host page writes, and GC scores blocks with z-greedy's `i − min(z, i/2)`. The
+//! write or trim that kills the page clears its mark, as it clears a notified zombie's.
+//! Nothing else changes: the same FTL, the same GC, the same requests.
+//!
+//! `H` is `gc.oracle_horizon`, or by default (0) three quarters of the spare pages GC
+//! works with: physical − logical pages, less the blocks the GC units hold back free
+//! (the high watermark) or open (the write frontiers). An invalid page waits about that
+//! many host writes before GC reclaims it (Little's law), so a page marked within it is
+//! one whose block GC need not take before it dies. A longer horizon marks pages that
+//! outlive the wait, and z-greedy spares blocks that are still full of live data when
+//! their turn comes; a shorter one tells it less. The ¾ is measured, not derived: with
+//! the whole effective spare the oracle lost near-ties (by up to 0.7%) to greedy and
+//! cost-benefit on uniform writes at high over-provisioning; with ¾ it lost none to
+//! greedy, FIFO, random, d-choices or windowed greedy in 22,000 small random cases
+//! (docs/zombie.md, "The oracle").
+//!
+//! What it knows is the device-level request stream, so it runs only where that stream
+//! is what the device executes: synthetic request workloads and block traces without the
+//! host model or a host write buffer ([`prepare`] and `Config::validate` refuse the
+//! rest). A notified trace's host events are replayed but not delivered: the oracle's
+//! marks replace every channel's. A synthetic workload is rebuilt from its spec and seed
+//! (preconditioning draws from a copy of its own, so the measured stream is the same
+//! from its first request); a trace is opened again. The measured phase checks that it
+//! executes exactly the writes the pre-pass recorded (count and a fingerprint of the LPN
+//! sequence).
+//!
+//! Memory: while it is built, 8 bytes per measured host page write (its LPN and its
+//! death distance) + 16 per trimmed page + 8 per logical page; while the run goes on,
+//! 4 bytes per write and at most one heap entry (16 bytes) per logical page. The run is
+//! refused before the list grows past the memory limit, naming `gc.policy`.
+//!
+//! It is a ceiling on what marking pages by their future death can buy z-greedy, not a
+//! real policy: no device knows the future.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::RunOptions;
+use crate::config::{
+    available_memory, CbAge, Config, FtlLayout, Geometry, MemoryEstimate, NotifyMode, OracleScore,
+    PolicySpec,
+};
+use crate::device::{Device, Payload};
+use crate::error::{Error, Result};
+use crate::report::OracleReport;
+use crate::workload::{Op, Workload};
+
+/// A death distance meaning "never dies in the measured phase" (or further away than
+/// any horizon can reach).
+const NEVER: u32 = u32::MAX;
+
+/// The largest `gc.oracle_horizon` (death distances are kept in 32 bits).
+pub const MAX_HORIZON: u64 = NEVER as u64 - 1;
+
+/// Bytes of the future list per measured host page write, while it is built.
+const BUILD_BYTES_PER_WRITE: u64 = 8;
+/// Bytes per trimmed page, while it is built (its time and LPN).
+const BUILD_BYTES_PER_TRIM: u64 = 16;
+/// Bytes per logical page: the next-event table while it is built, the heap after.
+const BYTES_PER_LOGICAL: u64 = 16;
+
+/// The horizon `cfg` asks for: `gc.oracle_horizon`, or (0) three quarters of the spare
+/// pages GC works with: physical − logical pages, less the blocks each GC unit holds
+/// back free (its high watermark) or open (one per write stream and plane).
+pub fn horizon(cfg: &Config, geo: &Geometry) -> Result<u64> {
+    if cfg.gc.oracle_horizon > 0 {
+        return Ok(cfg.gc.oracle_horizon.min(MAX_HORIZON));
+    }
+    let layout = FtlLayout::new(cfg, geo)?;
+    let watermark = if cfg.gc.background {
+        cfg.gc.high_watermark.max(cfg.gc.background_watermark)
+    } else {
+        cfg.gc.high_watermark
+    } as u64;
+    let held: u64 = layout
+        .units
+        .iter()
+        .map(|u| (watermark + (u.planes * layout.streams) as u64) * geo.pages_per_block as u64)
+        .sum();
+    let spare = geo.physical_pages.saturating_sub(geo.logical_pages);
+    Ok((spare.saturating_sub(held) * 3 / 4).clamp(1, MAX_HORIZON))
+}
+
+/// The oracle's envelope (`gc.oracle_score = "best"`): the schedules it is the best of,
+/// as `(label, config)`. `None` for any other policy or score.
+///
+/// The zero-horizon members — greedy and cost-benefit with both ages, the policies the
+/// marks extend — make the oracle never worse than those by construction; the others
+/// are z-greedy and z-cost-benefit (both ages) told the future at a ladder of horizons
+/// from 1/8 to 4 times the one [`horizon`] resolves to (only at it when
+/// `gc.oracle_horizon` is set): 21 runs. On a notified trace the schedules fed by the
+/// trace's own notifications through each channel are members too (9 more runs): the
+/// host's reports are knowledge the oracle has as well, so no real scheme on the same
+/// trace and device beats it, by construction; the future-aware members are what it adds
+/// (`oracle.chosen` says which won). One z-greedy key cannot bound cost-benefit (its cap keeps it from blocks
+/// more than half full: tests/oracle.rs), and no one horizon is best everywhere, hence
+/// the envelope; it costs one run per member.
+pub fn envelope(
+    cfg: &Config,
+    geo: &Geometry,
+    notified: bool,
+) -> Result<Option<Vec<(String, Config)>>> {
+    if cfg.gc.policy != PolicySpec::Oracle || cfg.gc.oracle_score != OracleScore::Best {
+        return Ok(None);
+    }
+    let h = horizon(cfg, geo)?;
+    let horizons = if cfg.gc.oracle_horizon > 0 {
+        vec![h]
+    } else {
+        // A ladder of horizons around the resolved one: 1/8 to 4 times it.
+        let mut v: Vec<u64> = [(1, 8), (1, 4), (1, 2), (1, 1), (2, 1), (4, 1)]
+            .iter()
+            .map(|&(a, b)| (h.saturating_mul(a) / b).clamp(1, MAX_HORIZON))
+            .collect();
+        v.dedup();
+        v
+    };
+    let ages = [CbAge::SinceModified, CbAge::ModifiedTime];
+    let age_name = |a: CbAge| match a {
+        CbAge::SinceModified => "since-modified",
+        CbAge::ModifiedTime => "modified-time",
+    };
+    let with = |f: &dyn Fn(&mut Config)| {
+        let mut c = cfg.clone();
+        f(&mut c);
+        c
+    };
+    let mut out = vec![(
+        "greedy".to_string(),
+        with(&|c| c.gc.policy = PolicySpec::Greedy),
+    )];
+    for age in ages {
+        out.push((
+            format!("cost-benefit ({})", age_name(age)),
+            with(&|c| {
+                c.gc.policy = PolicySpec::CostBenefit;
+                c.gc.cb_age = age;
+            }),
+        ));
+    }
+    // A notified trace's own notifications, through every channel: what the host told
+    // is also known to the oracle, so no real scheme on the trace is better than it.
+    if notified {
+        for mode in [
+            NotifyMode::Ideal,
+            NotifyMode::Piggyback,
+            NotifyMode::Command,
+        ] {
+            let name = format!("{mode:?}").to_lowercase();
+            out.push((
+                format!("z-greedy ({name} channel)"),
+                with(&|c| {
+                    c.gc.policy = PolicySpec::ZGreedy;
+                    c.notify.mode = mode;
+                }),
+            ));
+            for age in ages {
+                out.push((
+                    format!("z-cost-benefit ({name} channel, {})", age_name(age)),
+                    with(&|c| {
+                        c.gc.policy = PolicySpec::ZCostBenefit;
+                        c.gc.cb_age = age;
+                        c.notify.mode = mode;
+                    }),
+                ));
+            }
+        }
+    }
+    for hz in horizons {
+        out.push((
+            format!("z-greedy@{hz}"),
+            with(&|c| {
+                c.gc.oracle_score = OracleScore::ZGreedy;
+                c.gc.oracle_horizon = hz;
+            }),
+        ));
+        for age in ages {
+            out.push((
+                format!("z-cost-benefit@{hz} ({})", age_name(age)),
+                with(&|c| {
+                    c.gc.oracle_score = OracleScore::ZCostBenefit;
+                    c.gc.oracle_horizon = hz;
+                    c.gc.cb_age = age;
+                }),
+            ));
+        }
+    }
+    Ok(Some(out))
+}
+
+/// Runs every member of the envelope with `run` and returns the report of the one with
+/// the lowest WAF (ties: the first), its `oracle` section naming it and listing every
+/// member's WAF, and `run.config` the configuration asked for (`oracle`, `best`).
+pub fn best_of(
+    asked: &Config,
+    members: Vec<(String, Config)>,
+    mut run: impl FnMut(&Config) -> Result<crate::report::Report>,
+) -> Result<crate::report::Report> {
+    let mut best: Option<(String, crate::report::Report)> = None;
+    let mut candidates = Vec::new();
+    for (label, cfg) in members {
+        let r = run(&cfg)?;
+        candidates.push(crate::report::OracleCandidate {
+            schedule: label.clone(),
+            waf: r.waf,
+        });
+        if r.run.interrupted {
+            return Ok(r);
+        }
+        let key = |r: &crate::report::Report| r.waf.unwrap_or(f64::INFINITY);
+        if best.as_ref().is_none_or(|(_, b)| key(&r) < key(b)) {
+            best = Some((label, r));
+        }
+    }
+    let (label, mut r) = best.ok_or_else(|| Error::integrity("the oracle's envelope is empty"))?;
+    let o = r.oracle.get_or_insert(OracleReport {
+        horizon: 0,
+        future_writes: 0,
+        future_trims: 0,
+        hints: 0,
+        memory_bytes: 0,
+        chosen: None,
+        candidates: Vec::new(),
+    });
+    o.chosen = Some(label);
+    o.candidates = candidates;
+    r.run.config = serde_json::to_value(asked).expect("configs serialize");
+    Ok(r)
+}
+
+/// The future of the measured phase: for each host page write, how many writes later
+/// the version it writes is dead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FutureList {
+    /// `distance[k]`: write `k` (0-based) writes a version that is dead once `d(k)`
+    /// host page writes have been applied: `j + 1` when write `j` of the same LPN
+    /// overwrites it, `w` when a trim after `w` writes drops it. `distance[k]` is
+    /// `d(k) − k`; [`NEVER`] when it lives to the end.
+    distance: Vec<u32>,
+    /// Trimmed pages of the measured phase.
+    trims: u64,
+    /// [`fold`] of the written LPNs, in order.
+    fingerprint: u64,
+}
+
+/// A fingerprint of an LPN sequence (FNV-1a over 64-bit words).
+#[inline]
+fn fold(h: u64, lpn: u64) -> u64 {
+    (h ^ lpn).wrapping_mul(0x0000_0100_0000_01b3)
+}
+
+const FOLD_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// What the pre-pass recorded, before the backward pass: written LPNs in order, and each
+/// trimmed page with the number of writes before it.
+#[derive(Default)]
+struct Events {
+    writes: Vec<u32>,
+    trims: Vec<(u64, u32)>,
+}
+
+impl FutureList {
+    /// The future of the written `writes` (LPNs in order) and `trims` (`(writes before
+    /// it, lpn)`, in order): the backward pass over `logical` pages.
+    fn from_events(events: Events, logical: u64) -> FutureList {
+        let Events { writes, trims } = events;
+        let mut next = vec![u64::MAX; logical as usize];
+        let mut distance = vec![NEVER; writes.len()];
+        let mut t = trims.len();
+        for k in (0..writes.len()).rev() {
+            // Trims after write k (k + 1 or more writes before them), latest first.
+            while t > 0 && trims[t - 1].0 > k as u64 {
+                t -= 1;
+                next[trims[t].1 as usize] = trims[t].0;
+            }
+            let lpn = writes[k] as usize;
+            let death = next[lpn];
+            distance[k] = if death == u64::MAX {
+                NEVER
+            } else {
+                (death - k as u64).min(NEVER as u64) as u32
+            };
+            // The version before it is dead once this write is applied.
+            next[lpn] = k as u64 + 1;
+        }
+        let fingerprint = writes
+            .iter()
+            .fold(FOLD_START, |h, &lpn| fold(h, lpn as u64));
+        FutureList {
+            distance,
+            trims: trims.len() as u64,
+            fingerprint,
+        }
+    }
+
+    /// Host page writes of the measured phase.
+    pub fn writes(&self) -> u64 {
+        self.distance.len() as u64
+    }
+
+    /// Bytes it holds.
+    pub fn memory_bytes(&self) -> u64 {
+        self.distance.capacity() as u64 * 4
+    }
+}
+
+/// Bytes the oracle needs for `writes` measured host page writes on `logical` pages
+/// (its peak, while the list is built, with no trim).
+pub fn estimate_bytes(writes: u64, logical: u64) -> u64 {
+    writes * BUILD_BYTES_PER_WRITE + logical * BYTES_PER_LOGICAL
+}
+
+/// The memory the oracle may use: the run's limit less the device's state, and where
+/// the limit came from (`None`: no limit known).
+pub type Budget = Option<(u64, u64, &'static str)>;
+
+fn too_big(needed: u64, writes: Option<u64>, budget: (u64, u64, &str)) -> Error {
+    let (limit, device, source) = budget;
+    let gib = crate::config::gib;
+    let what = match writes {
+        Some(w) => format!("the {w} host page writes of the measured phase"),
+        None => "the measured phase (it is still being read)".to_string(),
+    };
+    Error::config(
+        "gc.policy",
+        format!(
+            "`oracle` keeps the future of every host page write: {what} need at least {} \
+             beside the device's {}, more than {} ({source}); use a shorter workload or \
+             trace, a real policy, or raise the limit with --max-memory",
+            gib(needed),
+            gib(device),
+            gib(limit)
+        ),
+    )
+}
+
+/// The memory the oracle may use beside the device's state (`check_memory`'s limit).
+fn budget(cfg: &Config, opts: &RunOptions) -> Result<Budget> {
+    let device = MemoryEstimate::new(cfg, opts.verify)?.total();
+    Ok(match opts.max_memory {
+        Some(limit) => Some((limit, device, "the limit given by --max-memory")),
+        None => {
+            available_memory().map(|free| (free, device, "the memory available on this machine"))
+        }
+    })
+}
+
+/// With `gc.policy = "oracle"`: the future of the measured phase, read from `replay` (a
+/// fresh copy of its request stream); `None` with any other policy.
+pub fn prepare<W: Workload>(
+    cfg: &Config,
+    geo: &Geometry,
+    opts: &RunOptions,
+    replay: impl FnOnce() -> Result<W>,
+) -> Result<Option<FutureList>> {
+    if cfg.gc.policy != PolicySpec::Oracle {
+        return Ok(None);
+    }
+    let h = &cfg.host;
+    if h.enabled() {
+        return Err(Error::config(
+            "gc.policy",
+            format!(
+                "`oracle` knows the future of the requests the device executes, which runs \
+                 only at the device level; host.cache = {} and host.threads = {} run the host \
+                 model, whose page cache decides what reaches the device: set both to 0 (or, \
+                 for a trace, host.trace = \"below\"), or use z-greedy with a notification \
+                 channel",
+                h.cache, h.threads
+            ),
+        ));
+    }
+    let budget = budget(cfg, opts)?;
+    let mut w = replay()?;
+    record(&mut w, geo.logical_pages, budget).map(Some)
+}
+
+/// Application and file-system workloads run the host model: the oracle is refused.
+pub fn refuse_app(cfg: &Config) -> Result<()> {
+    if cfg.gc.policy != PolicySpec::Oracle {
+        return Ok(());
+    }
+    Err(Error::config(
+        "gc.policy",
+        "`oracle` knows the future of the requests the device executes, which runs only at \
+         the device level; an application or file-system workload (oltp, fs:) runs the host \
+         model (host.cache, host.threads), whose page cache decides what reaches the device: \
+         use a synthetic request workload or a block trace",
+    ))
+}
+
+/// Read `workload` (a fresh copy of the measured phase's request stream) to its end and
+/// build its future on `logical` pages, refusing before the list outgrows `budget`.
+pub fn record(workload: &mut dyn Workload, logical: u64, budget: Budget) -> Result<FutureList> {
+    // What the oracle may hold beside the device, in bytes.
+    let room = budget.map(|(limit, device, _)| limit.saturating_sub(device));
+    if let (Some(room), Some(w)) = (room, workload.expected_write_pages()) {
+        let needed = estimate_bytes(w, logical);
+        if needed > room {
+            return Err(too_big(needed, Some(w), budget.expect("a budget")));
+        }
+    }
+    let fixed = logical * BYTES_PER_LOGICAL;
+    // Bytes held with room for `writes` written and `trims` trimmed pages.
+    let bytes = |writes: usize, trims: usize| {
+        fixed + writes as u64 * BUILD_BYTES_PER_WRITE + trims as u64 * BUILD_BYTES_PER_TRIM
+    };
+    let fits = |b: u64| room.is_none_or(|room| b <= room);
+    let mut events = Events::default();
+    if let Some(w) = workload.expected_write_pages() {
+        events.writes.reserve_exact(w.min(u32::MAX as u64) as usize);
+    }
+    while let Some(req) = workload.next_request()? {
+        let pages = req.pages as usize;
+        match req.op {
+            Op::Write => {
+                let need = events.writes.len() + pages;
+                if need > events.writes.capacity() {
+                    // Grow by hand, so nothing past the budget is ever allocated.
+                    let want = need.max(2 * events.writes.capacity()).max(1 << 16);
+                    let trims = events.trims.len();
+                    let cap = if fits(bytes(want, trims)) {
+                        want
+                    } else if fits(bytes(need, trims)) {
+                        need
+                    } else {
+                        let b = budget.expect("a limit refused it");
+                        return Err(too_big(bytes(need, trims), None, b));
+                    };
+                    events.writes.reserve_exact(cap - events.writes.len());
+                }
+                for lpn in req.lpn..req.lpn + pages as u64 {
+                    events.writes.push(lpn as u32);
+                }
+            }
+            Op::Trim => {
+                let need = bytes(events.writes.capacity(), events.trims.len() + pages);
+                if !fits(need) {
+                    return Err(too_big(need, None, budget.expect("a limit refused it")));
+                }
+                let now = events.writes.len() as u64;
+                for lpn in req.lpn..req.lpn + pages as u64 {
+                    events.trims.push((now, lpn as u32));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(FutureList::from_events(events, logical))
+}
+
+/// The oracle at work in the measured phase: hears every host page write and, before
+/// each, marks the pages whose version dies within the horizon.
+pub struct FutureNotifier {
+    future: FutureList,
+    horizon: u64,
+    /// `(d(k) − H, lpn)` of every written version not marked yet that dies.
+    due: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Host page writes applied so far in the measured phase.
+    written: u64,
+    fingerprint: u64,
+    hints: u64,
+}
+
+impl FutureNotifier {
+    pub fn new(future: FutureList, horizon: u64) -> FutureNotifier {
+        FutureNotifier {
+            future,
+            horizon: horizon.clamp(1, MAX_HORIZON),
+            due: BinaryHeap::new(),
+            written: 0,
+            fingerprint: FOLD_START,
+            hints: 0,
+        }
+    }
+
+    /// A host page write of `lpn` was applied: remember when its version is due, then
+    /// `mark` every page whose version is now dead within the horizon (at most `H` more
+    /// writes). Marks are given only here: between two writes nothing comes due, and a
+    /// version trimmed right after its write is marked before that trim.
+    #[inline]
+    fn after_write(&mut self, lpn: u64, mut mark: impl FnMut(u64) -> Result<()>) -> Result<()> {
+        let k = self.written;
+        self.written += 1;
+        self.fingerprint = fold(self.fingerprint, lpn);
+        if let Some(&d) = self.future.distance.get(k as usize) {
+            if d != NEVER {
+                let key = (k + d as u64).saturating_sub(self.horizon);
+                self.due.push(Reverse((key, lpn as u32)));
+            }
+        }
+        while let Some(&Reverse((key, lpn))) = self.due.peek() {
+            if key > self.written {
+                break;
+            }
+            self.due.pop();
+            mark(lpn as u64)?;
+            self.hints += 1;
+        }
+        Ok(())
+    }
+
+    /// [`Device::apply`], a write page by page with the marks that come due after each.
+    pub fn apply(
+        &mut self,
+        device: &mut Device,
+        op: Op,
+        lpn: u64,
+        pages: u32,
+        payload: Payload,
+    ) -> Result<()> {
+        if op != Op::Write {
+            return device.apply(op, lpn, pages, payload);
+        }
+        for i in 0..pages {
+            let l = lpn + i as u64;
+            let one = match payload {
+                Payload::PerPage(v) => Payload::PerPage(&v[i as usize..i as usize + 1]),
+                p => p,
+            };
+            device.apply(Op::Write, l, 1, one)?;
+            self.after_write(l, |z| device.hint_zombie(z, true))?;
+        }
+        Ok(())
+    }
+
+    /// The measured phase is over (`complete`: it was not interrupted): check it wrote
+    /// what the pre-pass read, and report.
+    pub fn finish(&self, complete: bool) -> Result<OracleReport> {
+        if complete
+            && (self.written != self.future.writes() || self.fingerprint != self.future.fingerprint)
+        {
+            return Err(Error::integrity(format!(
+                "gc.policy = \"oracle\": the measured phase wrote {} pages but the pre-pass \
+                 read {} (or other pages): the request stream was not the same twice",
+                self.written,
+                self.future.writes()
+            )));
+        }
+        Ok(OracleReport {
+            horizon: self.horizon,
+            future_writes: self.future.writes(),
+            future_trims: self.future.trims,
+            hints: self.hints,
+            memory_bytes: self.future.memory_bytes() + self.due.capacity() as u64 * 16,
+            chosen: None,
+            candidates: Vec::new(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn future(writes: &[u32], trims: &[(u64, u32)], logical: u64) -> FutureList {
+        FutureList::from_events(
+            Events {
+                writes: writes.to_vec(),
+                trims: trims.to_vec(),
+            },
+            logical,
+        )
+    }
+
+    #[test]
+    fn the_backward_pass_gives_each_write_its_next_write_or_trim() {
+        // writes:     0  1  2  3  4  5  6
+        // LPN:        5  7  5  9  7  5  9
+        // trim of 9 after 4 writes (between write 3 and write 4), trim of 7 after 7.
+        let f = future(&[5, 7, 5, 9, 7, 5, 9], &[(4, 9), (7, 7)], 16);
+        // 5@0 is overwritten by write 2: dead once 3 writes are applied; 7@1 by write 4
+        // (5); 5@2 by write 5 (6); 9@3 trimmed after 4 writes (4); 7@4 trimmed after 7
+        // (7); 5@5 and 9@6 never die.
+        let deaths: Vec<Option<u64>> = f
+            .distance
+            .iter()
+            .enumerate()
+            .map(|(k, &d)| (d != NEVER).then_some(k as u64 + d as u64))
+            .collect();
+        assert_eq!(
+            deaths,
+            vec![Some(3), Some(5), Some(6), Some(4), Some(7), None, None]
+        );
+        assert_eq!(f.writes(), 7);
+        assert_eq!(f.trims, 2);
+        // A trim before any measured write kills nothing measured; a trim after write
+        // k comes before write k + 1.
+        let f = future(&[3, 3], &[(0, 3), (1, 3)], 4);
+        assert_eq!(f.distance, vec![1, NEVER]);
+        let f = future(&[3, 3], &[], 4);
+        assert_eq!(f.distance, vec![2, NEVER]);
+    }
+
+    #[test]
+    fn the_notifier_marks_each_version_horizon_writes_before_it_dies() {
+        let writes = [5, 7, 5, 9, 7, 5, 9, 1, 1];
+        // (writes applied, LPN) of every mark, under horizon `h`.
+        let run = |h: u64| {
+            let mut n = FutureNotifier::new(future(&writes, &[(4, 9)], 16), h);
+            let mut marks: Vec<(u64, u64)> = Vec::new();
+            for &lpn in &writes {
+                let t = n.written + 1;
+                n.after_write(lpn as u64, |l| {
+                    marks.push((t, l));
+                    Ok(())
+                })
+                .unwrap();
+            }
+            (marks, n.finish(true).unwrap())
+        };
+        // Deaths (writes applied once dead): 5@0 3, 7@1 5, 5@2 6, 9@3 4 (the trim),
+        // 1@7 9; 7@4, 5@5, 9@6 and 1@8 never die.
+        // Horizon 2: marked once 1, 3, 4, 2 and 7 writes are applied, or at once when
+        // that has passed: 9@3 right after it is written, before the trim.
+        let (marks, r) = run(2);
+        assert_eq!(marks, vec![(1, 5), (3, 7), (4, 9), (4, 5), (8, 1)]);
+        assert_eq!(
+            (r.horizon, r.future_writes, r.future_trims, r.hints),
+            (2, 9, 1, 5)
+        );
+        // Horizon 1: one write before the death; an overwritten page is marked just
+        // before the write that kills it (which clears the mark before GC can run).
+        let (marks, _) = run(1);
+        assert_eq!(marks, vec![(2, 5), (4, 9), (4, 7), (5, 5), (8, 1)]);
+        // A horizon past every death marks each dying version as it is written.
+        let (marks, r) = run(100);
+        assert_eq!(marks, vec![(1, 5), (2, 7), (3, 5), (4, 9), (8, 1)]);
+        assert_eq!(r.hints, 5);
+    }
+
+    #[test]
+    fn a_different_stream_is_an_integrity_error() {
+        let f = future(&[1, 2, 3], &[], 4);
+        let mut n = FutureNotifier::new(f, 1);
+        for lpn in [1, 3, 2] {
+            n.after_write(lpn, |_| Ok(())).unwrap();
+        }
+        assert!(n.finish(true).is_err());
+        // An interrupted run is not checked.
+        assert!(n.finish(false).is_ok());
+    }
+
+    #[test]
+    fn recording_refuses_past_the_memory_budget_naming_the_key() {
+        let spec = crate::workload::WorkloadSpec::parse("uniform:drive_writes=4").unwrap();
+        let mut w = spec.build(1000, 4096, 1).unwrap();
+        let err = record(&mut w, 1000, Some((20_000, 0, "a test limit"))).unwrap_err();
+        assert!(
+            matches!(&err, Error::Config { key, .. } if key == "gc.policy"),
+            "{err}"
+        );
+        let mut w = spec.build(1000, 4096, 1).unwrap();
+        let f = record(&mut w, 1000, Some((1 << 20, 0, "a test limit"))).unwrap();
+        assert_eq!(f.writes(), 4000);
+    }
+}
