@@ -12,6 +12,9 @@ with the machine's CPU model:
   64 MiB device write buffer;
 - replay: an MSR-format trace of 1 M and of 10 M records replayed on 1 GiB: records
   per second, and peak memory for both lengths (it must not grow with the trace);
+- notified: a synthetic notified trace (dirty events and writes, `trace generate-notified`)
+  of 1 M and 10 M records on 1 GiB with z-greedy and piggybacked notifications: events
+  per wall second (target >= 1 M) and peak memory for both lengths (must not grow);
 - shadowgc: the ShadowGC preset scaled to 32 GiB with 128 MiB host and device write
   buffers, counting mode, a footprint workload whose writes hit the buffers: host
   requests per wall second for `ggc` and for `sgc`, and the ratio of their wall time
@@ -187,6 +190,42 @@ def replay(n: int) -> bool:
     return ok
 
 
+def notified_trace(records: int) -> Path:
+    """A synthetic notified trace of `records` records over 200 000 pages (made once)."""
+    import zombiesim as zs
+
+    DATA.mkdir(parents=True, exist_ok=True)
+    path = DATA / f"notified-{records // 1_000_000}m.zst"
+    if not path.exists():
+        zs.trace.generate_notified(path, pages=200_000, records=records, delay=5000, seed=2)
+    return path
+
+
+def notified(n: int) -> bool:
+    print("\nnotified: notified trace (dirty events + writes) on 1 GiB, counting mode,")
+    print("  z-greedy with piggybacked notifications")
+    peaks, rates_1m = {}, []
+    sets = ("notify.mode=piggyback", "gc.policy=z-greedy")
+    for records in (1_000_000, 10_000_000):
+        path = notified_trace(records)
+        results = runs("benches/configs/replay-1g.toml", f"trace:native:none:{path}", n, sets)
+        rates = [r["trace"]["records"] / r["run"]["measured_wall_s"] for r, _ in results]
+        peaks[records] = med([rss for _, rss in results])
+        if records == 1_000_000:
+            rates_1m = rates
+        print(
+            f"  {records / 1e6:>4.0f} M events: {med(rates) / 1e6:.2f} M events / wall s "
+            f"(runs: {fmt_runs(rates)}), peak RSS {peaks[records] / 2**20:.1f} MiB"
+        )
+    growth = peaks[10_000_000] / peaks[1_000_000] - 1
+    ok_mem, ok_rate = growth < 0.10, med(rates_1m) >= 1e6
+    print(
+        f"  memory growth 1 M -> 10 M events: {growth * 100:+.1f}% (independent of length: "
+        f"{verdict(ok_mem)}); target >= 1 M events / wall s: {verdict(ok_rate)}"
+    )
+    return ok_mem and ok_rate
+
+
 def shadowgc(n: int) -> bool:
     workload = "footprint:growth=0.05,window=512MiB,read=0.2,drive_writes=2,iops=50000"
     print("\nshadowgc: 32 GiB, 128 MiB host + device buffers, counting mode, " + workload)
@@ -275,7 +314,16 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3, help="runs per case (median reported)")
     ap.add_argument(
         "--only",
-        choices=("counting", "timing", "timing-buffer", "replay", "shadowgc", "ftls", "fs"),
+        choices=(
+            "counting",
+            "timing",
+            "timing-buffer",
+            "replay",
+            "notified",
+            "shadowgc",
+            "ftls",
+            "fs",
+        ),
         help="one case",
     )
     args = ap.parse_args()
@@ -287,6 +335,7 @@ def main() -> int:
         "timing": timing,
         "timing-buffer": timing_buffer,
         "replay": replay,
+        "notified": notified,
         "shadowgc": shadowgc,
         "ftls": ftls,
         "fs": fs,

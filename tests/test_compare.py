@@ -1,3 +1,5 @@
+import json
+
 import pandas as pd
 import pytest
 
@@ -108,3 +110,46 @@ def test_catalog_listings():
     assert {"uniform", "hotcold", "zipf"} <= {w.name for w in zs.workloads()}
     assert "drive_writes" in zs.workload_common_keys()
     assert {"greedy", "cost-benefit", "fifo", "random"} <= set(zs.policies())
+
+
+def test_oracle_shares_of_its_gain():
+    from zombiesim._format import _share, oracle_shares
+
+    def rep(waf, oracle=False):
+        return zs.Report({"waf": waf, "oracle": {"horizon": 8} if oracle else None})
+
+    reports = {"base": rep(4.0), "mid": rep(3.5), "worse": rep(4.5), "oracle": rep(3.0, True)}
+    assert oracle_shares(reports) == {"base": 0.0, "mid": 0.5, "worse": -0.5, "oracle": 1.0}
+    assert oracle_shares({k: reports[k] for k in ("base", "mid")}) is None
+    # The oracle gains nothing over the baseline (here it is the baseline): no share.
+    flat = {"oracle": rep(3.0, True), "base": rep(4.0)}
+    assert oracle_shares(flat) == {"oracle": None, "base": None}
+    assert [_share(s) for s in (None, 0.5, -0.25)] == ["—", "50.0%", "-25.0%"]
+
+
+def test_compare_cli_with_the_oracle_gives_the_share_of_its_gain(cli, tmp_path):
+    js = tmp_path / "r.json"
+    workload = "hotcold:r=0.8,f=0.2,drive_writes=0.5"
+    args = ["--set", "flash.blocks_per_plane=64", "--workload", workload]
+    proc = cli("compare", *args, "--schemes", "gc-gd,gc-cb,oracle", "--json", str(js))
+    assert proc.returncode == 0, proc.stderr
+    assert "share of the oracle's gain captured" in proc.stdout and "…" not in proc.stdout
+    data = json.loads(js.read_text())
+    waf = {k: v["waf"] for k, v in data.items()}
+    share = {k: v["oracle_gain_captured"] for k, v in data.items()}
+    gain = waf["gc-gd"] - waf["oracle"]
+    assert gain > 0, waf
+    assert share["gc-gd"] == 0 and share["oracle"] == pytest.approx(1.0)
+    assert share["gc-cb"] == pytest.approx((waf["gc-gd"] - waf["gc-cb"]) / gain)
+    assert f"{share['gc-cb'] * 100:.1f}%" in proc.stdout and "100.0%" in proc.stdout
+    assert data["oracle"]["oracle"]["hints"] > 0 and data["gc-gd"]["oracle"] is None
+    # The oracle first: it is its own baseline and gains nothing over it.
+    proc = cli("compare", *args, "--schemes", "oracle,gc-gd", "--json", str(js))
+    assert proc.returncode == 0, proc.stderr
+    assert "—" in proc.stdout
+    assert {v["oracle_gain_captured"] for v in json.loads(js.read_text()).values()} == {None}
+    # `run` says what the oracle knew and told.
+    proc = cli("run", *args, "--scheme", "oracle")
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if x.strip().startswith("oracle"))
+    assert "horizon" in line and "zombie marks from the future" in line

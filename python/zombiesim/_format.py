@@ -248,6 +248,38 @@ def has_shadow(rep: Report) -> bool:
     return bool(share) or bool(raw["gc"].get("skipped"))
 
 
+#: The heading of the oracle column (`oracle_shares`).
+ORACLE_SHARE = "share of the oracle's gain captured"
+
+
+def _is_oracle(rep: Report) -> bool:
+    return rep.raw.get("oracle") is not None
+
+
+def oracle_shares(reports: Mapping[str, Report]) -> dict[str, float | None] | None:
+    """When the runs include the `oracle` policy (and another run before it): each run's
+    share of the oracle's gain, `(WAF_baseline - WAF_run) / (WAF_baseline - WAF_oracle)`,
+    the baseline being the first run and the oracle the first run of `gc.policy =
+    "oracle"`; `None` for every run when the oracle gains nothing over the baseline (or a
+    WAF is undefined). `None` without an oracle run."""
+    labels = list(reports)
+    oracle = next((k for k in labels if _is_oracle(reports[k])), None)
+    if oracle is None or len(labels) < 2:
+        return None
+    base = reports[labels[0]].raw["waf"]
+    best = reports[oracle].raw["waf"]
+    gain = None if base is None or best is None else base - best
+    return {
+        k: None if not gain or gain <= 0 or r.raw["waf"] is None else (base - r.raw["waf"]) / gain
+        for k, r in reports.items()
+    }
+
+
+def _share(fraction: Any) -> str:
+    """A share of the oracle's gain, `—` when there is none to share."""
+    return "—" if fraction is None else percent(fraction)
+
+
 def compare_columns(
     reports: Mapping[str, Report],
 ) -> list[tuple[str, Callable[[Report], Any], Callable[[Any], str]]]:
@@ -256,8 +288,9 @@ def compare_columns(
     channel, `SHADOW_COLUMNS` when any involved ShadowGC (`has_shadow`; the refresh
     column only when a device kept a clock), `FTL_COLUMNS` when any ran an FTL other than
     page mapping (merges only with a block-mapped one, the CMT columns only with DFTL),
-    `FS_COLUMNS` when any ran an `fs:` workload and the TPS column when any committed
-    transactions."""
+    `FS_COLUMNS` when any ran an `fs:` workload, the TPS column when any committed
+    transactions, and the share of the oracle's gain each run captured when one ran the
+    `oracle` policy (`oracle_shares`)."""
     columns = list(COMPARE_COLUMNS)
     if any(r.timed for r in reports.values()):
         columns += TIMING_COLUMNS
@@ -278,6 +311,10 @@ def compare_columns(
         columns += FS_COLUMNS
     if any((r.raw.get("app") or {}).get("transactions") for r in reports.values()):
         columns.append(TPS_COLUMN)
+    shares = oracle_shares(reports)
+    if shares is not None:
+        by_report = {id(r): shares[k] for k, r in reports.items()}
+        columns.append((ORACLE_SHARE, lambda r: by_report.get(id(r)), _share))
     return columns
 
 

@@ -32,6 +32,10 @@ __all__ = [
     "format_names",
     "writable_format_names",
     "formats",
+    "generate_notified",
+    "import_capture",
+    "import_sqlite",
+    "import_wal",
     "parse_size",
     "stats",
 ]
@@ -215,4 +219,71 @@ def convert(
         return int(_core.trace_convert(src, from_format, None, to_format, **opts))
     with atomic_output(output) as tmp:
         n = _core.trace_convert(src, from_format, tmp, to_format, **opts)
+    return int(n)
+
+
+# -- importers ---------------------------------------------------------------------------------
+
+
+def import_capture(
+    folder: str | os.PathLike[str], output: str | os.PathLike[str]
+) -> dict[str, Any]:
+    """Import a three-level capture folder (the `pgbench-ext4` layout, or what `zombiesim
+    capture` writes: `pagecache_dirty.csv.gz`, `device_writes_hashed.csv.gz`,
+    `extents.txt`, `uptime_start.txt`, optionally `inodes.txt`) into a notified native
+    trace at `output` (written atomically). Returns the import report: `records`,
+    `device_writes` / `device_writes_joined` (and `_share`), `host_events` /
+    `host_events_joined` (and `_share`), `dropped` (by reason), `examples`
+    (`file:line: reason`), `details`, `duration_s`. See docs/real-hosts.md."""
+    with atomic_output(output) as tmp:
+        text = _core.trace_import_capture(os.fspath(folder), tmp)
+    report = json.loads(text)
+    report["output"] = os.fspath(output)
+    return report
+
+
+def import_wal(
+    waldump: str | os.PathLike[str],
+    writes: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+    extents: str | os.PathLike[str] | None = None,
+) -> dict[str, Any]:
+    """Join a PostgreSQL WAL dump (`pg_waldump` text, `.gz` ok) to a notified trace of the
+    same capture (`writes`, e.g. from `import_capture`): each record's block references
+    become database-buffer dirty events on the relation pages' device blocks (through
+    `extents`, default the `extents.txt` beside the dump), merged into `output`. Returns
+    the import report (`host_events_joined_share` is the share of block references joined
+    to relation pages written in the window). See docs/real-hosts.md."""
+    ext = os.fspath(extents) if extents is not None else None
+    with atomic_output(output) as tmp:
+        text = _core.trace_import_wal(os.fspath(waldump), os.fspath(writes), tmp, ext)
+    report = json.loads(text)
+    report["output"] = os.fspath(output)
+    return report
+
+
+def import_sqlite(
+    folder: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+) -> dict[str, Any]:
+    """Import the SQLite WAL capture (`nbdkit` hash log of the device, WAL frame headers)
+    into a notified trace at `output`: each WAL frame's page number is the notice that the
+    database page is dirty until the checkpoint writes it. Returns the import report. See
+    docs/real-hosts.md."""
+    with atomic_output(output) as tmp:
+        text = _core.trace_import_sqlite(os.fspath(folder), tmp)
+    report = json.loads(text)
+    report["output"] = os.fspath(output)
+    return report
+
+
+def generate_notified(output: str | os.PathLike[str], **spec: Any) -> int:
+    """Write a synthetic notified trace (native format, written atomically): hot/cold
+    4 KiB writes behind a write-back buffer, each page's dirty event `delay` steps before
+    its write. Keys (defaults): `pages` (16384), `records` (100000), `hot_pages` (0.2),
+    `hot_share` (0.8), `delay` (256), `unannounced` (0.0: share of writes with no dirty
+    event), `read_every` (0: no reads), `step_ns` (10000), `seed` (1). Returns the records
+    written. See docs/real-hosts.md."""
+    with atomic_output(output) as tmp:
+        n = _core.trace_generate_notified(tmp, json.dumps(spec))
     return int(n)

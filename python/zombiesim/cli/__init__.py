@@ -1,6 +1,6 @@
 """The `zombiesim` command line (also `python -m zombiesim`); see docs/cli.md.
 
-One module per command (`run`, `compare`, `validate`, `trace`, `demo`, and `listings` for
+One module per command (`run`, `compare`, `validate`, `trace`, `demo`, `capture`, and `listings` for
 presets, schemes, workloads and policies), each with a `register(sub)` that adds its
 subparser; `parser` holds the shared flags and argument types, `common` what the commands
 share at run time.
@@ -23,7 +23,7 @@ from contextlib import contextmanager
 
 from .. import _core
 from .._errors import ZombiesimError
-from . import common, compare, demo, listings, reproduce, run, trace, validate
+from . import capture, common, compare, demo, listings, reproduce, run, trace, validate
 from .common import EXIT_BAD_INPUT, EXIT_OK, error, interrupted
 from .parser import Formatter
 
@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"zombiesim {_core.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in (run, compare, validate, reproduce, listings, trace, demo):
+    for command in (run, compare, validate, reproduce, listings, trace, demo, capture):
         command.register(sub)
     return parser
 

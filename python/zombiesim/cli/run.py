@@ -181,6 +181,7 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
     ]
     lines += _shadow_summary(rep) + _refresh_summary(rep)
     lines += _buffer_summary(rep) + _host_buffer_summary(rep) + _notify_summary(rep)
+    lines += _oracle_summary(rep)
     lines += _timing_summary(rep) + _trace_summary(rep) + fs_summary(rep)
     lines += [
         (
@@ -312,6 +313,21 @@ def _notify_summary(rep: Report) -> list[tuple[str, str]]:
             f"{n['mode']}: {count(n['delivered_pages'])} of {count(n['dirtied_pages'])} "
             f"dirtied pages delivered ({count(n['stale_pages'])} stale), awareness "
             f"{percent(n['awareness_mean'])}",
+        )
+    ]
+
+
+def _oracle_summary(rep: Report) -> list[tuple[str, str]]:
+    """What the `oracle` policy knew and told (docs/zombie.md, "The oracle")."""
+    o = rep.raw.get("oracle")
+    if o is None:
+        return []
+    return [
+        (
+            "oracle",
+            f"horizon {count(o['horizon'])} host page writes: {count(o['hints'])} zombie "
+            f"marks from the future of {count(o['future_writes'])} writes; GC copied "
+            f"marked pages {count(rep.raw['gc']['zombie_pages_copied'])} times",
         )
     ]
 

@@ -16,6 +16,7 @@ from .. import _core
 from .. import trace as traces
 from .._errors import InputError, make_error
 from .._format import count, duration, nanos, num, percent, size
+from . import trace_import
 from .common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -131,6 +132,7 @@ def register(sub: Any) -> None:
     t.add_argument("--out", metavar="DIR", help="write CSV files and index.html (plots) here")
     t.add_argument("--json", metavar="OUT", help="write the analysis as JSON (`-` = stdout)")
     on_error_option(t, default="stop")
+    trace_import.register(trace_sub)
     add_command(
         trace_sub,
         "formats",
@@ -151,6 +153,10 @@ def cmd_trace(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         "convert": _trace_convert,
         "formats": _trace_formats,
         "analyze": _trace_analyze,
+        "import-capture": trace_import.cmd_import,
+        "import-wal": trace_import.cmd_import,
+        "import-sqlite": trace_import.cmd_import,
+        "generate-notified": trace_import.cmd_generate,
     }
     if args.trace_command is None:
         args.subparser.print_help(sys.stderr)
@@ -236,8 +242,37 @@ def _stats_lines(st: Mapping[str, Any]) -> list[tuple[str, str]]:
         )
     else:
         lines.append(("write skew", "- (no writes)"))
+    lines.extend(_host_event_lines(st.get("host_events")))
     lines.append(("page size", size(page)))
     return lines
+
+
+def _host_event_lines(h: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """A notified trace's host events: dirtying, zombie lifetimes, ideal awareness."""
+    if not h:
+        return []
+    life = h["zombie_lifetime"]
+    return [
+        (
+            "host events",
+            f"{count(h['dirty_events'])} dirty, {count(h['clean_events'])} clean; "
+            f"{count(h['zombies'])} zombies born (page cache {count(h['page_cache_dirtied'])}, "
+            f"database {count(h['database_dirtied'])}), "
+            f"{count(h['dirty_at_end'])} dirty at the end",
+        ),
+        (
+            "zombie life",
+            f"dirty -> written: n={count(life['count'])}, p10 {life['p10_s']:.3g} s, "
+            f"p50 {life['p50_s']:.3g} s, p90 {life['p90_s']:.3g} s, p99 {life['p99_s']:.3g} s"
+            if life["count"]
+            else "- (no dirty page was written)",
+        ),
+        (
+            "ideal aware",
+            f"{percent(h['ideal_awareness'])} of {count(h['overwrites'])} overwrites were "
+            "announced by a dirty event (the most any channel can know)",
+        ),
+    ]
 
 
 def _histogram_lines(st: Mapping[str, Any]) -> list[str]:

@@ -1,0 +1,447 @@
+"""`zombiesim capture`: the raw-trace converter on the shared pgbench capture, the
+environment checks, bad input, and (where the machine allows: root, tracefs, loop devices)
+real captures end to end."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from zombiesim import _core
+from zombiesim import capture as cap
+from zombiesim._errors import InputError
+
+TRACES = Path(
+    os.environ.get("ZOMBIESIM_TRACES", Path(__file__).resolve().parents[2] / "shared" / "traces")
+)
+PGBENCH = TRACES / "captures" / "pgbench-ext4"
+#: `writeback_dirty_folio` lines in the pgbench capture's raw trace.
+PGBENCH_DIRTY_LINES = 76041
+
+DD = (
+    "dd if=/dev/urandom of=f bs=4k count=256 conv=fsync; "
+    "dd if=/dev/urandom of=f bs=4k count=64 seek=10 conv=notrunc,fsync"
+)
+
+
+def no_traceback(proc: subprocess.CompletedProcess) -> None:
+    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    with gzip.open(path, "rt", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+# -- convert_raw on the shared pgbench capture ------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pgbench(tmp_path_factory) -> tuple[Path, cap.ConvertResult]:
+    """The pgbench folder's raw trace converted in a scratch folder holding only its
+    extents.txt, inodes.txt and uptime_start.txt."""
+    if not (PGBENCH / "ftrace_raw.txt.gz").is_file():
+        pytest.skip(f"the shared pgbench capture is not here ({PGBENCH}): shared/traces/ is absent")
+    folder = tmp_path_factory.mktemp("pgbench")
+    for name in ("extents.txt", "inodes.txt", "uptime_start.txt"):
+        shutil.copyfile(PGBENCH / name, folder / name)
+    result = cap.convert_raw(PGBENCH / "ftrace_raw.txt.gz", folder)
+    return folder, result
+
+
+def test_convert_pgbench_dirty_events(pgbench):
+    folder, result = pgbench
+    rows = read_csv(folder / cap.DIRTY_CSV)
+    assert result.dirty_events == len(rows) == PGBENCH_DIRTY_LINES
+    assert result.events["writeback_dirty_folio"] == PGBENCH_DIRTY_LINES
+    assert list(rows[0]) == ["t", "ino", "file", "index"]
+    # The same events as the capture's own CSV; it names files it cannot resolve `?`
+    # (the block device's own page cache: file-system metadata), we leave them empty.
+    ref = read_csv(PGBENCH / cap.DIRTY_CSV)
+    assert [(r["t"], r["ino"], r["index"]) for r in rows] == [
+        (r["t"], r["ino"], r["index"]) for r in ref
+    ]
+    differ = [(a, b) for a, b in zip(rows, ref, strict=True) if a["file"] != b["file"]]
+    assert all(a["file"] == "" and b["file"] == "?" for a, b in differ), differ[:3]
+    assert len(differ) == result.dirty_unknown < 100
+
+
+def test_convert_pgbench_device_writes(pgbench):
+    folder, result = pgbench
+    rows = read_csv(folder / cap.DEVICE_CSV)
+    assert list(rows[0]) == [
+        "t_wall",
+        "rwbs",
+        "fsblk",
+        "file",
+        "file_page",
+        "content_xxh3",
+        "t_app_write",
+    ]
+    assert len(rows) == result.device_blocks
+    assert all("W" in r["rwbs"] and r["content_xxh3"] == "" for r in rows)
+    # The capture's own counts (loop_summary.txt) of 4 KiB blocks written, mapped or not.
+    summary = (PGBENCH / "loop_summary.txt").read_text()
+    m = re.search(r"mapped to a file page: (\d+), unmapped \(.*\): (\d+)", summary)
+    assert m is not None
+    mapped, unmapped = int(m.group(1)), int(m.group(2))
+    assert result.device_blocks == mapped + unmapped
+    assert abs(result.device_blocks_mapped - mapped) <= 5
+    # Against the hashed CSV: it holds only the blocks its shim hashed, so it is a
+    # sub-multiset of ours; what we have beyond it is the journal, unmapped blocks and a
+    # few files the shim did not see, well under 1%.
+    ours = Counter(r["fsblk"] for r in rows)
+    ref_rows = read_csv(PGBENCH / cap.DEVICE_CSV)
+    ref = Counter(r["fsblk"] for r in ref_rows)
+    assert not ref - ours, f"blocks only in the reference: {list((ref - ours).items())[:5]}"
+    extra = ours - ref
+    by_file = Counter()
+    extra_left = Counter(extra)
+    for r in rows:
+        if extra_left[r["fsblk"]] > 0:
+            extra_left[r["fsblk"]] -= 1
+            by_file[r["file"].split("/")[0] or "(unmapped)"] += 1
+    assert extra.total() <= 0.01 * ours.total(), f"extra blocks by file: {dict(by_file)}"
+    assert set(by_file) <= {"<ext4-journal>", "(unmapped)", "base", "global"}, dict(by_file)
+    # Rows both have agree on time, file and page.
+    key = ("t_wall", "fsblk", "file", "file_page")
+    ours_keys = Counter(tuple(r[k] for k in key) for r in rows)
+    ref_keys = Counter(tuple(r[k] for k in key) for r in ref_rows)
+    assert not ref_keys - ours_keys, list((ref_keys - ours_keys).items())[:5]
+
+
+def test_convert_pgbench_summary(pgbench):
+    folder, result = pgbench
+    text = (folder / cap.SUMMARY).read_text()
+    ref = (PGBENCH / "loop_summary.txt").read_text()
+    for name in ("block_rq_complete", "block_rq_issue", "ext4_da_write_begin"):
+        n = int(re.search(rf"^{name}\s+(\d+)$", ref, re.M).group(1))
+        assert result.events[name] == n
+        assert re.search(rf"^{name}\s+{n}$", text, re.M)
+    assert "pages still dirty at end of capture: 6379" in text
+    assert result.pages_still_dirty == 6379
+    assert result.lost_events == 0
+
+
+def test_convert_device_filter(tmp_path):
+    """Only the given device's events are kept; events of another device are left out."""
+    if not (PGBENCH / "ftrace_raw.txt.gz").is_file():
+        pytest.skip(f"the shared pgbench capture is not here ({PGBENCH})")
+    for name in ("extents.txt", "inodes.txt", "uptime_start.txt"):
+        shutil.copyfile(PGBENCH / name, tmp_path / name)
+    raw = tmp_path / "head.txt"
+    with gzip.open(PGBENCH / "ftrace_raw.txt.gz", "rt") as src, open(raw, "w") as dst:
+        for _, line in zip(range(20000), src, strict=False):
+            dst.write(line)
+        dst.write("CPU:1 [LOST 7 EVENTS]\n")
+    kept = cap.convert_raw(raw, tmp_path, device="7:0")
+    assert kept.dirty_events > 0 and kept.device_blocks > 0 and kept.lost_events == 7
+    other = cap.convert_raw(raw, tmp_path, device=(7, 1))
+    assert other.dirty_events == other.device_blocks == 0
+    assert "block_rq_issue" not in other.events
+
+
+def test_convert_raw_missing_folder_files(tmp_path):
+    raw = tmp_path / "raw.txt"
+    raw.write_text("")
+    with pytest.raises(InputError, match="uptime_start.txt"):
+        cap.convert_raw(raw, tmp_path)
+
+
+def test_convert_synthetic_lines(tmp_path):
+    """A small hand-written trace: times, blocks, pages and the wall-clock offset."""
+    (tmp_path / "uptime_start.txt").write_text("100.00 5.00\n1700000000.500000000\n")
+    (tmp_path / "inodes.txt").write_text("12 16384 dir/a b\n")
+    (tmp_path / "extents.txt").write_text(
+        "== dir/a b\n   0:        0..       3:       1000..      1003:      4:   last,eof\n"
+    )
+    (tmp_path / "raw.txt").write_text(
+        "   sh-5 [000] .....   100.250000: writeback_dirty_folio: bdi 7:3: ino=12 index=2\n"
+        "   sh-5 [000] d..1.   100.260000: writeback_dirty_folio: bdi 8:0: ino=12 index=1\n"
+        "   kworker/0:1H-9 [000] .....   101.000001: block_rq_issue: 7,3 WS 8192 () 8008 + 16 "
+        "be,0,4 [kworker/0:1H]\n"
+        "   kworker/0:1H-9 [000] .....   101.000002: block_rq_issue: 7,3 FF 0 () 0 + 0 "
+        "none,0,0 [kworker/0:1H]\n"
+        "   sh-5 [001] .....   101.5: block_rq_issue: 7,3 RA 4096 () 8000 + 8 be,0,4 [sh]\n"
+        "   jbd2/loop3-8-7 [001] .....   102.000000: block_rq_issue: 7,3 WS 4096 () 64 + 8 "
+        "be,0,4 [jbd2/loop3-8]\n"
+    )
+    res = cap.convert_raw(tmp_path / "raw.txt", tmp_path, device="7:3")
+    dirty = read_csv(tmp_path / cap.DIRTY_CSV)
+    assert dirty == [{"t": "100.250000", "ino": "12", "file": "dir/a b", "index": "2"}]
+    dev = read_csv(tmp_path / cap.DEVICE_CSV)
+    assert [(r["t_wall"], r["fsblk"], r["file"], r["file_page"]) for r in dev] == [
+        ("1700000001.500001", "1001", "dir/a b", "1"),
+        ("1700000001.500001", "1002", "dir/a b", "2"),
+        ("1700000002.500000", "8", "", ""),
+    ]
+    assert res.device_requests == 2 and res.device_blocks_mapped == 2
+    assert res.lifetime[0] == 1 and res.pages_still_dirty == 0
+    assert "unmapped (fs metadata/journal/deleted files): 1" in (tmp_path / cap.SUMMARY).read_text()
+
+
+def test_convert_expands_large_folios(tmp_path):
+    """A dirty large folio is all of its pages dirty: with the folio's order from
+    `mm_filemap_add_to_page_cache`, one event gives a row per page; after the folio
+    leaves the page cache, an event at that index is one page again."""
+    (tmp_path / "uptime_start.txt").write_text("10.00 1.00\n1700000000.000000000\n")
+    (tmp_path / "inodes.txt").write_text("12 1048576 big\n")
+    (tmp_path / "extents.txt").write_text("== big\n   0: 0.. 255: 5000.. 5255: 256: last,eof\n")
+    (tmp_path / "raw.txt").write_text(
+        "  dd-3 [000] ..... 10.100000: mm_filemap_add_to_page_cache: dev 7:0 ino c "
+        "pfn=0x21a700 ofs=0 order=2\n"
+        "  dd-3 [000] ..... 10.100001: mm_filemap_add_to_page_cache: dev 8:0 ino c "
+        "pfn=0x21a700 ofs=16384 order=2\n"
+        "  dd-3 [000] d..1. 10.200000: writeback_dirty_folio: bdi 7:0: ino=12 index=0\n"
+        "  dd-3 [000] d..1. 10.200001: writeback_dirty_folio: bdi 7:0: ino=12 index=4\n"
+        "  kw-4 [000] ..... 10.300000: mm_filemap_delete_from_page_cache: dev 7:0 ino c "
+        "pfn=0x21a700 ofs=0 order=2\n"
+        "  dd-3 [000] d..1. 10.400000: writeback_dirty_folio: bdi 7:0: ino=12 index=0\n"
+    )
+    res = cap.convert_raw(tmp_path / "raw.txt", tmp_path, device="7:0")
+    rows = read_csv(tmp_path / cap.DIRTY_CSV)
+    assert [(r["t"], r["index"]) for r in rows] == [
+        ("10.200000", "0"),
+        ("10.200000", "1"),
+        ("10.200000", "2"),
+        ("10.200000", "3"),
+        ("10.200001", "4"),
+        ("10.400000", "0"),
+    ]
+    assert res.dirty_events == 3 and res.dirty_rows == 6 and res.dirty_pages == 5
+    assert "large folios expanded to 6 4KiB pages" in (tmp_path / cap.SUMMARY).read_text()
+
+
+# -- environment checks ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def all_present(monkeypatch, tmp_path):
+    """Every probe says yes (a tracefs with every event), whatever the machine."""
+    tracefs = tmp_path / "tracing"
+    (tracefs / "instances").mkdir(parents=True)
+    events = [c[0] for c in cap.REQUIRED_EVENTS] + list(cap.OPTIONAL_EVENTS)
+    (tracefs / "available_events").write_text("\n".join(events) + "\n")
+    monkeypatch.setattr(cap, "_privileged", lambda: True)
+    monkeypatch.setattr(cap, "_which", lambda program: f"/usr/bin/{program}")
+    real_exists = cap._exists
+    monkeypatch.setattr(cap, "_exists", lambda p: p == "/dev/loop-control" or real_exists(p))
+    return tracefs
+
+
+def test_check_environment_all_present(all_present):
+    assert cap.check_environment(tracefs=all_present) == []
+
+
+def test_check_environment_not_root(all_present, monkeypatch):
+    monkeypatch.setattr(cap, "_privileged", lambda: False)
+    missing = cap.check_environment(tracefs=all_present)
+    assert len(missing) == 1 and "root" in missing[0] and "sudo" in missing[0]
+
+
+def test_check_environment_tracefs_unmountable(all_present, monkeypatch, tmp_path):
+    monkeypatch.setattr(cap, "_mount_tracefs", lambda path: "permission denied")
+    missing = cap.check_environment(tracefs=tmp_path / "nowhere")
+    assert len(missing) == 1
+    assert "tracefs" in missing[0] and "mount -t tracefs nodev" in missing[0]
+    assert "permission denied" in missing[0]
+
+
+def test_check_environment_missing_event(all_present):
+    events = all_present / "available_events"
+    events.write_text(events.read_text().replace("block:block_rq_issue\n", ""))
+    missing = cap.check_environment(tracefs=all_present)
+    assert len(missing) == 1 and "block:block_rq_issue" in missing[0]
+
+
+def test_check_environment_optional_events_and_old_name(all_present):
+    (all_present / "available_events").write_text(
+        "writeback:writeback_dirty_page\nblock:block_rq_issue\nblock:block_rq_complete\n"
+    )
+    assert cap.check_environment(tracefs=all_present) == []
+
+
+def test_check_environment_tools_and_loop(all_present, monkeypatch):
+    monkeypatch.setattr(cap, "_which", lambda p: None if p in ("filefrag", "losetup") else p)
+    monkeypatch.setattr(cap, "_exists", lambda p: p != "/dev/loop-control" and os.path.exists(p))
+    missing = cap.check_environment(tracefs=all_present)
+    text = "\n".join(missing)
+    assert len(missing) == 3, missing
+    assert "`filefrag` (package e2fsprogs" in text
+    assert "`losetup` (package util-linux" in text
+    assert "/dev/loop-control" in text and "modprobe loop" in text
+    monkeypatch.setattr(cap, "_which", lambda p: None if p == "mkfs.xfs" else p)
+    monkeypatch.setattr(cap, "_exists", lambda p: True)
+    missing = cap.check_environment(fs="xfs", tracefs=all_present)
+    assert missing == ["`mkfs.xfs` (package xfsprogs: `apt-get install xfsprogs`)"]
+
+
+def test_capture_refused_names_what_is_missing(monkeypatch, tmp_path):
+    monkeypatch.setattr(
+        cap, "check_environment", lambda *a, **k: ["`filefrag` (package e2fsprogs)"]
+    )
+    with pytest.raises(InputError, match="capture needs: `filefrag`") as e:
+        cap.capture(["true"], tmp_path / "out")
+    assert e.value.exit_code == 2
+    assert list(tmp_path.iterdir()) == []  # nothing touched, no half folder
+
+
+# -- bad input on the command line --------------------------------------------------------------
+
+
+def test_cli_out_not_empty(cli, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "x").write_text("keep me")
+    proc = cli("capture", "--out", str(out), "--", "true")
+    assert proc.returncode == 2, proc.stderr
+    assert "not empty" in proc.stderr and "--force" in proc.stderr
+    assert (out / "x").read_text() == "keep me"
+    no_traceback(proc)
+
+
+def test_cli_missing_command(cli, tmp_path):
+    for args in (["--out", str(tmp_path / "o")], ["--out", str(tmp_path / "o"), "--"]):
+        proc = cli("capture", *args)
+        assert proc.returncode == 2, proc.stderr
+        assert "no command to run" in proc.stderr
+        no_traceback(proc)
+    assert not (tmp_path / "o").exists()
+
+
+def test_cli_bad_options(cli, tmp_path):
+    out = str(tmp_path / "o")
+    for args, message in (
+        (["--size", "lots"], "--size"),
+        (["--size", "1MiB"], "at least"),
+        (["--timeout", "0"], "--timeout"),
+        (["--fs", "btrfs"], "--fs"),
+    ):
+        proc = cli("capture", "--out", out, *args, "--", "true")
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert message in proc.stderr
+        no_traceback(proc)
+    proc = cli("capture", "--out", out, "--", "./no-such-program")
+    assert proc.returncode == 2 and "cannot run" in proc.stderr
+    assert not (tmp_path / "o").exists()
+
+
+# -- end to end ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def can_capture() -> None:
+    if not sys.platform.startswith("linux"):
+        pytest.skip("capture needs Linux")
+    missing = cap.check_environment()
+    if missing:
+        pytest.skip(f"capture needs: {', '.join(missing)}")
+
+
+def _loop_images() -> set[str]:
+    """Loop devices backed by a capture's image (none should outlive a capture)."""
+    proc = subprocess.run(["losetup", "-a"], capture_output=True, text=True)
+    return {line for line in proc.stdout.splitlines() if "zombiesim-capture-" in line}
+
+
+def _leftovers(tmp_path: Path, before: set[str]) -> list[str]:
+    left = [str(p) for p in tmp_path.iterdir() if p.name.startswith(".")]
+    left += sorted(_loop_images() - before)
+    return left
+
+
+def test_capture_end_to_end(can_capture, cli, tmp_path):
+    before = _loop_images()
+    out = tmp_path / "cap"
+    proc = cli("capture", "--out", str(out), "--keep-raw", "--", "sh", "-c", DD, timeout=300)
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    for name in (
+        "uptime_start.txt",
+        "inodes.txt",
+        "extents.txt",
+        cap.DIRTY_CSV,
+        cap.DEVICE_CSV,
+        "loop_summary.txt",
+        "command.txt",
+        "ftrace_raw.txt.gz",
+    ):
+        assert (out / name).is_file(), name
+    dirty = read_csv(out / cap.DIRTY_CSV)
+    f_dirty = [r for r in dirty if r["file"] == "f"]
+    assert len(f_dirty) >= 256
+    assert {int(r["index"]) for r in f_dirty} == set(range(256))
+    writes = read_csv(out / cap.DEVICE_CSV)
+    f_writes = [r for r in writes if r["file"] == "f"]
+    assert len(f_writes) >= 320
+    assert Counter(int(r["file_page"]) for r in f_writes)[10] >= 2  # rewritten by the 2nd dd
+    # One clock: every write of f comes after the first page of f was dirtied.
+    up, epoch = cap.read_uptime_start(out / "uptime_start.txt")
+    first_dirty = min(float(r["t"]) for r in f_dirty) + (epoch - up) / 1e9
+    assert min(float(r["t_wall"]) for r in f_writes) >= first_dirty
+    assert re.match(r"^\d+\.\d\d \d+\.\d\d\n\d+\.\d{9}\n$", (out / "uptime_start.txt").read_text())
+    inodes = (out / "inodes.txt").read_text()
+    assert re.search(r"^\d+ 1048576 f$", inodes, re.M)
+    assert "== f\n" in (out / "extents.txt").read_text()
+    assert "exit status 0" in (out / "loop_summary.txt").read_text()
+    for word in ("events", "device", "page cache", str(out)):
+        assert word in proc.stdout
+    if hasattr(_core, "trace_import_capture"):
+        assert (out / "trace.zst").is_file(), proc.stdout + proc.stderr
+    else:
+        assert "not imported" in proc.stdout
+    assert _leftovers(tmp_path, before) == []
+
+
+def test_capture_failing_command(can_capture, cli, tmp_path):
+    before = _loop_images()
+    out = tmp_path / "cap"
+    proc = cli("capture", "-q", "--out", str(out), "--", "sh", "-c", "echo hello > g; exit 3")
+    no_traceback(proc)
+    assert proc.returncode == 1, proc.stderr
+    summary = (out / "loop_summary.txt").read_text()
+    assert "FAILED: exit status 3" in summary
+    assert "exit status 3" in (out / "command.txt").read_text()
+    assert re.search(r"^\d+ 6 g$", (out / "inodes.txt").read_text(), re.M)
+    assert _leftovers(tmp_path, before) == []
+
+
+def test_capture_timeout(can_capture, cli, tmp_path):
+    out = tmp_path / "cap"
+    proc = cli("capture", "-q", "--out", str(out), "--timeout", "1", "--", "sleep", "60")
+    assert proc.returncode == 1, proc.stderr
+    assert "timed out after 1 s" in (out / "loop_summary.txt").read_text()
+
+
+def test_capture_interrupted_leaves_nothing(can_capture, tmp_path):
+    before = _loop_images()
+    out = tmp_path / "cap"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zombiesim", "capture", "--out", str(out), "--", "sleep", "60"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    instance = cap.TRACEFS / "instances" / f"zombiesim-{proc.pid}"
+    deadline = time.monotonic() + 60
+    while not instance.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert not out.exists()
+    assert not instance.exists()
+    assert _leftovers(tmp_path, before) == []
