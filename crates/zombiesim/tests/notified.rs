@@ -274,6 +274,17 @@ fn combinations_are_refused_or_replace_the_model() {
         matches!(&err, Error::Config { key, .. } if key == "host.buffer"),
         "{err}"
     );
+    // The oracle at a horizon of its own: the zero-horizon and channel-fed members are
+    // plain policies (the oracle's keys are theirs no more), the rest at that horizon.
+    let r = replay(
+        &path,
+        &[("gc.policy", "oracle"), ("gc.oracle_horizon", "500")],
+    )
+    .unwrap();
+    let o = r.oracle.as_ref().unwrap();
+    assert_eq!(o.candidates.len(), 3 + 9 + 3, "{o:?}");
+    assert!(o.candidates.iter().any(|c| c.schedule == "z-greedy@500"));
+    assert_eq!(r.run.config["gc"]["policy"], "oracle");
     // A modelled page cache is replaced by the recorded one.
     let r = replay(
         &path,

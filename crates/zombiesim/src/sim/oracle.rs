@@ -141,6 +141,11 @@ pub fn envelope(
     let with = |f: &dyn Fn(&mut Config)| {
         let mut c = cfg.clone();
         f(&mut c);
+        if c.gc.policy != PolicySpec::Oracle {
+            // The oracle's own keys are refused with any other policy.
+            c.gc.oracle_horizon = 0;
+            c.gc.oracle_score = OracleScore::Best;
+        }
         c
     };
     let mut out = vec![(

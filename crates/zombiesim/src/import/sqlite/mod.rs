@@ -697,17 +697,9 @@ impl EventRows {
                     let offset = num(&self.lines, f[4], "offset (bytes)")?;
                     let len = num(&self.lines, f[5], "len (bytes)")?;
                     check_range(&self.lines, offset, len)?;
-                    report.device_writes += 1;
-                    if kind == FileKind::Shm {
-                        report.drop(
-                            "write to the -shm WAL index (kept, not joined)",
-                            &self.lines.name,
-                            self.lines.line,
-                            format!("{file} offset {offset}"),
-                        );
-                    } else {
-                        report.device_writes_joined += 1;
-                    }
+                    count_write(report, kind, &self.lines, || {
+                        format!("{file} offset {offset}")
+                    });
                     if len == 0 {
                         continue;
                     }
@@ -865,17 +857,9 @@ impl ShimRows {
                 }
             }
             self.writes += 1;
-            report.device_writes += 1;
-            if kind == FileKind::Shm {
-                report.drop(
-                    "write to the -shm WAL index (kept, not joined)",
-                    &self.lines.name,
-                    self.lines.line,
-                    format!("{path} offset {offset}"),
-                );
-            } else {
-                report.device_writes_joined += 1;
-            }
+            count_write(report, kind, &self.lines, || {
+                format!("{path} offset {offset}")
+            });
             if len == 0 {
                 continue;
             }
@@ -889,6 +873,27 @@ impl ShimRows {
                 },
             }));
         }
+    }
+}
+
+/// Counts a device write: joined when it is to the database file or the WAL; a write
+/// to the `-shm` WAL index is kept but not joined (counted as dropped from the join).
+fn count_write(
+    report: &mut ImportReport,
+    kind: FileKind,
+    lines: &Lines,
+    what: impl FnOnce() -> String,
+) {
+    report.device_writes += 1;
+    if kind == FileKind::Shm {
+        report.drop(
+            "write to the -shm WAL index (kept, not joined)",
+            &lines.name,
+            lines.line,
+            what(),
+        );
+    } else {
+        report.device_writes_joined += 1;
     }
 }
 
