@@ -322,14 +322,27 @@ def _oracle_summary(rep: Report) -> list[tuple[str, str]]:
     o = rep.raw.get("oracle")
     if o is None:
         return []
-    return [
-        (
-            "oracle",
-            f"horizon {count(o['horizon'])} host page writes: {count(o['hints'])} zombie "
-            f"marks from the future of {count(o['future_writes'])} writes; GC copied "
-            f"marked pages {count(rep.raw['gc']['zombie_pages_copied'])} times",
+    lines = []
+    if o.get("chosen"):
+        cands = [c for c in o.get("candidates", []) if c.get("waf") is not None]
+        worst = max((c["waf"] for c in cands), default=None)
+        spread = f", WAF {num(min(c['waf'] for c in cands), 3)} to {num(worst, 3)}" if cands else ""
+        lines.append(
+            (
+                "oracle",
+                f"best of {len(o.get('candidates', []))} schedules: {o['chosen']}{spread}",
+            )
         )
-    ]
+    if o["future_writes"]:
+        lines.append(
+            (
+                "oracle" if not lines else "",
+                f"horizon {count(o['horizon'])} host page writes: {count(o['hints'])} zombie "
+                f"marks from the future of {count(o['future_writes'])} writes; GC copied "
+                f"marked pages {count(rep.raw['gc']['zombie_pages_copied'])} times",
+            )
+        )
+    return lines
 
 
 def _effective_op(dev: dict[str, Any]) -> str:
