@@ -235,11 +235,7 @@ def import_capture(
     `device_writes` / `device_writes_joined` (and `_share`), `host_events` /
     `host_events_joined` (and `_share`), `dropped` (by reason), `examples`
     (`file:line: reason`), `details`, `duration_s`. See docs/real-hosts.md."""
-    with atomic_output(output) as tmp:
-        text = _core.trace_import_capture(os.fspath(folder), tmp)
-    report = json.loads(text)
-    report["output"] = os.fspath(output)
-    return report
+    return _import(output, lambda tmp: _core.trace_import_capture(os.fspath(folder), tmp))
 
 
 def import_wal(
@@ -255,23 +251,28 @@ def import_wal(
     the import report (`host_events_joined_share` is the share of block references joined
     to relation pages written in the window). See docs/real-hosts.md."""
     ext = os.fspath(extents) if extents is not None else None
-    with atomic_output(output) as tmp:
-        text = _core.trace_import_wal(os.fspath(waldump), os.fspath(writes), tmp, ext)
-    report = json.loads(text)
-    report["output"] = os.fspath(output)
-    return report
+    return _import(
+        output,
+        lambda tmp: _core.trace_import_wal(os.fspath(waldump), os.fspath(writes), tmp, ext),
+    )
 
 
 def import_sqlite(
     folder: str | os.PathLike[str],
     output: str | os.PathLike[str],
 ) -> dict[str, Any]:
-    """Import the SQLite WAL capture (`nbdkit` hash log of the device, WAL frame headers)
-    into a notified trace at `output`: each WAL frame's page number is the notice that the
-    database page is dirty until the checkpoint writes it. Returns the import report. See
-    docs/real-hosts.md."""
+    """Import a SQLite WAL capture (the WAL frame log, and the hashing shim's write log
+    when present) into a file-level notified trace at `output`: each WAL frame's page
+    number is the notice that the database page is dirty until a checkpoint writes it.
+    Returns the import report. See docs/real-hosts.md."""
+    return _import(output, lambda tmp: _core.trace_import_sqlite(os.fspath(folder), tmp))
+
+
+def _import(output: str | os.PathLike[str], run: Callable[[str], str]) -> dict[str, Any]:
+    """Run an importer (`run(temp path)` returns its report as JSON) writing `output`
+    atomically; the report names `output`, not the temp file."""
     with atomic_output(output) as tmp:
-        text = _core.trace_import_sqlite(os.fspath(folder), tmp)
+        text = run(tmp)
     report = json.loads(text)
     report["output"] = os.fspath(output)
     return report

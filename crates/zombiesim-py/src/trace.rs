@@ -248,25 +248,11 @@ fn copy_records<W: Write>(
     w: &mut TraceWriter<W>,
     tick: &mut dyn FnMut(&Progress) -> bool,
 ) -> zombiesim::Result<bool> {
-    let mut n = 0u64;
-    let mut last = std::time::Instant::now();
-    while let Some(rec) = reader.next() {
-        let rec = rec?;
-        w.write_values(&rec, reader.values())?;
-        n += 1;
-        if n.is_multiple_of(4096) && last.elapsed().as_millis() >= 100 {
-            last = std::time::Instant::now();
-            let p = Progress {
-                phase: Phase::Measure,
-                fraction: None,
-                write_pages: n,
-            };
-            if !tick(&p) {
-                return Ok(true);
-            }
-        }
+    let mut records = Ticking::new(reader, tick);
+    while let Some(rec) = records.next() {
+        w.write_values(&rec?, records.inner.values())?;
     }
-    Ok(false)
+    Ok(records.stopped)
 }
 
 /// Import a capture folder (pgbench-ext4 layout) into a notified native trace at

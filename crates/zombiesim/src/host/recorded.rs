@@ -68,11 +68,6 @@ impl RecordedHost {
         }
     }
 
-    /// Memory the state takes for `logical_pages` pages, in bytes.
-    pub fn memory_bytes(logical_pages: u64) -> u64 {
-        logical_pages
-    }
-
     /// A host event (`Op::Dirty` or `Op::Clean`) over `lpn .. lpn + pages`, at `issue`.
     pub fn event(
         &mut self,

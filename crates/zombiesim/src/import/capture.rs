@@ -27,7 +27,7 @@
 use super::{member, Extents, ImportReport, Lines, Output};
 use crate::error::{Error, Result};
 use crate::fingerprint::fold128;
-use crate::trace::{HostBuffer, TraceOp, TraceRecord};
+use crate::trace::{parse_decimal_ns, HostBuffer, TraceOp, TraceRecord};
 use rustc_hash::FxHashMap;
 use std::path::Path;
 
@@ -48,7 +48,7 @@ pub fn import_capture(folder: &Path, out: &Path) -> Result<ImportReport> {
     let inodes = read_inodes(&member(folder, "inodes.txt"))?;
     let mut dirty = DirtyRows {
         lines: Lines::open(
-            &find(folder, "pagecache_dirty.csv")?,
+            &find(folder, "pagecache_dirty.csv"),
             "page-cache dirty log (t,ino,file,index)",
         )?,
         offset_ns,
@@ -56,7 +56,7 @@ pub fn import_capture(folder: &Path, out: &Path) -> Result<ImportReport> {
     };
     let mut writes = WriteRows {
         lines: Lines::open(
-            &find(folder, "device_writes_hashed.csv")?,
+            &find(folder, "device_writes_hashed.csv"),
             "device write log (t_wall,rwbs,fsblk,file,file_page,content_xxh3,t_app_write)",
         )?,
         last: 0,
@@ -114,14 +114,12 @@ fn top(file: &str) -> &str {
 
 /// `name.gz`, `name.zst` or `name` in `folder`, whichever exists (the `.gz` named in
 /// the error when none does).
-fn find(folder: &Path, name: &str) -> Result<std::path::PathBuf> {
-    for ext in [".gz", ".zst", ""] {
-        let p = member(folder, &format!("{name}{ext}"));
-        if p.exists() {
-            return Ok(p);
-        }
-    }
-    Ok(member(folder, &format!("{name}.gz")))
+fn find(folder: &Path, name: &str) -> std::path::PathBuf {
+    [".gz", ".zst", ""]
+        .iter()
+        .map(|ext| member(folder, &format!("{name}{ext}")))
+        .find(|p| p.exists())
+        .unwrap_or_else(|| member(folder, &format!("{name}.gz")))
 }
 
 /// `uptime_start.txt`: `uptime idle` then the epoch time taken at the same moment.
@@ -131,7 +129,7 @@ fn read_clock_offset(path: &Path) -> Result<i128> {
     let uptime = match lines.advance()?.then(|| lines.text()) {
         Some(l) => {
             let f = l.split_whitespace().next().unwrap_or("").to_string();
-            parse_seconds(&f).ok_or_else(|| {
+            parse_decimal_ns(&f).ok_or_else(|| {
                 lines.error(format!(
                     "expected `uptime_seconds idle_seconds`, found `{l}`"
                 ))
@@ -144,7 +142,7 @@ fn read_clock_offset(path: &Path) -> Result<i128> {
     let epoch = match lines.advance()?.then(|| lines.text()) {
         Some(l) => {
             let l = l.trim();
-            parse_seconds(l)
+            parse_decimal_ns(l)
                 .ok_or_else(|| lines.error(format!("expected epoch seconds, found `{l}`")))?
         }
         None => {
@@ -152,11 +150,6 @@ fn read_clock_offset(path: &Path) -> Result<i128> {
         }
     };
     Ok(epoch as i128 - uptime as i128)
-}
-
-/// Decimal seconds to nanoseconds, exactly.
-fn parse_seconds(s: &str) -> Option<u128> {
-    crate::trace::parse_decimal_ns(s)
 }
 
 /// `inodes.txt` (`ino size path`), when present: inode → path.
@@ -212,7 +205,7 @@ impl DirtyRows {
                     f.len()
                 )));
             }
-            let t = parse_seconds(f[0]).ok_or_else(|| {
+            let t = parse_decimal_ns(f[0]).ok_or_else(|| {
                 self.lines
                     .error(format!("expected t (uptime seconds), found `{}`", f[0]))
             })? as i128;
@@ -307,7 +300,7 @@ impl WriteRows {
                     f.len()
                 )));
             }
-            let t = parse_seconds(f[0]).ok_or_else(|| {
+            let t = parse_decimal_ns(f[0]).ok_or_else(|| {
                 self.lines
                     .error(format!("expected t_wall (epoch seconds), found `{}`", f[0]))
             })?;

@@ -48,7 +48,6 @@ struct Pending {
     lsn: u64,
     /// Device blocks (4 KiB) the record's block references dirty.
     blocks: Vec<u64>,
-    line: u64,
 }
 
 /// Imports `waldump` (pg_waldump text) joined to the notified trace `writes` into `out`.
@@ -80,7 +79,6 @@ pub fn import_wal(
     let mut ready: VecDeque<(u64, Vec<u64>)> = VecDeque::new();
     let mut next_rec = next_record(&mut trace)?;
     let mut wal_done = false;
-    let mut vals: Vec<u64> = Vec::new();
     loop {
         // Fill `ready` until it has an event or the dump is done.
         while ready.is_empty() && !wal_done {
@@ -105,7 +103,6 @@ pub fn import_wal(
                             t
                         };
                         ready.push_back((at, p.blocks));
-                        let _ = p.line;
                     }
                     parser.prev_stamp = Some((lsn, t));
                 }
@@ -129,7 +126,7 @@ pub fn import_wal(
             for b in blocks {
                 db_dirty.insert(b);
                 let rec = TraceRecord {
-                    time_ns: t.max(output_last(&output)),
+                    time_ns: t.max(output.last_ns()),
                     op: TraceOp::Dirty,
                     offset: b * BLOCK,
                     size: BLOCK,
@@ -138,9 +135,7 @@ pub fn import_wal(
                 output.write(&rec, &[], &mut report)?;
             }
         } else {
-            let (rec, v) = next_rec.take().expect("a record");
-            vals.clear();
-            vals.extend_from_slice(&v);
+            let (rec, values) = next_rec.take().expect("a record");
             let touches_page = matches!(rec.op, TraceOp::Write)
                 || (rec.op == TraceOp::Dirty && rec.device == HostBuffer::PageCache.id());
             if touches_page && !db_dirty.is_empty() {
@@ -148,7 +143,7 @@ pub fn import_wal(
                 for b in first..first + n {
                     if db_dirty.remove(&b) {
                         let clean = TraceRecord {
-                            time_ns: rec.time_ns.max(output_last(&output)),
+                            time_ns: rec.time_ns.max(output.last_ns()),
                             op: TraceOp::Clean,
                             offset: b * BLOCK,
                             size: BLOCK,
@@ -159,14 +154,14 @@ pub fn import_wal(
                 }
             }
             let rec = TraceRecord {
-                time_ns: rec.time_ns.max(output_last(&output)),
+                time_ns: rec.time_ns.max(output.last_ns()),
                 ..rec
             };
             if rec.op == TraceOp::Write {
                 report.device_writes += 1;
                 report.device_writes_joined += 1;
             }
-            output.write(&rec, &vals, &mut report)?;
+            output.write(&rec, &values, &mut report)?;
             next_rec = next_record(&mut trace)?;
         }
     }
@@ -178,10 +173,6 @@ pub fn import_wal(
         .insert("database_dirty_at_end".into(), db_dirty.len() as u64);
     output.close(&mut report)?;
     Ok(report)
-}
-
-fn output_last(o: &Output) -> u64 {
-    o.last_ns()
 }
 
 fn open_writes(path: &Path) -> Result<TraceReader> {
@@ -315,11 +306,7 @@ impl WalParser {
                 self.last_time = Some(t);
                 self.stamp = Some((lsn, t));
             }
-            let p = Pending {
-                lsn,
-                blocks,
-                line: wal.line,
-            };
+            let p = Pending { lsn, blocks };
             if p.blocks.is_empty() {
                 if let Some((lsn, t)) = self.stamp.take() {
                     return Ok(Some(Parsed::Time(lsn, t)));

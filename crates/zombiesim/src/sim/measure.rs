@@ -153,12 +153,9 @@ pub(super) fn measure_device(
                     "a host event in a trace whose header declares none",
                 ));
             };
-            let at = req.arrival_ns.unwrap_or(0);
-            let at = if timed {
-                (at as f64 / cfg.interface.speed) as u64
-            } else {
-                at
-            };
+            // Its time matters only to a timed notification command (`notify.mode =
+            // "command"` holds the interface from then on).
+            let at = (req.arrival_ns.unwrap_or(0) as f64 / cfg.interface.speed) as u64;
             r.event(device, req.op, req.lpn, req.pages, at)?;
             continue;
         }

@@ -221,6 +221,7 @@ pub fn best_of(
 ) -> Result<crate::report::Report> {
     let mut best: Option<(String, crate::report::Report)> = None;
     let mut candidates = Vec::new();
+    let key = |r: &crate::report::Report| r.waf.unwrap_or(f64::INFINITY);
     for (label, cfg) in members {
         let r = run(&cfg)?;
         candidates.push(crate::report::OracleCandidate {
@@ -230,7 +231,6 @@ pub fn best_of(
         if r.run.interrupted {
             return Ok(r);
         }
-        let key = |r: &crate::report::Report| r.waf.unwrap_or(f64::INFINITY);
         if best.as_ref().is_none_or(|(_, b)| key(&r) < key(b)) {
             best = Some((label, r));
         }

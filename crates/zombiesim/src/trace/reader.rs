@@ -487,13 +487,6 @@ impl TraceReader {
                     }
                 }
                 Err(e) => {
-                    // A record whose values cannot be read leaves the stream unaligned.
-                    let e = match e {
-                        LineError::Malformed(r) if r.contains("values were cut short") => {
-                            LineError::Fatal(r)
-                        }
-                        e => e,
-                    };
                     if let Some(err) = self.reject(e) {
                         return Some(Err(err));
                     }
@@ -521,7 +514,8 @@ impl TraceReader {
                 let n = read_full(&mut self.input, &mut bytes)
                     .map_err(|e| LineError::Fatal(format!("reading content values: {e}")))?;
                 if n < 8 {
-                    return Err(LineError::Malformed(format!(
+                    // The stream ends inside the record: nothing after it can be read.
+                    return Err(LineError::Fatal(format!(
                         "expected {count} content values after the record, but the values were cut short (truncated file)"
                     )));
                 }
