@@ -417,11 +417,13 @@ def simulate_many(
     return ordered
 
 
-def to_frame(reports: Mapping[str, Report]):
-    """A pandas DataFrame with one `Report.to_row(label)` per report, `label` first."""
+def to_frame(reports: Mapping[str, Report], *, lists: bool = False):
+    """A pandas DataFrame with one `Report.to_row(label, lists=lists)` per report, `label`
+    first. `lists=True` adds the time series and latency CDFs as list columns (what
+    `zs.plot` draws)."""
     import pandas as pd
 
-    rows = [rep.to_row(label) for label, rep in reports.items()]
+    rows = [rep.to_row(label, lists=lists) for label, rep in reports.items()]
     frame = pd.DataFrame(rows)
     if "label" in frame.columns:
         frame = frame[["label", *[c for c in frame.columns if c != "label"]]]

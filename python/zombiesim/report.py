@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-__all__ = ["STATES", "Report", "Section", "copied_shares", "flatten"]
+__all__ = ["SERIES_FIELDS", "STATES", "Report", "Section", "copied_shares", "flatten"]
 
 
 def _wrap(value: Any) -> Any:
@@ -77,6 +77,17 @@ def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
             out[name] = value
     return out
 
+
+#: The fields of one time-series point (`series[]` in the report).
+SERIES_FIELDS = (
+    "host_write_pages",
+    "flash_programs",
+    "flash_erases",
+    "gc_pages_copied",
+    "waf_interval",
+    "waf_cumulative",
+    "free_blocks",
+)
 
 #: The states of a valid flash page GC relocates (SPEC §1; 003 Fig. 5), report order.
 STATES = ("live", "host_shadow", "device_shadow", "twin_shadow")
@@ -147,7 +158,7 @@ class Report(Section):
             return self._json
         return json.dumps(self._data, indent=2)
 
-    def to_row(self, label: str | None = None) -> dict[str, Any]:
+    def to_row(self, label: str | None = None, *, lists: bool = False) -> dict[str, Any]:
         """One flat dict of scalars with dotted keys, `label` first (default: the policy).
 
         Covers every counter, the device and precondition sections, `run.*` (wall time,
@@ -166,7 +177,12 @@ class Report(Section):
         `host_buffer.*` (the same counters as `buffer.*`) and the channel's `notify.*`;
         runs whose device keeps a clock add `refresh.*` (`blocks`, `pages`, `restarts`,
         `program_share`, ...). Sections that are null (timing off, a synthetic workload,
-        content off, no buffer, no host buffer, no clock) add no columns."""
+        content off, no buffer, no host buffer, no clock) add no columns.
+
+        With `lists=True` the row also carries what the figures draw, as lists (one
+        value per point): `series.<field>` for every field of the time series plus
+        `series.drive_writes`, and for timed runs `latency.<kind>.cdf_q` and
+        `latency.<kind>.cdf_us` (kind `read`, `write`, `all`)."""
         data = dict(self._data)
         run = dict(data.pop("run", {}) or {})
         config = run.pop("config", {}) or {}
@@ -201,7 +217,27 @@ class Report(Section):
         row.update(flatten(data))
         row.update(flatten(run, "run."))
         row.update(flatten(config, "config."))
+        if lists:
+            row.update(self._list_columns())
         return row
+
+    def _list_columns(self) -> dict[str, list[float]]:
+        out: dict[str, list[float]] = {}
+        series = self._data.get("series") or []
+        logical = (self._data.get("device") or {}).get("logical_pages") or 0
+        fields = list(series[0]) if series else list(SERIES_FIELDS)
+        out["series.drive_writes"] = [
+            p["host_write_pages"] / logical if logical else 0.0 for p in series
+        ]
+        for name in fields:
+            out[f"series.{name}"] = [p.get(name) for p in series]
+        latency = self._data.get("latency")
+        if latency is not None:
+            for kind in ("read", "write", "all"):
+                cdf = (latency.get(kind) or {}).get("cdf") or []
+                out[f"latency.{kind}.cdf_q"] = [q for q, _ in cdf]
+                out[f"latency.{kind}.cdf_us"] = [us for _, us in cdf]
+        return out
 
     def series_frame(self):
         """The measured phase's time series as a pandas DataFrame, one row per point, with

@@ -12,7 +12,17 @@ pub struct LatencySummary {
     pub p99_us: f64,
     pub p999_us: f64,
     pub max_us: f64,
+    /// The distribution as `[quantile, µs]` points at `CDF_QUANTILES` (empty without
+    /// requests): enough to draw the latency CDF without the histogram.
+    pub cdf: Vec<[f64; 2]>,
 }
+
+/// The quantiles `LatencySummary::cdf` is sampled at: the body in tenths, the tail in
+/// decades of nines, and the extremes.
+pub const CDF_QUANTILES: [f64; 18] = [
+    0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9999,
+    1.0,
+];
 
 /// Latencies by request kind (reads, writes; trims are counted with writes), and of
 /// all requests together.
@@ -63,14 +73,7 @@ impl Default for LatencyRecorder {
 fn summary(h: &Histogram<u64>) -> LatencySummary {
     let us = |ns: u64| ns as f64 / 1000.0;
     if h.is_empty() {
-        return LatencySummary {
-            count: 0,
-            mean_us: 0.0,
-            p50_us: 0.0,
-            p99_us: 0.0,
-            p999_us: 0.0,
-            max_us: 0.0,
-        };
+        return LatencySummary::default();
     }
     LatencySummary {
         count: h.len(),
@@ -79,6 +82,10 @@ fn summary(h: &Histogram<u64>) -> LatencySummary {
         p99_us: us(h.value_at_quantile(0.99)),
         p999_us: us(h.value_at_quantile(0.999)),
         max_us: us(h.max()),
+        cdf: CDF_QUANTILES
+            .iter()
+            .map(|&q| [q, us(h.value_at_quantile(q))])
+            .collect(),
     }
 }
 

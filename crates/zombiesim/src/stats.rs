@@ -217,4 +217,6 @@ pub struct SeriesPoint {
     pub waf_interval: f64,
     /// Write amplification since the measured phase began.
     pub waf_cumulative: f64,
+    /// Erased blocks available at this point.
+    pub free_blocks: u64,
 }

@@ -212,6 +212,10 @@ impl Ftl for BlockMappedFtl {
             .held_back_pages(self.data.iter().copied().filter(|&d| d != NONE))
     }
 
+    fn free_blocks(&self) -> u64 {
+        self.base.free_blocks() as u64
+    }
+
     fn valid_pages(&self) -> u64 {
         self.base.valid_pages()
     }

@@ -161,11 +161,16 @@ impl BlockManager {
         &self.free
     }
 
+    /// Erased blocks available, over all units.
+    pub fn free_blocks(&self) -> u64 {
+        self.units.iter().map(|u| u.free as u64).sum()
+    }
+
     /// Pages held out of the data cycle: free blocks plus the unwritten pages of open
     /// blocks.
     pub fn held_back_pages(&self, flash: &FlashState, pages_per_block: u32) -> u64 {
         let ppb = pages_per_block as u64;
-        let free: u64 = self.units.iter().map(|u| u.free as u64).sum();
+        let free = self.free_blocks();
         let open: u64 = self
             .open
             .iter()

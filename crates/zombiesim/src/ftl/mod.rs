@@ -173,6 +173,8 @@ pub trait Ftl: Send {
     /// Pages currently held out of the data cycle: free blocks plus the unwritten
     /// pages of open blocks (the analytic models' "reserve").
     fn held_back_pages(&self) -> u64;
+    /// Erased blocks available now (the time series' `free_blocks`).
+    fn free_blocks(&self) -> u64;
     /// Valid flash pages (pages holding the newest copy of some logical page).
     fn valid_pages(&self) -> u64;
     /// Approximate bytes of memory the FTL's state occupies.

@@ -375,6 +375,10 @@ impl Ftl for SuperblockFtl {
         self.base.held_back_pages(self.sbs.iter().map(|sb| sb.open))
     }
 
+    fn free_blocks(&self) -> u64 {
+        self.base.free_blocks() as u64
+    }
+
     fn valid_pages(&self) -> u64 {
         self.sbs.iter().map(|sb| sb.valid as u64).sum()
     }

@@ -307,8 +307,9 @@ impl Recorder<'_, '_> {
         }
         if self.series_every > 0 && written >= self.next_point {
             let now = device.counters();
+            let free = device.ftl().free_blocks();
             self.series
-                .push(series_point(&self.pre, &self.last_point, &now));
+                .push(series_point(&self.pre, &self.last_point, &now, free));
             self.last_point = now;
             self.next_point = written + self.series_every;
         }
@@ -677,7 +678,7 @@ enum Measured {
     Host(Box<host::HostOutcome>),
 }
 
-fn series_point(start: &Counters, prev: &Counters, now: &Counters) -> SeriesPoint {
+fn series_point(start: &Counters, prev: &Counters, now: &Counters, free: u64) -> SeriesPoint {
     let total = now.since(start);
     let interval = now.since(prev);
     SeriesPoint {
@@ -687,6 +688,7 @@ fn series_point(start: &Counters, prev: &Counters, now: &Counters) -> SeriesPoin
         gc_pages_copied: total.gc_pages_copied,
         waf_interval: interval.waf(),
         waf_cumulative: total.waf(),
+        free_blocks: free,
     }
 }
 

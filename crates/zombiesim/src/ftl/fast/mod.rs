@@ -398,6 +398,10 @@ impl Ftl for FastFtl {
         self.base.held_back_pages(data.chain(logs))
     }
 
+    fn free_blocks(&self) -> u64 {
+        self.base.free_blocks() as u64
+    }
+
     fn valid_pages(&self) -> u64 {
         self.base.valid_pages()
     }

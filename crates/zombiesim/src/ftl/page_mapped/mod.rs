@@ -658,6 +658,10 @@ impl Ftl for PageMappedFtl {
             .held_back_pages(&self.flash, self.geo.pages_per_block)
     }
 
+    fn free_blocks(&self) -> u64 {
+        self.blocks.free_blocks()
+    }
+
     fn valid_pages(&self) -> u64 {
         self.blocks.valid_pages()
     }
