@@ -139,7 +139,8 @@ def test_compare_writes_table_csv_json_and_html(cli, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "fifo" in proc.stdout and "greedy" in proc.stdout and "best WAF" in proc.stdout
     page = html.read_text()
-    assert page.startswith("<!DOCTYPE html>") and "<img" in page and "base64," in page
+    assert page.startswith("<!DOCTYPE html>") and "<svg" in page and "<img" not in page
+    assert "data:text/csv;base64," in page and "zombiesim compare" in page
     assert "uniform:drive_writes=0.5" in page and "<table" in page
     lines = csv.read_text().splitlines()
     assert lines[0].startswith("label,waf,") and len(lines) == 3
@@ -174,7 +175,9 @@ def test_demo_quick_writes_html_and_csv(cli, tmp_path):
     out = tmp_path / "demo"
     proc = cli("demo", "--out", str(out), "--quick")
     assert proc.returncode == 0, proc.stderr
-    assert "<img" in (out / "demo.html").read_text()
+    page = (out / "demo.html").read_text()
+    assert page.count("<figure") >= 3 and page.count("<svg") == page.count("<figure")
+    assert "zombiesim demo" in page and "data:text/csv;base64," in page
     assert len((out / "demo.csv").read_text().splitlines()) == 5
     for scheme in ("gc-gd", "zgc-gd", "gc-cb", "zgc-cb"):
         assert scheme in proc.stdout

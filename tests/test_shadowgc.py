@@ -200,7 +200,8 @@ def test_compare_table_and_page_show_gc_latency_and_states(cli, tmp_path):
     assert "GC latency s" in proc.stdout and "shadow copies" in proc.stdout
     text = page.read_text()
     assert "relocated pages by state" in text and "twin-shadow" in text
-    assert text.count("base64,") == 2
+    # The standard views (WAF and erases, time series, GC copies) and the ShadowGC figure.
+    assert text.count("<figure") == 4 and 'id="fig-shadowgc"' in text
     plain = tmp_path / "p.html"
     proc = cli(
         "compare", *CLI_SMALL, "--policies", "greedy,fifo", "--workload",

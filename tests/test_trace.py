@@ -239,7 +239,12 @@ def test_cli_run_timed_synthetic(cli, tmp_path):
             "p99_us",
             "p999_us",
             "max_us",
+            "cdf",
         }
+        cdf = rep["latency"][kind]["cdf"]
+        assert [q for q, _ in cdf][:2] == [0.0, 0.01] and cdf[-1][0] == 1.0
+        assert [us for _, us in cdf] == sorted(us for _, us in cdf)  # a distribution
+        assert cdf[-1][1] == rep["latency"][kind]["max_us"]
     assert set(rep["throughput"]) == {"iops", "read_iops", "write_iops", "mb_s"}
     assert rep["elapsed_s"] > 0 and rep["timing"]["gc_busy_s"] > 0
     text = proc.stdout

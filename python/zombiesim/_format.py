@@ -141,8 +141,15 @@ FTL_COLUMNS: list[tuple[str, Callable[[Report], Any], Callable[[Any], str]]] = [
     ),
 ]
 
+
+def _tps(rep: Report) -> float | None:
+    """Transactions per second; `None` for a run that committed none (no TPS, not 0)."""
+    app = rep.raw.get("app") or {}
+    return app.get("tps") if app.get("transactions") else None
+
+
 #: The transaction rate, when any run committed transactions.
-TPS_COLUMN = ("TPS", lambda r: (r.raw.get("app") or {}).get("tps"), rate)
+TPS_COLUMN = ("TPS", _tps, rate)
 
 MIB = 1 << 20
 

@@ -3,7 +3,7 @@
 000's four GC configurations (GC-GD, ZGC-GD, GC-CB, ZGC-CB) on its micro-benchmark (16
 threads through a Linux-like page cache, 94% of writes to 6% of the space, half a read
 per write), on the `zombie-chasing` preset scaled to a quarter: the same request stream
-for each; a table on the terminal, `demo.html` (plots + table) and `demo.csv` (one row
+for each; a table on the terminal, `demo.html` (table, plots and the run) and `demo.csv` (one row
 per scheme, every report field) in the output directory.
 
 This module is self-contained so the demo can be swapped for another experiment without
@@ -69,9 +69,11 @@ def run_demo(
     jobs: int | None = None,
     seed: int = DEFAULT_SEED,
     progress: MultiProgressFn | None = None,
+    command: str | None = None,
 ) -> DemoResult:
     """Run the demo and write `demo.html` and `demo.csv` into `out_dir` (created if
-    needed). Raises `SimulationInterrupted` on Ctrl-C (nothing is written then)."""
+    needed); `command` is the command line the page shows. Raises
+    `SimulationInterrupted` on Ctrl-C (nothing is written then)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cfg, workload = demo_setup(quick)
@@ -89,6 +91,7 @@ def run_demo(
         workload=workload,
         seed=seed,
         notes=NOTES,
+        command=command,
     )
     atomic_write(csv_path, to_frame(reports).to_csv(index=False))
     return DemoResult(reports, html_path, csv_path, wall, workload, cfg)

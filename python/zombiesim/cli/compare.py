@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -415,6 +417,7 @@ def _write_outputs(
             config_toml=cfg.to_toml(),
             workload=spec,
             seed=args.seed,
+            command=shlex.join(["zombiesim", *sys.argv[1:]]),
         )
         written.append(args.report)
     return [w for w in written if w != "-"]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +60,7 @@ def cmd_demo(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 jobs=args.jobs,
                 seed=args.seed,
                 progress=multi_progress(bar),
+                command=shlex.join(["zombiesim", *sys.argv[1:]]),
             )
         except SimulationInterrupted:
             bar.close()

@@ -17,7 +17,6 @@ stated range) or `Claim(..., holds=...)` (a direction or an order, no magnitude)
 
 from __future__ import annotations
 
-import html
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -182,8 +181,12 @@ class Reproduction:
     claims: list[Claim]
     #: Result tables (pandas DataFrames), written as `<name>.csv`.
     tables: dict[str, Any] = field(default_factory=dict)
-    #: Functions returning a matplotlib `Figure`, embedded in the HTML report.
-    figures: dict[str, Callable[[], Any]] = field(default_factory=dict)
+    #: The report's figures by caption: a function returning a matplotlib `Figure`, or a
+    #: pair `(make_figure, make_frame)` whose frame is the figure's data (its CSV link;
+    #: without one, what the `zs.plot` functions drew).
+    figures: dict[str, Callable[[], Any] | tuple[Callable[[], Any], Callable[[], Any]]] = field(
+        default_factory=dict
+    )
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -232,43 +235,30 @@ class Reproduction:
         return written
 
     def html(self) -> str:
-        from ..htmlreport import _STYLE, _png_base64
+        """The report page (`zombiesim.html.Page`): the claims with their verdicts, each
+        figure as SVG with its data as CSV, the result tables, and the run."""
+        from ..html.page import Page, slug
 
-        esc = html.escape
-        parts = [
-            "<!DOCTYPE html>",
-            '<html lang="en"><head><meta charset="utf-8">',
-            f"<title>{esc(self.title)}</title><style>{_STYLE}"
-            "td.met { color: #1f6f43; font-weight: bold; } td.missed { color: #a02020; "
-            "font-weight: bold; } td.direction-only, td.explained { color: #8a6d00; "
-            "font-weight: bold; } td { text-align: left; }</style></head><body>",
-            f"<h1>{esc(self.title)}</h1>",
-            f"<p>Scale: <b>{esc(self.scale)}</b> · zombiesim {esc(__version__)} · "
-            f"{esc(self.summary())}.</p>",
-        ]
-        parts += [f"<p>{esc(n)}</p>" for n in self.notes]
-        parts.append("<h2>The paper's numbers beside ours</h2><table><thead><tr>")
-        parts.append(
-            "".join(
-                f"<th>{h}</th>"
-                for h in ("experiment", "metric", "paper", "ours", "expected", "verdict", "why")
-            )
+        page = Page(self.title)
+        page.paragraph(f"Scale: {self.scale} · zombiesim {__version__} · {self.summary()}.")
+        for note in self.notes:
+            page.paragraph(note)
+        page.heading("The paper's numbers beside ours")
+        claims = self.claims_frame()
+        shown = ["experiment", "metric", "paper", "ours", "expected", "verdict", "explanation"]
+        page.table(
+            claims[shown].rename(columns={"explanation": "why"}) if len(claims) else claims,
+            name="claims",
+            cell_classes={"verdict": list(claims.get("verdict", []))},
+            wrap=["metric", "paper", "ours", "expected", "why"],
         )
-        parts.append("</tr></thead><tbody>")
-        for c in self.claims:
-            mark = f'<td class="{c.verdict}">{esc(c.verdict)}</td>'
-            cells = "".join(
-                f"<td>{esc(str(v))}</td>"
-                for v in (c.experiment, c.metric, c.paper, c.ours, c.expected)
-            )
-            parts.append(f"<tr>{cells}{mark}<td>{esc(c.explanation)}</td></tr>")
-        parts.append("</tbody></table>")
-        for name, make in self.figures.items():
-            fig = make()
-            parts.append(f"<h2>{esc(name)}</h2>")
-            parts.append(f'<img alt="{esc(name)}" src="data:image/png;base64,{_png_base64(fig)}">')
+        if self.figures:
+            page.heading("Figures")
+        for name, entry in self.figures.items():
+            make, data = entry if isinstance(entry, tuple) else (entry, None)
+            page.figure(make(), caption=name, name=slug(name), data=data() if data else None)
         for name, frame in self.tables.items():
-            parts.append(f"<h2>Table: {esc(name)}</h2>")
-            parts.append(frame.to_html(index=False, float_format=lambda x: f"{x:.4g}"))
-        parts.append("</body></html>\n")
-        return "\n".join(parts)
+            page.heading(f"Table: {name}")
+            page.table(frame, name=name)
+        page.run_section(facts=[("paper", self.paper), ("scale", self.scale)])
+        return page.html()

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config import Config
+from ..plot import legend, panels
 from ..report import Report
 from ._common import Claim, Context, Reproduction, change
 
@@ -371,9 +372,13 @@ def _analyse(reports: dict[str, Report], scale: str, s: Scale) -> Reproduction:
             "buffer_sweep": sweep,
         },
         figures={
-            "I/O time normalised to FAB (Fig. 5)": lambda: _fig_normalised(frame, names),
-            "I/O time against buffer size, Postmark stand-in (Fig. 7)": lambda: _fig_sweep(
-                sweep, s
+            "I/O time normalised to FAB (Fig. 5)": (
+                lambda: _fig_normalised(frame, names),
+                lambda: _normalised(frame, names),
+            ),
+            "I/O time against buffer size, Postmark stand-in (Fig. 7)": (
+                lambda: _fig_sweep(sweep, s),
+                lambda: sweep,
             ),
         },
         notes=notes,
@@ -399,35 +404,41 @@ def _sweep_value(sweep, mib: int, scheme: str) -> float:
     return float(sel["io_time_s"].iloc[0])
 
 
+def _normalised(frame, names):
+    """What Fig. 5 draws: each scheme's I/O time over FAB's, per stand-in."""
+    import pandas as pd
+
+    rows = [
+        {
+            "workload": n,
+            "scheme": sch,
+            "io_time_vs_fab": 1
+            + float(frame[(frame.workload == n) & (frame.scheme == sch)].io_vs_fab.iloc[0]),
+        }
+        for n in names
+        for sch in SCHEMES + ABLATION
+    ]
+    return pd.DataFrame(rows)
+
+
 def _fig_normalised(frame, names):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(10, 4))
+    fig, ax = panels(1, 1, width=11.0)
+    data = _normalised(frame, names)
     width = 0.8 / (len(SCHEMES) + len(ABLATION))
     for i, sch in enumerate(SCHEMES + ABLATION):
-        ys = [
-            1 + float(frame[(frame.workload == n) & (frame.scheme == sch)].io_vs_fab.iloc[0])
-            for n in names
-        ]
+        ys = list(data[data["scheme"] == sch]["io_time_vs_fab"])
         ax.bar([j + i * width for j in range(len(names))], ys, width, label=sch)
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(names))], names)
+    ax.set_xlabel("stand-in")
     ax.set_ylabel("I/O time / FAB's")
+    ax.set_title("I/O time normalised to FAB (Fig. 5)")
     ax.axhline(1.0, color="grey", lw=0.5)
-    ax.legend(ncol=5, fontsize="small")
-    fig.tight_layout()
+    legend(ax, "scheme")
     return fig
 
 
 def _fig_sweep(sweep, s: Scale):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = panels(1, 1, width=8.0)
     for sch in SCHEMES:
         ax.plot(
             list(s.sweep_mib),
@@ -438,6 +449,7 @@ def _fig_sweep(sweep, s: Scale):
     ax.set_xscale("log", base=2)
     ax.set_xlabel("buffer (MiB)")
     ax.set_ylabel("I/O time (s)")
-    ax.legend()
-    fig.tight_layout()
+    ax.set_title("I/O time against buffer size (Fig. 7)")
+    ax.grid(alpha=0.3)
+    legend(ax, "scheme")
     return fig

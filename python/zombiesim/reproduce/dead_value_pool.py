@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config
+from ..plot import category_ticks, legend, panels
 from ..trace import TraceInput
 from ._common import Claim, Context, Reproduction, banded, change, within
 
@@ -539,28 +540,6 @@ def _analyse(reports, stand_ins, captures, pool, notes, scale, fit) -> Reproduct
         f"on the {SENS_STAND_IN} stand-in."
     )
 
-    def fig_writes():
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-
-        fig = Figure(figsize=(12, 4), layout="constrained")
-        FigureCanvasAgg(fig)
-        ax_w, ax_s = fig.subplots(1, 2)
-        table = schemes.pivot(index="workload", columns="scheme", values="writes_change")
-        table = table[[s for s in SCHEMES if s != "baseline"]]
-        table.plot.bar(ax=ax_w, rot=0, width=0.85)
-        ax_w.set_ylabel("flash writes vs baseline")
-        ax_w.set_title("Fig. 9/14: write reduction by scheme")
-        ax_w.legend(fontsize=7)
-        for policy in ("lru", "mq"):
-            part = sweep[sweep["policy"] == policy]
-            ax_s.plot(part["paper_entries"] / 1000, part["writes_change"], marker="o", label=policy)
-        ax_s.set_xlabel("pool entries (thousands, 1 TB-equivalent)")
-        ax_s.set_ylabel("flash writes vs baseline (mail stand-in)")
-        ax_s.set_title("Fig. 5/9: pool size")
-        ax_s.legend()
-        return fig
-
     return Reproduction(
         paper="dead-value-pool",
         title=TITLE,
@@ -573,6 +552,50 @@ def _analyse(reports, stand_ins, captures, pool, notes, scale, fit) -> Reproduct
             "pool_size": sweep,
             "sensitivity": sensitivity,
         },
-        figures={"Write reduction and pool size": fig_writes},
+        figures={
+            "Write reduction and pool size": (
+                lambda: _fig_writes(schemes, sweep),
+                lambda: _writes_data(schemes, sweep),
+            )
+        },
         notes=notes,
     )
+
+
+def _writes_data(schemes, sweep):
+    """What the figure draws: each scheme's flash writes against the baseline per
+    stand-in (`panel` = schemes), and the mail stand-in's against the pool size
+    (`panel` = pool size)."""
+    import pandas as pd
+
+    shown = schemes[schemes["scheme"] != "baseline"][["workload", "scheme", "writes_change"]]
+    pools = sweep[sweep["policy"].isin(("lru", "mq"))][["policy", "paper_entries", "writes_change"]]
+    return pd.concat(
+        [shown.assign(panel="schemes"), pools.assign(panel="pool size")], ignore_index=True
+    )
+
+
+def _fig_writes(schemes, sweep):
+    fig, (ax_w, ax_s) = panels(1, 2)
+    table = schemes.pivot(index="workload", columns="scheme", values="writes_change")
+    shown = [s for s in SCHEMES if s != "baseline" and s in table.columns]
+    width = 0.85 / len(shown)
+    for i, scheme in enumerate(shown):
+        xs = [j + (i - (len(shown) - 1) / 2) * width for j in range(len(table))]
+        ax_w.bar(xs, table[scheme], width=width, label=scheme)
+    category_ticks(ax_w, list(table.index))
+    ax_w.axhline(0, color="#444", lw=0.8)
+    ax_w.set_xlabel("stand-in")
+    ax_w.set_ylabel("flash writes vs baseline")
+    ax_w.set_title("Fig. 9/14: write reduction by scheme")
+    ax_w.grid(alpha=0.3, axis="y")
+    legend(ax_w, "scheme")
+    for policy in ("lru", "mq"):
+        part = sweep[sweep["policy"] == policy]
+        ax_s.plot(part["paper_entries"] / 1000, part["writes_change"], marker="o", label=policy)
+    ax_s.set_xlabel("pool entries (thousands, 1 TB-equivalent)")
+    ax_s.set_ylabel("flash writes vs baseline (mail stand-in)")
+    ax_s.set_title("Fig. 5/9: pool size")
+    ax_s.grid(alpha=0.3)
+    legend(ax_s, "pool")
+    return fig

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config import Config
+from ..plot import legend, panels
 from ..report import STATES, Report
 from ..trace import TraceInput
 from ._common import Claim, Context, Reproduction, change
@@ -550,15 +551,6 @@ def _analyse(reports: dict[str, Report], scale: str, s: Scale, skipped: list[str
             + ")."
         )
 
-    def fig_wa_latency():
-        return _fig_wa_latency(frame, kinds, has_big)
-
-    def fig_states():
-        return _fig_states(frame, kinds)
-
-    def fig_fig2():
-        return _fig_fig2(frame, kinds)
-
     return Reproduction(
         paper="shadowgc",
         title=TITLE,
@@ -566,9 +558,18 @@ def _analyse(reports: dict[str, Report], scale: str, s: Scale, skipped: list[str
         claims=claims,
         tables={"runs": frame, "summary": summary},
         figures={
-            "Fig. 6-7: WA and GC latency against GGC": fig_wa_latency,
-            "Fig. 8: relocated pages by state (GGC and SGC)": fig_states,
-            "Fig. 2: delay and separation on greedy": fig_fig2,
+            "Fig. 6-7: WA and GC latency against GGC": (
+                lambda: _fig_wa_latency(frame, kinds, has_big),
+                lambda: _changes(frame, _wa_kinds(kinds, has_big), WA_SCHEMES),
+            ),
+            "Fig. 8: relocated pages by state (GGC and SGC)": (
+                lambda: _fig_states(frame, kinds),
+                lambda: _states_data(frame, kinds),
+            ),
+            "Fig. 2: delay and separation on greedy": (
+                lambda: _fig_fig2(frame, kinds),
+                lambda: _changes(frame, kinds, FIG2_SCHEMES),
+            ),
         },
         notes=notes,
     )
@@ -592,13 +593,19 @@ def _geometry(scale: str) -> str:
     return text
 
 
-def _figure(ncols: int, width: float = 12.0):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+#: The schemes of Figs. 6-7 and of Fig. 2, against GGC and against greedy.
+WA_SCHEMES = ("zgc", "hgc", "dgc", "sgc")
+FIG2_SCHEMES = ("greedy+delay", "greedy+separation", "zgc", REFERENCE)
 
-    fig = Figure(figsize=(width, 4.0), layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig, fig.subplots(1, ncols)
+
+def _wa_kinds(kinds, has_big: bool) -> list[str]:
+    return list(kinds) + ([k + BIG for k in kinds] if has_big else [])
+
+
+def _changes(frame, kinds, schemes):
+    """What the grouped bars draw: WA and GC latency change per workload and scheme."""
+    rows = frame[frame["workload"].isin(list(kinds)) & frame["scheme"].isin(schemes)]
+    return rows[["workload", "scheme", "waf_change", "gc_latency_change"]].reset_index(drop=True)
 
 
 def _grouped(ax, frame, kinds, schemes, col, ylabel, title, names=None):
@@ -612,38 +619,46 @@ def _grouped(ax, frame, kinds, schemes, col, ylabel, title, names=None):
         ax.bar(xs, ys, width=width, label=(names or {}).get(scheme, scheme.upper()))
     ax.set_xticks(range(len(kinds)), kinds)
     ax.axhline(0, color="#444", lw=0.8)
+    ax.set_xlabel("workload")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(alpha=0.3, axis="y")
+    legend(ax, "scheme")
 
 
 def _fig_wa_latency(frame, kinds, has_big):
-    fig, axes = _figure(4 if has_big else 2, 16 if has_big else 12)
-    schemes = ("zgc", "hgc", "dgc", "sgc")
+    """Figs. 6 (WA) and 7 (GC latency) against GGC: one row of two panels per buffer
+    size (the paper's, then the large buffers)."""
     sets = [("", "")] + ([(BIG, " (large buffers)")] if has_big else [])
+    fig, axes = panels(len(sets), 2)
     for i, (suffix, title) in enumerate(sets):
         shown = [k + suffix for k in kinds]
         wa_ax, lat_ax = axes[2 * i], axes[2 * i + 1]
-        _grouped(wa_ax, frame, shown, schemes, "waf_change", "WA vs GGC (%)", "Fig. 6" + title)
+        _grouped(wa_ax, frame, shown, WA_SCHEMES, "waf_change", "WA vs GGC (%)", "Fig. 6" + title)
         _grouped(
             lat_ax,
             frame,
             shown,
-            schemes,
+            WA_SCHEMES,
             "gc_latency_change",
             "GC latency vs GGC (%)",
             "Fig. 7" + title,
         )
         for ax in (wa_ax, lat_ax):
             ax.set_xticks(range(len(kinds)), kinds)
-    axes[0].legend(fontsize=8)
     return fig
 
 
-def _fig_states(frame, kinds):
-    from ..htmlreport import STATE_COLOURS, STATE_NAMES
+def _states_data(frame, kinds):
+    """What Fig. 8 draws: the shares of relocated pages by state, GGC and SGC."""
+    rows = frame[frame["workload"].isin(list(kinds)) & frame["scheme"].isin(["ggc", "sgc"])]
+    return rows[["workload", "scheme", *(f"share_{s}" for s in STATES)]].reset_index(drop=True)
 
-    fig, axes = _figure(2)
+
+def _fig_states(frame, kinds):
+    from ..html import STATE_COLOURS, STATE_NAMES
+
+    fig, axes = panels(1, 2)
     for ax, scheme in zip(axes, ("ggc", "sgc"), strict=True):
         bottom = [0.0] * len(kinds)
         for state in STATES:
@@ -654,26 +669,27 @@ def _fig_states(frame, kinds):
             ax.bar(kinds, ys, bottom=bottom, color=STATE_COLOURS[state], label=STATE_NAMES[state])
             bottom = [b + y for b, y in zip(bottom, ys, strict=True)]
         ax.set_ylim(0, 1)
+        ax.set_xlabel("workload")
         ax.set_ylabel("share of GC-relocated pages")
-        ax.set_title(scheme.upper())
-    axes[1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        ax.set_title(f"Fig. 8: {scheme.upper()}")
+        legend(ax, "state")
     return fig
 
 
 def _fig_fig2(frame, kinds):
-    fig, (wa_ax, lat_ax) = _figure(2)
-    schemes = ("greedy+delay", "greedy+separation", "zgc", REFERENCE)
+    fig, (wa_ax, lat_ax) = panels(1, 2)
     names = {"zgc": "Zombie (ZGC)"}
-    _grouped(wa_ax, frame, kinds, schemes, "waf_change", "WA vs greedy (%)", "Fig. 2(a)", names)
+    _grouped(
+        wa_ax, frame, kinds, FIG2_SCHEMES, "waf_change", "WA vs greedy (%)", "Fig. 2(a)", names
+    )
     _grouped(
         lat_ax,
         frame,
         kinds,
-        schemes,
+        FIG2_SCHEMES,
         "gc_latency_change",
         "GC latency vs greedy (%)",
         "Fig. 2(b)",
         names,
     )
-    wa_ax.legend(fontsize=8)
     return fig

@@ -71,6 +71,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config import Config
+from ..plot import legend, panels
 from ..report import Report
 from ._common import Claim, Context, Reproduction, change
 
@@ -608,31 +609,42 @@ def _analyse(reports: dict[str, Report], scale: str, s: Scale) -> Reproduction:
         claims=claims,
         tables=tables,
         figures={
-            "Erases by journaling mode (Fig. 4)": lambda: _fig_metric(frame, "erases", "erases"),
-            "GC overhead by journaling mode (Fig. 5)": lambda: _fig_metric(
-                frame, "gc_overhead_s", "GC overhead (s)"
+            "Erases by journaling mode (Fig. 4)": (
+                lambda: _fig_metric(frame, "erases", "erases"),
+                lambda: _metric_data(frame, "erases"),
             ),
-            "I/O traffic by kind, mean over the FTLs (Fig. 3)": lambda: _fig_traffic(io),
-            "I/O requests, mean over the FTLs (Fig. 2)": lambda: _fig_requests(io),
+            "GC overhead by journaling mode (Fig. 5)": (
+                lambda: _fig_metric(frame, "gc_overhead_s", "GC overhead (s)"),
+                lambda: _metric_data(frame, "gc_overhead_s"),
+            ),
+            "I/O traffic by kind, mean over the FTLs (Fig. 3)": (
+                lambda: _fig_traffic(io),
+                lambda: io[["benchmark", "mode", *TRAFFIC]],
+            ),
+            "I/O requests, mean over the FTLs (Fig. 2)": (
+                lambda: _fig_requests(io),
+                lambda: io[["benchmark", "mode", "io_requests"]],
+            ),
         },
         notes=notes,
     )
 
 
-def _plt():
-    import matplotlib
+#: The I/O traffic's kinds (Fig. 3), columns of the `io_by_mode` table.
+TRAFFIC = ("data_mib", "metadata_mib", "journal_mib")
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    return plt
+def _metric_data(frame, col: str):
+    """What Figs. 4-5 draw: `col` per benchmark, FTL and journaling mode."""
+    return frame[["benchmark", "ftl", "mode", col]].reset_index(drop=True)
 
 
 def _fig_metric(frame, col: str, ylabel: str):
-    plt = _plt()
-    fig, axes = plt.subplots(1, len(FTLS), figsize=(13, 4), sharey=False)
+    """One panel per FTL, two a row, a bar per journaling mode for each benchmark."""
+    rows = (len(FTLS) + 1) // 2
+    fig, axes = panels(rows, 2, height=3.8)
     width = 0.8 / len(MODES)
-    for ax, ftl in zip(axes, FTLS, strict=True):
+    for ax, ftl in zip(axes, FTLS, strict=False):
         for i, mode in enumerate(MODES):
             ys = [
                 float(
@@ -643,37 +655,45 @@ def _fig_metric(frame, col: str, ylabel: str):
                 for b in BENCHES
             ]
             ax.bar([j + i * width for j in range(len(BENCHES))], ys, width, label=mode)
-        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(BENCHES))], BENCHES, rotation=30)
-        ax.set_title(ftl)
+        ax.set_xticks(
+            [j + 0.4 - width / 2 for j in range(len(BENCHES))], BENCHES, rotation=30, ha="right"
+        )
+        ax.set_title(f"{ylabel}, {ftl}")
+        ax.set_xlabel("benchmark")
         ax.set_ylabel(ylabel)
-    axes[0].legend(fontsize="small")
-    fig.tight_layout()
+        ax.grid(alpha=0.3, axis="y")
+        legend(ax, "journaling")
+    for ax in axes[len(FTLS) :]:
+        ax.remove()
     return fig
 
 
-def _fig_traffic(io):
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(12, 4))
-    labels, bottom = [], None
+def _mode_ticks(ax, io) -> None:
     xs = list(range(len(io)))
-    for kind in ("data_mib", "metadata_mib", "journal_mib"):
+    ax.set_xticks(xs, [f"{r.benchmark}\n{r.mode}" for r in io.itertuples()], fontsize=8)
+    ax.set_xlabel("benchmark and journaling mode")
+
+
+def _fig_traffic(io):
+    fig, ax = panels(1, 1, width=11.0)
+    bottom = None
+    xs = list(range(len(io)))
+    for kind in TRAFFIC:
         ys = list(io[kind])
         ax.bar(xs, ys, 0.8, bottom=bottom, label=kind.removesuffix("_mib"))
         bottom = ys if bottom is None else [a + b for a, b in zip(bottom, ys, strict=True)]
-    labels = [f"{r.benchmark}\n{r.mode}" for r in io.itertuples()]
-    ax.set_xticks(xs, labels, fontsize="x-small")
+    _mode_ticks(ax, io)
     ax.set_ylabel("MiB")
-    ax.legend()
-    fig.tight_layout()
+    ax.set_title("I/O traffic by kind (Fig. 3)")
+    legend(ax, "kind")
     return fig
 
 
 def _fig_requests(io):
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(12, 4))
+    fig, ax = panels(1, 1, width=11.0)
     xs = list(range(len(io)))
     ax.bar(xs, list(io["io_requests"]), 0.8)
-    ax.set_xticks(xs, [f"{r.benchmark}\n{r.mode}" for r in io.itertuples()], fontsize="x-small")
+    _mode_ticks(ax, io)
     ax.set_ylabel("requests")
-    fig.tight_layout()
+    ax.set_title("I/O requests (Fig. 2)")
     return fig

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..config import Config
+from ..plot import legend, panels
 from ._common import Claim, Context, Reproduction, banded, change, pct, within
 
 TITLE = "Zombie Chasing (000): zombie-aware GC under a buffer cache"
@@ -159,7 +160,7 @@ def run(ctx: Context) -> Reproduction:
             "ablation": parts[1] if parts[0] == "ablation" else "",
             "waf": rep.waf,
             "elapsed_s": raw["app"]["elapsed_s"],
-            "tps": raw["app"]["tps"],
+            "tps": raw["app"]["tps"] if raw["app"]["transactions"] else None,
             "awareness": raw["notify"]["awareness_mean"],
             "known_zombies_mean": raw["notify"]["known_zombies_mean"],
             "dirty_pages_mean": raw["cache"]["dirty_pages_mean"],
@@ -345,15 +346,6 @@ def run(ctx: Context) -> Reproduction:
         "share do (runs ablation/*); docs/zombie.md explains each difference.",
     ]
 
-    def locality_figure():
-        return _locality_figure(frame)
-
-    def read_ratio_figure():
-        return _read_ratio_figure(frame)
-
-    def oltp_figure():
-        return _oltp_figure(frame)
-
     return Reproduction(
         paper=ctx.paper,
         title=TITLE,
@@ -365,9 +357,18 @@ def run(ctx: Context) -> Reproduction:
             "runs": frame,
         },
         figures={
-            "WAF and elapsed time against locality x (Figs. 5-6)": locality_figure,
-            "Read ratio: WAF and awareness at x = 6, 4 GB (Fig. 8, Table 3)": read_ratio_figure,
-            "OLTP: TPS and WAF (Fig. 10)": oltp_figure,
+            "WAF and elapsed time against locality x (Figs. 5-6)": (
+                lambda: _locality_figure(frame),
+                lambda: _locality_data(frame),
+            ),
+            "Read ratio: WAF and awareness at x = 6, 4 GB (Fig. 8, Table 3)": (
+                lambda: _read_ratio_figure(frame),
+                lambda: _read_ratio_data(frame),
+            ),
+            "OLTP: TPS and WAF (Fig. 10)": (
+                lambda: _oltp_figure(frame),
+                lambda: _oltp_data(frame),
+            ),
         },
         notes=notes,
     )
@@ -434,60 +435,79 @@ def _oltp_sensitivity(get):
     return pd.DataFrame(rows)
 
 
-def _figure(ncols: int, width: float = 12.0):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, 3.8), layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig, fig.subplots(1, ncols)
+def _locality_data(frame):
+    """What Figs. 5-6 draw: the micro-benchmark at read:write 0.5, by cache, x, scheme."""
+    micro = frame[(frame["experiment"] == "micro") & (frame["rw"] == 0.5)]
+    micro = micro[micro["scheme"].isin(SCHEMES)]
+    columns = ["cache_gib", "x", "scheme", "waf", "elapsed_s"]
+    return micro[columns].sort_values(["cache_gib", "scheme", "x"], ascending=[False, True, True])
 
 
 def _locality_figure(frame):
-    fig, axes = _figure(4, 15)
-    micro = frame[(frame["experiment"] == "micro") & (frame["rw"] == 0.5)]
-    for col, (cache, field, label) in enumerate(
-        [
-            (4, "waf", "WAF"),
-            (2, "waf", "WAF"),
-            (4, "elapsed_s", "elapsed (s)"),
-            (2, "elapsed_s", "elapsed (s)"),
-        ]
-    ):
-        ax = axes[col]
-        sub = micro[micro["cache_gib"] == cache]
+    """Figs. 5-6 as a 2 x 2 grid: WAF (top) and elapsed time (bottom) against locality,
+    4 GB cache (left) and 2 GB (right); each panel with its own legend."""
+    fig, axes = panels(2, 2, height=3.6)
+    data = _locality_data(frame)
+    cells = [
+        (cache, field, label)
+        for field, label in (("waf", "WAF"), ("elapsed_s", "elapsed (s)"))
+        for cache in CACHES
+    ]
+    for ax, (cache, field, label) in zip(axes, cells, strict=True):
+        sub = data[data["cache_gib"] == cache]
         for scheme in SCHEMES:
             pts = sub[sub["scheme"] == scheme].sort_values("x")
             ax.plot(pts["x"], pts[field], marker="o", label=scheme.upper())
+        ax.set_xticks(LOCALITY)
         ax.set_xlabel("locality x (%)")
         ax.set_ylabel(label)
         ax.set_title(f"{label}, {cache} GB cache")
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8)
+        legend(ax, "scheme")
     return fig
 
 
-def _read_ratio_figure(frame):
-    fig, (waf_ax, aware_ax) = _figure(2, 10)
+def _read_ratio_data(frame):
+    """What Fig. 8 and Table 3 draw: x = 6, 4 GB cache, by scheme and read ratio."""
     micro = frame[(frame["experiment"] == "micro") & (frame["x"] == 6) & (frame["cache_gib"] == 4)]
+    micro = micro[micro["scheme"].isin(SCHEMES)]
+    return micro[["scheme", "rw", "waf", "awareness"]].sort_values(["scheme", "rw"])
+
+
+def _read_ratio_figure(frame):
+    fig, (waf_ax, aware_ax) = panels(1, 2)
+    data = _read_ratio_data(frame)
     for scheme in SCHEMES:
-        pts = micro[micro["scheme"] == scheme].sort_values("rw")
+        pts = data[data["scheme"] == scheme]
         waf_ax.plot(pts["rw"], pts["waf"], marker="o", label=scheme.upper())
+    waf_ax.set_xticks(READ_RATIOS, [f"{r:g}" for r in READ_RATIOS])
     waf_ax.set_xlabel("reads per write")
     waf_ax.set_ylabel("WAF")
-    waf_ax.legend(fontsize=8)
+    waf_ax.set_title("WAF against the read ratio (Fig. 8)")
     waf_ax.grid(alpha=0.3)
-    pts = micro[micro["scheme"] == "zgc-gd"].sort_values("rw")
+    legend(waf_ax, "scheme")
+    pts = data[data["scheme"] == "zgc-gd"]
     aware_ax.bar([f"{r:g}" for r in pts["rw"]], pts["awareness"], color="#7fa8c9")
     aware_ax.set_xlabel("reads per write")
     aware_ax.set_ylabel("known zombies / dirty pages")
+    aware_ax.set_title("ZGC-GD's zombie awareness (Table 3)")
     aware_ax.set_ylim(0, 1)
     return fig
 
 
-def _oltp_figure(frame):
-    fig, (tps_ax, waf_ax) = _figure(2, 10)
+def _oltp_data(frame):
+    """What Fig. 10 draws: the OLTP runs by buffer size and scheme."""
     oltp = frame[frame["experiment"] == "oltp"]
+    return oltp[["cache_gib", "scheme", "tps", "waf"]].sort_values(
+        ["cache_gib", "scheme"], ascending=[False, True]
+    )
+
+
+def _oltp_figure(frame):
+    """Fig. 10: TPS and WAF per buffer size, a bar per scheme; the legend beside the
+    panels, never over a bar."""
+    fig, (tps_ax, waf_ax) = panels(1, 2)
+    oltp = _oltp_data(frame)
     caches = sorted(oltp["cache_gib"].unique(), reverse=True)
     width = 0.2
     for i, scheme in enumerate(SCHEMES):
@@ -497,7 +517,9 @@ def _oltp_figure(frame):
         waf_ax.bar(xs, pts["waf"], width=width, label=scheme.upper())
     for ax, name in ((tps_ax, "TPS"), (waf_ax, "WAF")):
         ax.set_xticks(range(len(caches)), [f"{c:g} GB buffer" for c in caches])
+        ax.set_xlabel("database buffer")
         ax.set_ylabel(name)
+        ax.set_title(f"OLTP {name} (Fig. 10)")
         ax.grid(alpha=0.3, axis="y")
-    tps_ax.legend(fontsize=8)
+        legend(ax, "scheme")
     return fig

@@ -1,0 +1,93 @@
+"""Request latency: the CDF of each timed run and its percentiles."""
+
+from __future__ import annotations
+
+from .columns import hue_values, missing, numbers, points, resolve, runs, short
+from .figure import category_ticks, colour, legend, no_data, record, target
+
+
+def latency_cdf(df, kind: str = "all", hue: str | None = "label", ax=None):
+    """The latency CDF of each timed run (`latency.<kind>.cdf_us` against `.cdf_q`; kind
+    `read`, `write` or `all`), on a log µs axis; one colour per `hue` value. Says "no
+    timed runs" in the panel when no run was timed."""
+    import pandas as pd
+
+    frame = runs(df)
+    fig, ax = target(ax)
+    title = f"Latency CDF ({kind} requests)" if kind != "all" else "Latency CDF (all requests)"
+    qcol, ucol = f"latency.{kind}.cdf_q", f"latency.{kind}.cdf_us"
+    timed = ucol in frame.columns and frame[ucol].map(lambda v: not missing(v)).any()
+    ax.set_xlabel("latency (µs, log scale)")
+    ax.set_ylabel("fraction of requests")
+    rows = []
+    if not timed:
+        no_data(ax, "no timed runs\n(set timing.enabled = true)", title)
+    else:
+        hues = hue_values(frame, hue)
+        colours = {h: colour(i) for i, h in enumerate(dict.fromkeys(hues))}
+        seen: set[str] = set()
+        labels = frame.get("label", pd.Series(range(len(frame)))).astype(str)
+        for i in range(len(frame)):
+            qs, us = points(frame[qcol].iloc[i]), points(frame[ucol].iloc[i])
+            if not us:
+                continue
+            h = hues[i]
+            ax.plot(us, qs, color=colours[h], lw=1.6, label=h if h not in seen else "_nolegend_")
+            seen.add(h)
+            rows += [(h, labels.iloc[i], q, u) for q, u in zip(qs, us, strict=True)]
+        if rows:
+            ax.set_xscale("log")
+            ax.set_ylim(0, 1.02)
+            ax.grid(alpha=0.3, which="both")
+            ax.set_title(title)
+            legend(ax, short(resolve(frame, hue)) if hue else None)
+        else:
+            no_data(ax, f"no {kind} requests in the timed runs", title)
+    data = pd.DataFrame(rows, columns=["hue", "label", "quantile", "latency_us"])
+    if hue in (None, "label"):
+        data = data.drop(columns="hue")
+    else:
+        data = data.rename(columns={"hue": short(resolve(frame, hue))})
+    record(ax, data)
+    return fig
+
+
+#: The percentiles `latency_percentiles` draws: (column suffix, legend).
+PERCENTILES = (("p50_us", "p50"), ("p99_us", "p99"), ("p999_us", "p99.9"))
+
+
+def latency_percentiles(df, kind: str = "all", ax=None):
+    """p50, p99 and p99.9 latency (µs) of each timed run, grouped bars per label (mean
+    over rows that share a label); a log axis when they span more than 50x."""
+    import pandas as pd
+
+    frame = runs(df)
+    fig, ax = target(ax)
+    title = f"p50 / p99 / p99.9 latency ({kind} requests)"
+    cols = [f"latency.{kind}.{p}" for p, _ in PERCENTILES]
+    data = pd.DataFrame({"label": frame.get("label", pd.Series(dtype=str)).astype(str)})
+    for (p, _), col in zip(PERCENTILES, cols, strict=True):
+        data[p] = numbers(frame, col)
+    data = data.dropna(subset=[p for p, _ in PERCENTILES], how="all")
+    data = data.groupby("label", sort=False).mean().reset_index()
+    ax.set_ylabel("latency (µs)")
+    ax.set_xlabel("run")
+    if data.empty:
+        no_data(ax, "no timed runs\n(set timing.enabled = true)", title)
+    else:
+        width = 0.8 / len(PERCENTILES)
+        xs = range(len(data))
+        for i, (p, name) in enumerate(PERCENTILES):
+            ax.bar(
+                [x + (i - 1) * width for x in xs], data[p], width=width, color=colour(i), label=name
+            )
+        values = data[[p for p, _ in PERCENTILES]].to_numpy().ravel()
+        values = values[values > 0]
+        if len(values) and values.max() / values.min() > 50:
+            ax.set_yscale("log")
+        category_ticks(ax, list(data["label"]))
+        ax.grid(alpha=0.3, axis="y")
+        ax.set_title(title)
+        legend(ax)
+    record(ax, data)
+    return fig

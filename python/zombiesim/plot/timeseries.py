@@ -1,0 +1,61 @@
+"""The time series of the measured phase (`series`)."""
+
+from __future__ import annotations
+
+from .columns import hue_values, points, resolve, runs, short
+from .figure import colour, legend, no_data, record, target
+
+#: Axis labels of the time series' fields.
+SERIES_LABELS = {
+    "waf_cumulative": "cumulative WAF",
+    "waf_interval": "WAF per interval",
+    "free_blocks": "free blocks",
+    "gc_pages_copied": "GC pages copied (cumulative)",
+    "flash_erases": "erases (cumulative)",
+    "flash_programs": "flash programs (cumulative)",
+    "host_write_pages": "host pages written (cumulative)",
+}
+
+
+def series(df, y: str = "waf_cumulative", hue: str | None = "label", ax=None):
+    """A time series field (`series.<y>`: `waf_cumulative`, `waf_interval`,
+    `free_blocks`, ...) against drive writes into the measured phase, one line per run,
+    one colour per `hue` value."""
+    import pandas as pd
+
+    frame = runs(df)
+    fig, ax = target(ax)
+    field = y.removeprefix("series.")
+    name = SERIES_LABELS.get(field, field)
+    title = f"{name[0].upper()}{name[1:]} over the measured phase"
+    ycol, xcol = f"series.{field}", "series.drive_writes"
+    ax.set_xlabel("drive writes into the measured phase")
+    ax.set_ylabel(name)
+    rows = []
+    if ycol in frame.columns and xcol in frame.columns:
+        hues = hue_values(frame, hue)
+        colours = {h: colour(i) for i, h in enumerate(dict.fromkeys(hues))}
+        labels = frame.get("label", pd.Series(range(len(frame)))).astype(str)
+        seen: set[str] = set()
+        for i in range(len(frame)):
+            xs, ys = points(frame[xcol].iloc[i]), points(frame[ycol].iloc[i])
+            if not xs:
+                continue
+            h = hues[i]
+            ax.plot(xs, ys, color=colours[h], lw=1.6, label=h if h not in seen else "_nolegend_")
+            seen.add(h)
+            rows += [(h, labels.iloc[i], a, b) for a, b in zip(xs, ys, strict=True)]
+    if rows:
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+        ax.set_ylim(bottom=0)
+        legend(ax, short(resolve(frame, hue)) if hue else None)
+    else:
+        no_data(ax, "no time series\n(the measured phase was shorter than one point)", title)
+    data = pd.DataFrame(rows, columns=["hue", "label", "drive_writes", field])
+    if hue in (None, "label"):
+        data = data.drop(columns="hue")
+    else:
+        data = data.rename(columns={"hue": short(resolve(frame, hue))})
+    record(ax, data)
+    return fig
