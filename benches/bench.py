@@ -23,6 +23,11 @@ with the machine's CPU model:
   4 KiB writes: flash programs per wall second (target for DFTL and FAST: >= 3 M) and
   memory per physical page, peak RSS and the FTL's own state (DFTL's CMT aside; target
   <= 12 bytes);
+- sweep: a 24-cell grid (4 GC policies x 6 over-provisioning ratios, cells of about 2 s)
+  through `zombiesim sweep` on the local engine with 1 and with 2 workers, each into a
+  fresh folder: the speed-up (target >= 1.8x on 2 cores) and the per-cell overhead, the
+  wall time of the 1-worker sweep beyond the sum of its cells' own run times, per cell
+  (process start, pool start, result writes, the table; target < 5% of a cell);
 - fs: `fs:postmark` with 8 VMs (1 GiB partitions) on 8 GiB of FAST flash with timing on,
   in `ordered` and `journal` modes: file-system operations per wall second (target:
   >= 200 K).
@@ -309,6 +314,61 @@ def fs(n: int) -> bool:
     return ok
 
 
+SWEEP_GRID = """\
+title = "bench"
+preset = "default"
+workload = "uniform:drive_writes=64"
+[set]
+"precondition.random_drive_writes" = 0.5
+"precondition.steady_tolerance" = 0
+[axes]
+"gc.policy" = ["greedy", "cost-benefit", "fifo", "d-choices:8"]
+"ftl.over_provisioning" = [0.07, 0.1, 0.14, 0.2, 0.25, 0.28]
+"""
+
+
+def sweep_once(grid: Path, jobs: int) -> tuple[float, list[float]]:
+    """Wall seconds of one `zombiesim sweep` into a fresh folder, and each cell's own
+    run time."""
+    import time
+
+    import zombiesim as zs
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "results"
+        cmd = [str(Path(sys.executable).parent / "zombiesim"), "sweep", str(grid)]
+        cmd += ["--out", str(out), "--jobs", str(jobs), "--no-report", "--quiet"]
+        started = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        wall = time.perf_counter() - started
+        cells = zs.load(out)["wall_s"].tolist()
+    return wall, cells
+
+
+def sweep(n: int) -> bool:
+    print("\nsweep: 24 cells (4 policies x 6 OP ratios, 1 GiB, ~2 s each), local engine,")
+    print("  1 worker vs 2 workers (one run each)")
+    DATA.mkdir(parents=True, exist_ok=True)
+    grid = DATA / "sweep-grid.toml"
+    grid.write_text(SWEEP_GRID)
+    one, cells = sweep_once(grid, 1)
+    two, _ = sweep_once(grid, 2)
+    speedup = one / two
+    per_cell = statistics.mean(cells)
+    overhead = (one - sum(cells)) / len(cells)
+    share = overhead / per_cell
+    ok_speed, ok_overhead = speedup >= 1.8, share < 0.05
+    print(
+        f"  1 worker {one:.1f} s, 2 workers {two:.1f} s: speed-up {speedup:.2f}x "
+        f"(target >= 1.8x: {verdict(ok_speed)})"
+    )
+    print(
+        f"  cells {per_cell:.2f} s on average; overhead {overhead * 1000:.0f} ms per cell = "
+        f"{share * 100:.1f}% of a cell (target < 5%: {verdict(ok_overhead)})"
+    )
+    return ok_speed and ok_overhead
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3, help="runs per case (median reported)")
@@ -323,6 +383,7 @@ def main() -> int:
             "shadowgc",
             "ftls",
             "fs",
+            "sweep",
         ),
         help="one case",
     )
@@ -339,6 +400,7 @@ def main() -> int:
         "shadowgc": shadowgc,
         "ftls": ftls,
         "fs": fs,
+        "sweep": sweep,
     }
     chosen = [args.only] if args.only else list(cases)
     results = [cases[name](args.runs) for name in chosen]

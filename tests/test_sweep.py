@@ -147,6 +147,8 @@ def test_sweep_runs_every_cell_and_resumes_from_the_folder(tmp_path):
     cell = grid.cells[5]
     alone = zs.simulate(cell.config, cell.source, seed=cell.seed, reproducible=True)
     assert df.loc[5, "waf"] == alone.waf
+    record = json.loads((out / "cells" / f"{df.loc[5, 'cell']}.json").read_text())
+    assert record["report"] == json.loads(alone.to_json())  # the whole report, not just WAF
     for name in ("results.parquet", "results.csv", "sweep.json"):
         assert (out / name).exists()
     loaded = zs.load(out)
@@ -155,6 +157,34 @@ def test_sweep_runs_every_cell_and_resumes_from_the_folder(tmp_path):
     # Again: every cell is read, none runs.
     again = sweeps.run_grid(grid, out, jobs=2, report=False)
     assert (again.counts.done, again.counts.cached) == (0, 12)
+
+
+def test_a_grown_grid_runs_only_its_new_cells(tmp_path):
+    out = tmp_path / "r"
+    zs.sweep(write(tmp_path, SMALL), out=out, jobs=2, report=False)
+    grown = SMALL.replace('"fifo"]', '"fifo", "d-choices:4"]')
+    result = sweeps.run_grid(sweeps.load_grid(write(tmp_path, grown)), out, jobs=2, report=False)
+    assert (result.counts.done, result.counts.cached) == (4, 12)
+    df = result.frame
+    assert len(df) == 16 and df["axis.gc.policy"].tolist()[-4:] == ["d-choices:4"] * 4
+    assert df["label"].tolist()[:2] == ["greedy · 0.07 · 1", "greedy · 0.07 · 2"]
+
+
+def test_progress_counts_every_cell_and_the_cli_is_quiet_off_a_terminal(tmp_path):
+    seen = []
+    grid = write(tmp_path, SMALL)
+    zs.sweep(
+        grid,
+        out=tmp_path / "r",
+        jobs=2,
+        report=False,
+        progress=lambda c, eta: seen.append((c.done, c.cached, c.failed, c.running, c.total)),
+    )
+    assert seen[-1] == (12, 0, 0, 0, 12)
+    assert [s[0] for s in seen] == sorted(s[0] for s in seen)  # done only grows
+    done = cli("sweep", str(grid), "--out", str(tmp_path / "r"), "--no-report")
+    assert done.returncode == 0 and done.stderr == ""  # no bar when stderr is not a terminal
+    assert "0 run, 12 cached, 0 failed of 12 cells" in done.stdout
 
 
 def test_a_failed_cell_is_recorded_and_the_others_run(tmp_path):

@@ -9,7 +9,7 @@ presents.
 True
 """
 
-from . import analyze, reproduce, trace, workload
+from . import analyze, plot, reproduce, trace, workload
 from ._core import __version__, analytic_wa
 from ._errors import (
     ConfigError,
@@ -43,6 +43,7 @@ from .catalog import (
 )
 from .config import Config
 from .report import Report
+from .sweeps import load, sweep
 from .trace import TraceInput
 from .workload import Workload
 
@@ -63,9 +64,11 @@ __all__ = [
     "__version__",
     "analyze",
     "analytic_wa",
+    "load",
     "compare",
     "compare_configs",
     "compare_reports",
+    "plot",
     "policies",
     "preset_toml",
     "presets",
@@ -74,6 +77,7 @@ __all__ = [
     "simulate",
     "simulate_many",
     "simulate_trace",
+    "sweep",
     "to_frame",
     "trace",
     "validate",

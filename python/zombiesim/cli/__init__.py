@@ -1,9 +1,9 @@
 """The `zombiesim` command line (also `python -m zombiesim`); see docs/cli.md.
 
-One module per command (`run`, `compare`, `validate`, `trace`, `demo`, `capture`, and `listings` for
-presets, schemes, workloads and policies), each with a `register(sub)` that adds its
-subparser; `parser` holds the shared flags and argument types, `common` what the commands
-share at run time.
+One module per command (`run`, `compare`, `sweep` (with `report`), `validate`, `trace`,
+`demo`, `capture`, and `listings` for presets, schemes, workloads and policies), each with
+a `register(sub)` that adds its subparser; `parser` holds the shared flags and argument
+types, `common` what the commands share at run time.
 
 Exit codes: 0 success, 1 a check failed (`validate` out of tolerance, an integrity check),
 2 bad input (config, arguments, workload, files), 130 interrupted (Ctrl-C, SIGINT),
@@ -23,7 +23,18 @@ from contextlib import contextmanager
 
 from .. import _core
 from .._errors import ZombiesimError
-from . import capture, common, compare, demo, listings, reproduce, run, trace, validate
+from . import (
+    capture,
+    common,
+    compare,
+    demo,
+    listings,
+    reproduce,
+    run,
+    sweep,
+    trace,
+    validate,
+)
 from .common import EXIT_BAD_INPUT, EXIT_OK, error, interrupted
 from .parser import Formatter
 
@@ -40,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"zombiesim {_core.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in (run, compare, validate, reproduce, listings, trace, demo, capture):
+    for command in (run, compare, sweep, validate, reproduce, listings, trace, demo, capture):
         command.register(sub)
     return parser
 

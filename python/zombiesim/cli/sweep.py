@@ -204,18 +204,21 @@ def _dry_run(grid: sweeps.Grid, args: argparse.Namespace) -> int:
 
 
 def _print_table(frame, grid: sweeps.Grid, limit: int = 40) -> None:
+    """One row per cell: its axis values, then the grid's metrics."""
     if frame.empty:
         return
     table = Table(title=grid.title, title_justify="left")
-    table.add_column("cell")
+    for axis in grid.axes:
+        table.add_column(axis)
     metrics = [m for m in grid.metrics if m in frame.columns]
     for m in metrics:
         table.add_column(m, justify="right")
     for _, row in frame.head(limit).iterrows():
+        axes = [_fmt(row[f"axis.{a}"]) for a in grid.axes]
         if row["status"] != "ok":
-            table.add_row(row["label"], *["failed"] + [""] * (len(metrics) - 1))
+            table.add_row(*axes, *["failed"] + [""] * (len(metrics) - 1))
             continue
-        table.add_row(row["label"], *[_fmt(row[m]) for m in metrics])
+        table.add_row(*axes, *[_fmt(row[m]) for m in metrics])
     if len(frame) > limit:
         table.caption = f"the first {limit} of {len(frame)} cells; all in results.csv"
     out.print(table)

@@ -26,7 +26,7 @@ from .._errors import InputError, SimulationInterrupted, make_error
 from .engines import ENGINES, Engine, make_engine
 from .grid import Cell, Grid, load_grid
 from .plan import plan
-from .runner import Counts, SweepOutcome, run_grid, write_report
+from .runner import Counts, ProgressFn, SweepOutcome, run_grid, write_report
 from .store import MANIFEST, ResultsStore
 
 __all__ = [
@@ -63,6 +63,7 @@ def sweep(
     retry_failed: bool = False,
     max_memory: int | str | None = None,
     report: bool = True,
+    progress: ProgressFn | None = None,
 ):
     """Run a grid (a TOML file's path, TOML text, a dict shaped like the file, or a
     `Grid`) and return a pandas DataFrame, one row per cell (see `load`).
@@ -73,8 +74,10 @@ def sweep(
     pool of `jobs` workers, default one per core), `"ray"` or `"dask"` (`address`: the
     Ray address or Dask scheduler; default a local cluster). A failed cell is a row
     with `status == "failed"` and its `error`; it does not stop the others
-    (`retry_failed` runs failed cells again). Ctrl-C raises `SimulationInterrupted`
-    whose `.report` is the table of the cells that finished."""
+    (`retry_failed` runs failed cells again). `progress(counts, eta_s)` is called as
+    cells finish (`counts.done`, `.cached`, `.failed`, `.running`, `.total`). Ctrl-C
+    raises `SimulationInterrupted` whose `.report` is the table of the cells that
+    finished."""
     checked = _grid(grid)
     if out is None:
         with tempfile.TemporaryDirectory(prefix="zombiesim-sweep-") as tmp:
@@ -86,6 +89,7 @@ def sweep(
                 address=address,
                 max_memory=max_memory,
                 report=False,
+                on_progress=progress,
             )
     else:
         result = run_grid(
@@ -97,6 +101,7 @@ def sweep(
             retry_failed=retry_failed,
             max_memory=max_memory,
             report=report,
+            on_progress=progress,
         )
     if result.interrupted:
         raise SimulationInterrupted(report=result.frame)

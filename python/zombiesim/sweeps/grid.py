@@ -90,6 +90,11 @@ class Cell:
         """`scheme=zgc-gd · ftl.over_provisioning=0.14` (the axis values)."""
         return _label(self.axes)
 
+    @property
+    def short_label(self) -> str:
+        """`zgc-gd · 0.14`: the axis values alone, what plots name the cell by."""
+        return " · ".join(_show(v) for v in self.axes.values()) or "base"
+
     def axes_json(self) -> dict[str, Any]:
         return _axes_json(self.axes)
 

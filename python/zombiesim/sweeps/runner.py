@@ -26,7 +26,7 @@ from .engines import Engine, make_engine
 from .grid import Cell, Grid
 from .store import ResultsStore
 
-__all__ = ["Counts", "SweepOutcome", "run_grid", "sizes"]
+__all__ = ["Counts", "ProgressFn", "SweepOutcome", "check_memory", "run_grid", "write_report"]
 
 
 @dataclass
@@ -58,15 +58,6 @@ class SweepOutcome:
 
 #: `on_progress(counts, eta_s)`: called as cells finish (and every ~0.2 s).
 ProgressFn = Callable[[Counts, float | None], None]
-
-
-def sizes(grid: Grid) -> dict[str, int]:
-    """Each cell's estimated simulator state in bytes, by cell label."""
-    out = {}
-    for cell in grid.cells:
-        total, _parts = _core.memory_estimate(cell.config.core, grid.verify)
-        out[cell.label] = total
-    return out
 
 
 def check_memory(grid: Grid, cells: list[Cell], workers: int, limit: int | str | None) -> None:
@@ -218,7 +209,7 @@ def _manifest(grid: Grid, keys: list[str], command: str | None) -> dict[str, Any
         "metrics": grid.metrics,
         "base_config": grid.base.to_toml() if grid.base is not None else None,
         "cells": [
-            {"key": k, "label": c.label, "axes": c.axes_json()}
+            {"key": k, "label": c.short_label, "axes": c.axes_json()}
             for k, c in zip(keys, grid.cells, strict=True)
         ],
         "skipped": [{"axes": s.axes_json(), "reason": s.reason} for s in grid.skipped],

@@ -141,12 +141,18 @@ class ResultsStore:
     # -- the table -------------------------------------------------------------------------
 
     def frame(self, manifest: dict[str, Any] | None = None):
-        """Every cell of the manifest that has run, in grid order, as one DataFrame."""
+        """Every cell of the manifest that has run, in grid order, as one DataFrame. The
+        axis values and labels are the manifest's (a cell run for another grid carries
+        that grid's), the outcome the cell file's."""
         manifest = manifest if manifest is not None else self.manifest()
         if manifest is None:
             raise make_error(InputError, f"{self.dir}: not a sweep results folder", "io")
-        records = (self.read(c["key"]) for c in manifest.get("cells", []))
-        return table_frame([r for r in records if r is not None], manifest.get("axes", []))
+        rows = []
+        for cell in manifest.get("cells", []):
+            record = self.read(cell["key"])
+            if record is not None:
+                rows.append({**record, "axes": cell["axes"], "label": cell["label"]})
+        return table_frame(rows, manifest.get("axes", []))
 
     def write_table(self, frame) -> list[Path]:
         """`results.parquet` (every column, lists included) and `results.csv` (scalars)."""
