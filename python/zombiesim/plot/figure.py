@@ -125,3 +125,24 @@ def no_data(ax, text: str, title: str) -> None:
     ax.set_xticks([])
     ax.set_yticks([])
     ax.set_title(title)
+
+
+def list_lines(ax, frame, xcol: str, ycol: str, hues: Sequence[str]) -> list[tuple]:
+    """One line per run from its list columns `xcol` and `ycol`, coloured by its hue
+    (one legend entry per hue). Returns what was drawn: `(hue, label, x, y)` rows."""
+    from .columns import points
+
+    colours = {h: colour(i) for i, h in enumerate(dict.fromkeys(hues))}
+    labels = frame["label"].astype(str) if "label" in frame.columns else None
+    seen: set[str] = set()
+    rows: list[tuple] = []
+    for i in range(len(frame)):
+        xs, ys = points(frame[xcol].iloc[i]), points(frame[ycol].iloc[i])
+        if not xs or not ys:
+            continue
+        h = hues[i]
+        ax.plot(xs, ys, color=colours[h], lw=1.6, label=h if h not in seen else "_nolegend_")
+        seen.add(h)
+        label = labels.iloc[i] if labels is not None else str(i)
+        rows += [(h, label, a, b) for a, b in zip(xs, ys, strict=True)]
+    return rows

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .columns import hue_values, missing, numbers, points, resolve, runs, short
-from .figure import category_ticks, colour, legend, no_data, record, target
+from .columns import hue_values, missing, numbers, resolve, runs, short
+from .figure import category_ticks, colour, legend, list_lines, no_data, record, target
 
 
 def latency_cdf(df, kind: str = "all", hue: str | None = "label", ax=None):
@@ -23,18 +23,7 @@ def latency_cdf(df, kind: str = "all", hue: str | None = "label", ax=None):
     if not timed:
         no_data(ax, "no timed runs\n(set timing.enabled = true)", title)
     else:
-        hues = hue_values(frame, hue)
-        colours = {h: colour(i) for i, h in enumerate(dict.fromkeys(hues))}
-        seen: set[str] = set()
-        labels = frame.get("label", pd.Series(range(len(frame)))).astype(str)
-        for i in range(len(frame)):
-            qs, us = points(frame[qcol].iloc[i]), points(frame[ucol].iloc[i])
-            if not us:
-                continue
-            h = hues[i]
-            ax.plot(us, qs, color=colours[h], lw=1.6, label=h if h not in seen else "_nolegend_")
-            seen.add(h)
-            rows += [(h, labels.iloc[i], q, u) for q, u in zip(qs, us, strict=True)]
+        rows = list_lines(ax, frame, ucol, qcol, hue_values(frame, hue))
         if rows:
             ax.set_xscale("log")
             ax.set_ylim(0, 1.02)
@@ -43,7 +32,7 @@ def latency_cdf(df, kind: str = "all", hue: str | None = "label", ax=None):
             legend(ax, short(resolve(frame, hue)) if hue else None)
         else:
             no_data(ax, f"no {kind} requests in the timed runs", title)
-    data = pd.DataFrame(rows, columns=["hue", "label", "quantile", "latency_us"])
+    data = pd.DataFrame(rows, columns=["hue", "label", "latency_us", "quantile"])
     if hue in (None, "label"):
         data = data.drop(columns="hue")
     else:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .columns import hue_values, points, resolve, runs, short
-from .figure import colour, legend, no_data, record, target
+from .columns import hue_values, resolve, runs, short
+from .figure import legend, list_lines, no_data, record, target
 
 #: Axis labels of the time series' fields.
 SERIES_LABELS = {
@@ -33,18 +33,7 @@ def series(df, y: str = "waf_cumulative", hue: str | None = "label", ax=None):
     ax.set_ylabel(name)
     rows = []
     if ycol in frame.columns and xcol in frame.columns:
-        hues = hue_values(frame, hue)
-        colours = {h: colour(i) for i, h in enumerate(dict.fromkeys(hues))}
-        labels = frame.get("label", pd.Series(range(len(frame)))).astype(str)
-        seen: set[str] = set()
-        for i in range(len(frame)):
-            xs, ys = points(frame[xcol].iloc[i]), points(frame[ycol].iloc[i])
-            if not xs:
-                continue
-            h = hues[i]
-            ax.plot(xs, ys, color=colours[h], lw=1.6, label=h if h not in seen else "_nolegend_")
-            seen.add(h)
-            rows += [(h, labels.iloc[i], a, b) for a, b in zip(xs, ys, strict=True)]
+        rows = list_lines(ax, frame, xcol, ycol, hue_values(frame, hue))
     if rows:
         ax.set_title(title)
         ax.grid(alpha=0.3)
