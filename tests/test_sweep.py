@@ -218,6 +218,8 @@ def test_interrupted_sweep_resumes_without_recomputing(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # The test runner may ignore SIGINT (a background job): give the child the default.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:

@@ -21,6 +21,7 @@ import concurrent.futures as cf
 import multiprocessing
 import os
 import signal
+import threading
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -81,10 +82,19 @@ _STOP: Any = None
 
 def _init_worker(stop: Any) -> None:
     """In each pool process: Ctrl-C is the parent's to handle (it stops cells through
-    `stop`), and the stop flag is kept for `run_cell`."""
+    `stop`), the stop flag is kept for `run_cell`, and the worker ends when the sweep's
+    process does (even killed with SIGKILL: no orphan goes on simulating)."""
     global _STOP
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _STOP = stop
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+
+        def end_with_parent() -> None:
+            parent.join()
+            os._exit(1)
+
+        threading.Thread(target=end_with_parent, daemon=True, name="parent-watch").start()
 
 
 def _run_local(task: CellTask) -> dict[str, Any]:

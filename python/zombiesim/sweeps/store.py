@@ -72,6 +72,13 @@ class ResultsStore:
             self.check_version(manifest)
         for sub in ("cells", "failed"):
             (self.dir / sub).mkdir(parents=True, exist_ok=True)
+        self._remove_stale_temps()
+
+    def _remove_stale_temps(self) -> None:
+        """Temp files a killed sweep left behind (`.NAME.XXXX.tmp`: never a result)."""
+        for folder in (self.dir, self.dir / "cells", self.dir / "failed"):
+            for path in folder.glob(".*.tmp*"):
+                path.unlink(missing_ok=True)
 
     def check_version(self, manifest: dict[str, Any]) -> None:
         theirs = manifest.get("zombiesim")
