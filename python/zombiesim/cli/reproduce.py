@@ -4,6 +4,9 @@ paper's numbers beside ours and write the report (HTML, claims CSV, one CSV per 
 from __future__ import annotations
 
 import argparse
+import json
+import shlex
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -14,6 +17,7 @@ from rich.text import Text
 from .. import reproduce
 from .._errors import InputError, SimulationInterrupted, make_error
 from .._format import seconds
+from .._io import atomic_write
 from .common import EXIT_CHECK_FAILED, EXIT_OK, interrupted, out, progress_bar
 from .compare import multi_progress
 from .parser import add_command, jobs_option, seed_option
@@ -40,7 +44,8 @@ within its band: a factor of 2 of the paper's unless it states a range), directi
 explained (the reproduction includes the ablation that shows why it cannot be met) or
 missed.
 exit codes: 0 no claim missed (with --strict: every claim met), 1 a claim missed,
-2 bad input, 130 interrupted
+2 bad input, 130 interrupted (DIR/partial.json holds every run so far, each marked
+whether it finished, and DIR/report.html shows them; the claims are not evaluated)
 """
 
 
@@ -67,6 +72,7 @@ def register(sub: Any) -> None:
         action="store_true",
         help="exit 1 unless every claim is met (direction and magnitude)",
     )
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     jobs_option(p)
     seed_option(p)
 
@@ -87,6 +93,37 @@ def claims_table(rep: reproduce.Reproduction) -> Table:
     return table
 
 
+def write_partial(target: Path, args: argparse.Namespace, reports: dict) -> list[Path]:
+    """After Ctrl-C: `partial.json` (every run so far, each report marked whether it
+    finished, and how far the reproduction got) and `report.html` of those runs."""
+    from ..htmlreport import write_comparison_html
+
+    target.mkdir(parents=True, exist_ok=True)
+    finished = sum(not r.interrupted for r in reports.values())
+    summary = {
+        "paper": args.paper,
+        "scale": args.scale,
+        "seed": args.seed,
+        "interrupted": True,
+        "runs_finished": finished,
+        "runs_started": len(reports),
+        "claims": None,
+        "reports": {label: json.loads(r.to_json()) for label, r in reports.items()},
+    }
+    partial = target / "partial.json"
+    atomic_write(partial, json.dumps(summary, indent=1) + "\n")
+    page = target / "report.html"
+    write_comparison_html(
+        page,
+        reports,
+        title=f"zombiesim reproduce {args.paper} (interrupted)",
+        notes=f"Interrupted: {finished} of the {len(reports)} runs started had finished; "
+        "the claims were not evaluated. Run the command again for the whole reproduction.",
+        command=shlex.join(["zombiesim", *sys.argv[1:]]),
+    )
+    return [partial, page]
+
+
 def cmd_reproduce(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     target = Path(args.out or f"reproduce-{args.paper}")
     if target.exists() and not target.is_dir():
@@ -101,9 +138,13 @@ def cmd_reproduce(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
                 jobs=args.jobs,
                 progress=multi_progress(bar),
             )
-        except SimulationInterrupted:
+        except SimulationInterrupted as e:
             bar.close()
-            return interrupted("nothing was written")
+            written = write_partial(target, args, e.reports)
+            return interrupted(
+                f"{sum(not r.interrupted for r in e.reports.values())} runs finished; "
+                f"partial results in {', '.join(map(str, written))}; claims not evaluated"
+            )
     out.print(claims_table(rep))
     for path in rep.write(target):
         out.print(Text(f"wrote {path}", style="dim"))

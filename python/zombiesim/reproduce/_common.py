@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .._core import __version__
+from .._errors import SimulationInterrupted
 from .._io import atomic_write
 from ..api import MultiProgressFn, simulate_many
 from ..config import Config
@@ -163,10 +164,18 @@ class Context:
     def simulate_many(
         self, runs: Mapping[str, tuple[Config, Workload | str | TraceInput]]
     ) -> dict[str, Report]:
-        """Run labelled `(config, workload)` pairs in parallel; remember and return them."""
-        out = simulate_many(
-            runs, seed=self.seed, jobs=self.jobs, progress=self.progress, reproducible=True
-        )
+        """Run labelled `(config, workload)` pairs in parallel; remember and return them.
+        On Ctrl-C the `SimulationInterrupted` raised carries every report of the
+        reproduction so far (`.reports`: finished runs, then the partial ones, each
+        marked `run.interrupted`)."""
+        try:
+            out = simulate_many(
+                runs, seed=self.seed, jobs=self.jobs, progress=self.progress, reproducible=True
+            )
+        except SimulationInterrupted as e:
+            self.reports.update(e.reports)
+            e.reports = dict(self.reports)
+            raise
         self.reports.update(out)
         return out
 
