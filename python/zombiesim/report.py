@@ -196,6 +196,7 @@ class Report(Section):
             "buffer",
             "host_buffer",
             "refresh",
+            "power_loss",
         ):
             if data.get(section) is None:
                 data.pop(section, None)

@@ -120,12 +120,17 @@ def write_json(path: str, text: str) -> None:
 
 def load_config(args: argparse.Namespace) -> Config:
     """--preset / --config, then --scheme, then every --set in order, with --restart-at
-    added to `device.restart_at` among the --set values (validated together)."""
+    and --power-loss-at added to `device.restart_at` among the --set values and
+    --power-loss-every setting `device.power_loss_every` after them (validated
+    together)."""
     if args.config is not None:
         cfg = Config.load(args.config)
     else:
         cfg = Config.preset(args.preset or "default")
     sets = restart_sets(cfg, list(args.set or []), getattr(args, "restart_at", None))
+    every = getattr(args, "power_loss_every", None)
+    if every is not None:
+        sets.append((POWER_LOSS_EVERY_KEY, every))
     if getattr(args, "scheme", None):
         # Together: a scheme may need keys only --set gives (dgc needs device.buffer).
         return cfg.scheme(args.scheme, sets)
@@ -133,14 +138,16 @@ def load_config(args: argparse.Namespace) -> Config:
 
 
 RESTART_KEY = "device.restart_at"
+POWER_LOSS_EVERY_KEY = "device.power_loss_every"
 
 
 def restart_sets(
     cfg: Config, sets: list[tuple[str, Any]], restart_at: list[float] | None
 ) -> list[tuple[str, Any]]:
-    """`sets` with the --restart-at times added to `device.restart_at`: to the last
-    `--set device.restart_at=[...]` when there is one (it is replaced by the merged
-    list), else to the value `cfg` has; merged in time order."""
+    """`sets` with the --restart-at (and --power-loss-at) times added to
+    `device.restart_at`: to the last `--set device.restart_at=[...]` when there is one
+    (it is replaced by the merged list), else to the value `cfg` has; merged in time
+    order."""
     if not restart_at:
         return sets
     times: list[Any] = list(cfg.get(RESTART_KEY) or [])

@@ -145,7 +145,8 @@ def config_options(parser: argparse.ArgumentParser, scheme: bool = True) -> None
 
 
 def device_run_options(parser: argparse.ArgumentParser) -> None:
-    """--restart-at and --force-unsafe (run and compare)."""
+    """--restart-at, --power-loss-at, --power-loss-every and --force-unsafe (run and
+    compare)."""
     group = parser.add_argument_group("device events and safety")
     group.add_argument(
         "--restart-at",
@@ -155,6 +156,23 @@ def device_run_options(parser: argparse.ArgumentParser) -> None:
         help="a restart of the system at this time on the device's clock (repeatable; "
         "added to device.restart_at together with --set, in time order); with timing "
         "off the clock is the requests' arrival times (iops=N, trace timestamps)",
+    )
+    group.add_argument(
+        "--power-loss-at",
+        metavar="SECONDS",
+        dest="restart_at",
+        action="append",
+        type=non_negative_float,
+        help="a power loss (and power-on) at this time on the device's clock: the same "
+        "as --restart-at, added to device.restart_at (repeatable)",
+    )
+    group.add_argument(
+        "--power-loss-every",
+        metavar="N",
+        type=non_negative_int,
+        help="a power loss after every N host requests of the measured phase "
+        "(device.power_loss_every; 0 = off; needs no clock); with --verify the integrity "
+        "oracle checks after each one that nothing durable was lost",
     )
     group.add_argument(
         "--force-unsafe",

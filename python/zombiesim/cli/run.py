@@ -49,12 +49,17 @@ examples:
   zombiesim run --set timing.enabled=true --workload uniform:drive_writes=1,read=0.3
   zombiesim run --set timing.enabled=true --trace src1_0.csv --format msr --remap modulo
   zombiesim run --trace log.fio.gz --format fio --remap compact --on-error skip --limit 100000
-  zombiesim run --preset shadowgc-1tb --scheme sgc --set flash.channels=2 \
-      --set flash.chips_per_channel=2 --set flash.blocks_per_plane=1024 \
-      --set host.buffer=128MiB --set device.buffer=128MiB \
+  zombiesim run --preset shadowgc-1tb --scheme sgc --set flash.channels=2 \\
+      --set flash.chips_per_channel=2 --set flash.blocks_per_plane=1024 \\
+      --set host.buffer=128MiB --set device.buffer=128MiB \\
       --workload footprint:growth=0.02,window=256MiB,read=0.3,iops=20000 --restart-at 50
-  zombiesim run --set device.buffer=4MiB --set gc.skip_shadows=true --force-unsafe --verify \
+  zombiesim run --set device.buffer=4MiB --set gc.skip_shadows=true --force-unsafe --verify \\
       --restart-at 3 --workload hotcold:r=0.9,f=0.05,iops=10000   # shows the data loss
+  zombiesim run --set device.buffer=4MiB --power-loss-every 1000 --verify \\
+      --workload hotcold:r=0.9,f=0.1,read=0.3   # a power loss every 1,000 requests
+  zombiesim run --preset shadowgc-1tb --scheme sgc --set flash.blocks_per_plane=64 \\
+      --set host.buffer=16MiB --set device.buffer=16MiB --power-loss-at 2 \\
+      --power-loss-at 4 --workload hotcold:r=0.9,f=0.1,iops=20000 --verify
 
 exit codes: 0 ok, 1 integrity check failed (--verify), 2 bad input (also a malformed trace
 line: `zombiesim: error: FILE:LINE: ...`), 130 interrupted
@@ -179,7 +184,7 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
             f"mean {num(wear['erase_mean'], 1)}, max {count(wear['erase_max'])}",
         ),
     ]
-    lines += _shadow_summary(rep) + _refresh_summary(rep)
+    lines += _shadow_summary(rep) + _refresh_summary(rep) + _power_loss_summary(rep)
     lines += _buffer_summary(rep) + _host_buffer_summary(rep) + _notify_summary(rep)
     lines += _oracle_summary(rep)
     lines += _timing_summary(rep) + _trace_summary(rep) + fs_summary(rep)
@@ -300,6 +305,35 @@ def _refresh_summary(rep: Report) -> list[tuple[str, str]]:
             "of flash programs",
         )
     ]
+
+
+def _power_loss_summary(rep: Report) -> list[tuple[str, str]]:
+    """Power losses (`device.restart_at`, `device.power_loss_every`): events, the volatile
+    pages they dropped, and the durable pages lost when the oracle checked."""
+    p = rep.raw.get("power_loss")
+    if p is None:
+        return []
+    events = p["events"]
+    volatile = p["device_buffer_lost_pages"] + p["host_buffer_lost_pages"]
+    durable = p.get("durable_pages_lost")
+    text = (
+        f"{count(events)} event{'' if events == 1 else 's'}, {count(volatile)} volatile "
+        f"page{'' if volatile == 1 else 's'} lost, "
+        + (
+            "durable pages not checked (run with --verify to check)"
+            if durable is None
+            else f"{count(durable)} durable page{'' if durable == 1 else 's'} lost (verified)"
+        )
+    )
+    extra = [
+        f"{count(p[key])} {words}"
+        for key, words in (
+            ("zombies_revived", "zombies live again"),
+            ("fast_blocks_refreshed", "fast blocks refreshed"),
+        )
+        if p.get(key)
+    ]
+    return [("power loss", text + "".join(f"; {e}" for e in extra))]
 
 
 def _notify_summary(rep: Report) -> list[tuple[str, str]]:

@@ -78,8 +78,12 @@ pub struct DeviceConfig {
     /// Restarts of the system at these times on the device's clock, s (ascending), as
     /// after a power failure (003 §3.3): both write buffers are reset (their dirty
     /// pages are lost, unless the device buffer is non-volatile), shadows return to
-    /// live, and every fast-written block holding valid pages is refreshed.
+    /// live, and every fast-written block holding valid pages is refreshed. A restart
+    /// is a power loss followed by power-on: `--power-loss-at T` adds to this list.
     pub restart_at: Vec<f64>,
+    /// A power loss (the restart of `restart_at`) after every this many host requests
+    /// of the measured phase; 0 = never. Needs no clock.
+    pub power_loss_every: u64,
     /// Dirty pages older than this are written to flash (they stay buffered, clean),
     /// s; 0 = never (004 flushes after 30 s). Needs arrival times.
     pub buffer_max_dirty_age: f64,
@@ -94,6 +98,7 @@ impl Default for DeviceConfig {
             buffer_nonvolatile: false,
             discard_twins: false,
             restart_at: Vec::new(),
+            power_loss_every: 0,
             buffer_max_dirty_age: 0.0,
         }
     }

@@ -760,10 +760,10 @@ impl Config {
 impl Config {
     /// `gc.policy = "oracle"` reads the future of the device-level request stream: it
     /// runs only where that stream is what the device executes (no host write buffer, no
-    /// restart that forgets zombie marks; the host model is refused when a run would
-    /// use it, since a trace below the cache runs without it); `gc.oracle_horizon` is
-    /// read only by it. The FTLs without zombie scores refuse it with z-greedy
-    /// ([`Capabilities`]).
+    /// restart or power loss that forgets zombie marks; the host model is refused when a
+    /// run would use it, since a trace below the cache runs without it);
+    /// `gc.oracle_horizon` is read only by it. The FTLs without zombie scores refuse it
+    /// with z-greedy ([`Capabilities`]).
     fn validate_oracle(&self) -> Result<()> {
         let oracle = self.gc.policy == PolicySpec::Oracle;
         // Death distances are kept in 32 bits (`sim::oracle`).
@@ -817,6 +817,12 @@ impl Config {
             return refuse(
                 "device.restart_at",
                 "a restart forgets every zombie mark the oracle gave. Leave it empty",
+            );
+        }
+        if self.device.power_loss_every > 0 {
+            return refuse(
+                "device.power_loss_every",
+                "a power loss forgets every zombie mark the oracle gave. Leave it at 0",
             );
         }
         Ok(())

@@ -1,7 +1,7 @@
 //! Checks of the ShadowGC keys (003): the host write buffer, GC that reads from the
 //! device buffer, fast-write relocation with its retention and refresh, the skip
-//! policy, twin-shadow discards and restarts. Each combination that could silently
-//! do less than it says is refused here, naming the key.
+//! policy, twin-shadow discards and restarts (power losses). Each combination that
+//! could silently do less than it says is refused here, naming the key.
 
 use super::{Config, Geometry, NotifyMode};
 use crate::error::{Error, Result};
@@ -136,12 +136,17 @@ pub(super) fn validate(cfg: &Config, geo: &Geometry) -> Result<()> {
         ));
     }
     let r = &cfg.device.restart_at;
-    if !r.is_empty() && h.enabled() {
-        return Err(Error::config(
-            "device.restart_at",
-            "restarts run on block requests (host.buffer or none), not under the host \
-             model (host.cache, host.threads)",
-        ));
+    for (key, on) in [
+        ("device.restart_at", !r.is_empty()),
+        ("device.power_loss_every", cfg.device.power_loss_every > 0),
+    ] {
+        if on && h.enabled() {
+            return Err(Error::config(
+                key,
+                "restarts (power losses) run on block requests (host.buffer or none), not \
+                 under the host model (host.cache, host.threads)",
+            ));
+        }
     }
     if let Some(bad) = r.iter().find(|t| !(t.is_finite() && **t >= 0.0)) {
         return Err(Error::config(

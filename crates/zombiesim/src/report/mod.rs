@@ -133,6 +133,29 @@ pub struct RefreshReport {
     pub program_share: f64,
 }
 
+/// Power losses of the measured phase (`device.restart_at`, `device.power_loss_every`):
+/// what the volatile buffers dropped, the shadows that returned to live, the
+/// fast-written blocks refreshed at power-on, and whether anything durable was lost.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct PowerLossReport {
+    /// Power losses that ran (restart times reached together count once; a restart
+    /// time and `power_loss_every` due at the same request are one power loss).
+    pub events: u64,
+    /// Dirty pages the volatile device write buffer dropped, summed over the events
+    /// (0 with a non-volatile buffer or none).
+    pub device_buffer_lost_pages: u64,
+    /// Dirty pages the host write buffer (`host.buffer`) dropped, summed.
+    pub host_buffer_lost_pages: u64,
+    /// Pages the device knew as zombies (host-shadow) that returned to live, summed.
+    pub zombies_revived: u64,
+    /// Fast-written blocks refreshed at power-on, summed (among `refresh.fast_blocks`).
+    pub fast_blocks_refreshed: u64,
+    /// Durable pages lost (no copy of their newest version left anywhere): checked by
+    /// the integrity oracle after every event, so 0 in a verified run (a loss stops the
+    /// run with an integrity error); `null` when the run did not verify.
+    pub durable_pages_lost: Option<u64>,
+}
+
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct DeviceInfo {
     pub logical_pages: u64,
@@ -233,6 +256,9 @@ pub struct Report {
     /// Retention refresh and restarts; `null` when the device keeps no clock
     /// (no fast-write blocks, no normal retention, no restarts).
     pub refresh: Option<RefreshReport>,
+    /// Power losses (`device.restart_at`, `device.power_loss_every`); `null` when
+    /// neither is set.
+    pub power_loss: Option<PowerLossReport>,
     /// The file systems of an `fs:` workload (002); `null` for other workloads.
     pub fs: Option<crate::fs::FsReport>,
     /// `gc.policy = "oracle"`: its horizon and the zombie marks it gave; `null` with

@@ -4,16 +4,20 @@
 //! ```text
 //!  request ─► HostInterface::issue (queue depth, open/closed loop)
 //!          ─► DeviceClock: the device's clock reaches the request (retention refresh
-//!             that is due runs; restarts at `device.restart_at` that have come run first:
-//!             both buffers reset as after a power failure, shadows live again, fast
-//!             blocks refreshed)
+//!             that is due runs)
+//!          ─► PowerLosses: a power loss that is due runs first (a restart time of
+//!             `device.restart_at` the clock reached, or `device.power_loss_every`
+//!             requests since the last): both buffers reset, dirty pages lost unless
+//!             the device buffer is non-volatile, shadows live again, fast blocks
+//!             refreshed; with --verify the integrity oracle checks right after
 //!          ─► host write buffer (optional) ─► Device::submit ...      (host.buffer)
 //!          └► Device::start / apply / end                             (no host buffer)
 //! ```
 //!
 //! The device's clock is the issue time with timing on; with timing off it is the
 //! request's arrival time (trace timestamps, a synthetic workload's `iops`), which a
-//! device that keeps a clock needs.
+//! device that keeps a clock needs. `device.power_loss_every` counts requests and
+//! needs no clock.
 
 use super::oracle::FutureNotifier;
 use super::{Measured, Recorder, LOOKAHEAD};
@@ -22,10 +26,12 @@ use crate::device::{Command, Device, Payload};
 use crate::error::{Error, Result};
 use crate::host::{HostWriteBuffer, RecordedHost};
 use crate::interface::HostInterface;
+use crate::report::PowerLossReport;
 use crate::workload::{Op, Request, Workload};
 use std::collections::VecDeque;
 
-/// The device's clock as the measured phase drives it: ticks and restarts.
+/// The device's clock as the measured phase drives it: ticks, and the restart times
+/// it reaches.
 struct DeviceClock {
     /// Restart times not reached yet (ns), latest first.
     restarts: Vec<u64>,
@@ -63,16 +69,11 @@ impl DeviceClock {
         }
     }
 
-    /// `req`, issued at `issue`, is about to run: the clock moves to it.
-    fn before(
-        &mut self,
-        device: &mut Device,
-        host_buffer: Option<&mut HostWriteBuffer>,
-        req: &Request,
-        issue: u64,
-    ) -> Result<()> {
+    /// `req`, issued at `issue`, is about to run: the clock moves to it. Returns
+    /// whether a restart time was reached (several reached at once are one restart).
+    fn before(&mut self, device: &mut Device, req: &Request, issue: u64) -> Result<bool> {
         if !self.needed {
-            return Ok(());
+            return Ok(false);
         }
         let now = if self.timed {
             issue
@@ -90,17 +91,92 @@ impl DeviceClock {
             device.tick(now)?;
             now
         };
-        if self.restarts.last().is_some_and(|&t| t <= now) {
-            while self.restarts.last().is_some_and(|&t| t <= now) {
-                self.restarts.pop();
+        let mut reached = false;
+        while self.restarts.last().is_some_and(|&t| t <= now) {
+            self.restarts.pop();
+            reached = true;
+        }
+        Ok(reached)
+    }
+}
+
+/// Power losses of the measured phase: when they are due, running them, and what
+/// they lost (the report's `power_loss` section).
+struct PowerLosses {
+    /// `device.power_loss_every` (0 = only the restart times).
+    every: u64,
+    /// Host requests counted since the last power loss `every` asked for.
+    requests: u64,
+    /// `every` requests have run since the last one: a power loss is due.
+    due: bool,
+    /// Run the integrity checks right after each power loss.
+    verify: bool,
+    report: PowerLossReport,
+}
+
+impl PowerLosses {
+    fn new(cfg: &Config, verify: bool) -> Self {
+        PowerLosses {
+            every: cfg.device.power_loss_every,
+            requests: 0,
+            due: false,
+            verify,
+            report: PowerLossReport::default(),
+        }
+    }
+
+    /// One host request (a read, write or trim; not a flush) started.
+    #[inline]
+    fn count(&mut self) {
+        if self.every > 0 {
+            self.requests += 1;
+            if self.requests == self.every {
+                self.requests = 0;
+                self.due = true;
             }
-            // As after a power failure: both buffers are reset (dirty pages lost unless
-            // the device buffer is non-volatile), shadows return to live, fast-written
-            // blocks are refreshed.
-            if let Some(h) = host_buffer {
-                h.restart();
+        }
+    }
+
+    /// Run a power loss when one is due (`restart`: a restart time was reached).
+    fn run_due(
+        &mut self,
+        restart: bool,
+        device: &mut Device,
+        host_buffer: Option<&mut HostWriteBuffer>,
+    ) -> Result<()> {
+        if restart || self.due {
+            self.due = false;
+            self.run(device, host_buffer)?;
+        }
+        Ok(())
+    }
+
+    /// Power is lost and restored (003 §3.3): both buffers are reset (dirty pages lost
+    /// unless the device buffer is non-volatile), shadows return to live, fast-written
+    /// blocks are refreshed. With `verify` the integrity oracle then checks that
+    /// nothing durable was lost.
+    fn run(
+        &mut self,
+        device: &mut Device,
+        host_buffer: Option<&mut HostWriteBuffer>,
+    ) -> Result<()> {
+        let r = &mut self.report;
+        r.events += 1;
+        let zombies = device.known_zombies();
+        let fast = device.ftl().counters().refresh_fast_blocks;
+        if let Some(h) = host_buffer {
+            let before = h.report().counters.lost_pages;
+            h.restart();
+            r.host_buffer_lost_pages += h.report().counters.lost_pages - before;
+            if self.verify {
+                h.check()?;
             }
-            device.power_loss()?;
+        }
+        r.device_buffer_lost_pages += device.power_loss()?.len() as u64;
+        r.zombies_revived += zombies.saturating_sub(device.known_zombies());
+        r.fast_blocks_refreshed += device.ftl().counters().refresh_fast_blocks - fast;
+        if self.verify {
+            device.verify()?;
         }
         Ok(())
     }
@@ -118,6 +194,7 @@ pub(super) fn measure_device(
     let timed = cfg.timing.enabled;
     let mut iface = HostInterface::new(cfg);
     let mut clock = DeviceClock::new(cfg);
+    let mut losses = PowerLosses::new(cfg, rec.verify);
     let mut host_buffer = HostWriteBuffer::new(cfg).map(Box::new);
     if let Some(h) = host_buffer.as_mut() {
         h.start_measuring();
@@ -170,7 +247,8 @@ pub(super) fn measure_device(
                 );
             }
             let (issue, arrival) = if timed { iface.issue(&req) } else { (0, 0) };
-            clock.before(device, host_buffer.as_deref_mut(), &req, issue)?;
+            let restart = clock.before(device, &req, issue)?;
+            losses.run_due(restart, device, host_buffer.as_deref_mut())?;
             if req.op == Op::Flush {
                 let done = match host_buffer.as_mut() {
                     Some(h) => h.flush(device, issue)?,
@@ -182,6 +260,7 @@ pub(super) fn measure_device(
                 rec.after(device, || workload.progress())?;
                 continue;
             }
+            losses.count();
             if let Some(r) = recorded.as_mut() {
                 r.before_command(device, req.op)?;
             }
@@ -223,13 +302,22 @@ pub(super) fn measure_device(
             (&prev, arrival, done),
         );
     }
+    // The power loss due after the last requests (not after an interruption).
+    if !rec.ticker.stopped {
+        losses.run_due(false, device, host_buffer.as_deref_mut())?;
+    }
     if rec.verify {
         if let Some(h) = host_buffer.as_ref() {
             h.check()?;
         }
     }
     let recorded = recorded.map(|r| r.notify_report());
-    Ok(Measured::Device(Box::new(iface), host_buffer, recorded))
+    Ok(Measured::Device(
+        Box::new(iface),
+        host_buffer,
+        recorded,
+        losses.report,
+    ))
 }
 
 /// `req` completed: at `done` through the host buffer, else when the device says.

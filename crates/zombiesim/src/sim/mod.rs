@@ -533,10 +533,12 @@ fn run(
     let effective_op = rec.effective_over_provisioning(ftl, geo.physical_pages);
     let series = std::mem::take(&mut rec.series);
     let mut host_buffer = None;
+    let mut power_loss = None;
     let (elapsed_ns, latency, throughput, app, cache, notify) = match measured_phase {
-        Measured::Device(iface, hb, recorded) => {
+        Measured::Device(iface, hb, recorded, losses) => {
             let notify = hb.as_ref().map(|h| h.notify_report()).or(recorded);
             host_buffer = hb.map(|h| h.report());
+            power_loss = Some(losses);
             (
                 iface.elapsed(),
                 timed.then(|| iface.latency()),
@@ -634,6 +636,15 @@ fn run(
                     / measured.programs.total() as f64
             },
         }),
+        power_loss: (!cfg.device.restart_at.is_empty() || cfg.device.power_loss_every > 0).then(
+            || crate::report::PowerLossReport {
+                // Checked after every power loss: a loss would have stopped the run.
+                durable_pages_lost: opts
+                    .verify
+                    .then(|| ftl.oracle().map_or(0, |o| o.lost_pages() as u64)),
+                ..power_loss.unwrap_or_default()
+            },
+        ),
         fs: fs_report,
         oracle,
     })
@@ -668,12 +679,13 @@ fn nothing_to_simulate(label: &str, trace: Option<&crate::workload::TraceInfo>) 
 
 /// How the measured phase ran.
 enum Measured {
-    /// The device-level loop: its interface, the host write buffer, and the notify
-    /// report of a notified trace's recorded host.
+    /// The device-level loop: its interface, the host write buffer, the notify
+    /// report of a notified trace's recorded host, and its power losses.
     Device(
         Box<HostInterface>,
         Option<Box<HostWriteBuffer>>,
         Option<crate::report::NotifyReport>,
+        crate::report::PowerLossReport,
     ),
     Host(Box<host::HostOutcome>),
 }
