@@ -363,11 +363,16 @@ impl Device {
                         continue;
                     }
                     buffer.make_room(&mut self.writebacks);
-                    let pads = buffer.pads();
-                    buffer.insert_dirty(l, v);
-                    if pads {
+                    if buffer.pads() {
+                        // The victim block is written before the new page enters: its
+                        // padding must not rewrite the stale flash copy of a page
+                        // buffered dirty meanwhile (a merge during the padding may
+                        // take the buffered copy, BA-BM, and the pad would then land
+                        // on top of it).
                         self.write_back_padded()?;
+                        self.buffer.as_mut().expect("a buffer").insert_dirty(l, v);
                     } else {
+                        buffer.insert_dirty(l, v);
                         self.write_back()?;
                     }
                 }
