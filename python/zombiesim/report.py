@@ -176,8 +176,10 @@ class Report(Section):
         GC relocated; `None` when it relocated none). Runs with a host write buffer add
         `host_buffer.*` (the same counters as `buffer.*`) and the channel's `notify.*`;
         runs whose device keeps a clock add `refresh.*` (`blocks`, `pages`, `restarts`,
-        `program_share`, ...). Sections that are null (timing off, a synthetic workload,
-        content off, no buffer, no host buffer, no clock) add no columns.
+        `program_share`, ...); runs with power losses add `power_loss.*` (`events`,
+        `device_buffer_lost_pages`, `durable_pages_lost`, ...). Sections that are null
+        (timing off, a synthetic workload, content off, no buffer, no host buffer, no
+        clock, no power loss) add no columns.
 
         With `lists=True` the row also carries what the figures draw, as lists (one
         value per point): `series.<field>` for every field of the time series plus
