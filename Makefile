@@ -9,7 +9,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 CARGO  ?= cargo
 
-.PHONY: demo test test-rust test-python goldens bench lint fmt build clean
+.PHONY: demo test test-rust test-python goldens bench lint fmt build clean fuzz
 
 $(BIN)/maturin:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,11 @@ test-python: build
 # after a deliberate behaviour change only (docs/validation.md, "Golden reports").
 goldens:
 	ZOMBIESIM_BLESS=1 $(CARGO) test -p zombiesim --release --test golden
+
+# Fuzz every input parser for FUZZ_SECONDS (default 60) each with cargo-fuzz (fuzz/run.sh; not part of `make test`).
+FUZZ_SECONDS ?= 60
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) CARGO=$(CARGO) fuzz/run.sh $(FUZZ_TARGETS)
 
 bench: build
 	$(CARGO) build --release -p zombiesim --example run_config

@@ -29,6 +29,8 @@ pub mod fingerprint;
 pub mod flash;
 pub mod fs;
 pub mod ftl;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod gc;
 pub mod host;
 pub mod import;

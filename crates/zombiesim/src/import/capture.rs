@@ -24,11 +24,12 @@
 //!   one before is an error naming it.
 //! - Content hashes become the writes' fingerprints (an empty hash: none).
 
-use super::{member, Extents, ImportReport, Lines, Output};
+use super::{member, memory_lines, Extents, ImportReport, Lines, Output};
 use crate::error::{Error, Result};
 use crate::fingerprint::fold128;
 use crate::trace::{parse_decimal_ns, HostBuffer, TraceOp, TraceRecord};
 use rustc_hash::FxHashMap;
+use std::io::Write;
 use std::path::Path;
 
 const BLOCK: u64 = 4096;
@@ -43,28 +44,88 @@ pub fn import_capture(folder: &Path, out: &Path) -> Result<ImportReport> {
                 .into(),
         });
     }
-    let offset_ns = read_clock_offset(&member(folder, "uptime_start.txt"))?;
+    let offset_ns = read_clock_offset(Lines::open(&member(folder, "uptime_start.txt"), CLOCK)?)?;
     let extents = Extents::read(&member(folder, "extents.txt"))?;
-    let inodes = read_inodes(&member(folder, "inodes.txt"))?;
+    let inodes_path = member(folder, "inodes.txt");
+    let inodes = if inodes_path.exists() {
+        read_inodes(Lines::open(&inodes_path, "inode list")?)?
+    } else {
+        FxHashMap::default()
+    };
+    let dirty = Lines::open(&find(folder, "pagecache_dirty.csv"), DIRTY)?;
+    let writes = Lines::open(&find(folder, "device_writes_hashed.csv"), WRITES)?;
+    let mut report = ImportReport::new("capture", out);
+    let mut output = Output::create(out, true)?;
+    merge(
+        offset_ns,
+        &extents,
+        &inodes,
+        dirty,
+        writes,
+        &mut output,
+        &mut report,
+    )?;
+    output.close(&mut report)?;
+    Ok(report)
+}
+
+const CLOCK: &str = "clock reference (uptime, then epoch seconds)";
+const DIRTY: &str = "page-cache dirty log (t,ino,file,index)";
+const WRITES: &str = "device write log (t_wall,rwbs,fsblk,file,file_page,content_xxh3,t_app_write)";
+
+/// [`import_capture`] of a capture held in memory (the fuzz harness): the contents of
+/// `uptime_start.txt`, `extents.txt`, `inodes.txt` (if any), `pagecache_dirty.csv` and
+/// `device_writes_hashed.csv`. Returns the report and the notified trace's bytes.
+pub(crate) fn import_capture_in_memory(
+    clock: &[u8],
+    extents: &[u8],
+    inodes: Option<&[u8]>,
+    dirty: &[u8],
+    writes: &[u8],
+) -> Result<(ImportReport, Vec<u8>)> {
+    let offset_ns = read_clock_offset(memory_lines("uptime_start.txt", clock))?;
+    let extents = Extents::from_lines(memory_lines("extents.txt", extents))?;
+    let inodes = match inodes {
+        Some(b) => read_inodes(memory_lines("inodes.txt", b))?,
+        None => FxHashMap::default(),
+    };
+    let out = Path::new("<memory>");
+    let mut report = ImportReport::new("capture", out);
+    let mut output = Output::memory(true)?;
+    merge(
+        offset_ns,
+        &extents,
+        &inodes,
+        memory_lines("pagecache_dirty.csv", dirty),
+        memory_lines("device_writes_hashed.csv", writes),
+        &mut output,
+        &mut report,
+    )?;
+    let bytes = output.finish(&mut report)?;
+    Ok((report, bytes))
+}
+
+/// Merges the dirty events and the device writes by time into `output`.
+fn merge<W: Write>(
+    offset_ns: i128,
+    extents: &Extents,
+    inodes: &FxHashMap<u64, String>,
+    dirty: Lines,
+    writes: Lines,
+    output: &mut Output<W>,
+    report: &mut ImportReport,
+) -> Result<()> {
     let mut dirty = DirtyRows {
-        lines: Lines::open(
-            &find(folder, "pagecache_dirty.csv"),
-            "page-cache dirty log (t,ino,file,index)",
-        )?,
+        lines: dirty,
         offset_ns,
         last: i128::MIN,
     };
     let mut writes = WriteRows {
-        lines: Lines::open(
-            &find(folder, "device_writes_hashed.csv"),
-            "device write log (t_wall,rwbs,fsblk,file,file_page,content_xxh3,t_app_write)",
-        )?,
+        lines: writes,
         last: 0,
     };
-    let mut report = ImportReport::new("capture", out);
-    let mut output = Output::create(out, true)?;
-    let mut next_dirty = dirty.next(&extents, &inodes, &mut report)?;
-    let mut next_write = writes.next(&extents, &mut report)?;
+    let mut next_dirty = dirty.next(extents, inodes, report)?;
+    let mut next_write = writes.next(extents, report)?;
     let mut value = [0u64; 1];
     loop {
         let take_dirty = match (&next_dirty, &next_write) {
@@ -75,8 +136,8 @@ pub fn import_capture(folder: &Path, out: &Path) -> Result<ImportReport> {
         };
         if take_dirty {
             let d = next_dirty.take().expect("a dirty event");
-            output.write(&d, &[], &mut report)?;
-            next_dirty = dirty.next(&extents, &inodes, &mut report)?;
+            output.write(&d, &[], report)?;
+            next_dirty = dirty.next(extents, inodes, report)?;
         } else {
             let (w, v) = next_write.take().expect("a device write");
             let values: &[u64] = match v {
@@ -86,8 +147,8 @@ pub fn import_capture(folder: &Path, out: &Path) -> Result<ImportReport> {
                 }
                 None => &[],
             };
-            output.write(&w, values, &mut report)?;
-            next_write = writes.next(&extents, &mut report)?;
+            output.write(&w, values, report)?;
+            next_write = writes.next(extents, report)?;
         }
     }
     report
@@ -103,8 +164,7 @@ pub fn import_capture(folder: &Path, out: &Path) -> Result<ImportReport> {
         "device_write_rows".into(),
         writes.lines.line.saturating_sub(1),
     );
-    output.close(&mut report)?;
-    Ok(report)
+    Ok(())
 }
 
 /// The first component of a relative path (`base`, `pg_wal`), for the details.
@@ -124,12 +184,11 @@ fn find(folder: &Path, name: &str) -> std::path::PathBuf {
 
 /// `uptime_start.txt`: `uptime idle` then the epoch time taken at the same moment.
 /// Returns epoch − uptime in nanoseconds.
-fn read_clock_offset(path: &Path) -> Result<i128> {
-    let mut lines = Lines::open(path, "clock reference (uptime, then epoch seconds)")?;
+fn read_clock_offset(mut lines: Lines) -> Result<i128> {
     let uptime = match lines.advance()?.then(|| lines.text()) {
         Some(l) => {
             let f = l.split_whitespace().next().unwrap_or("").to_string();
-            parse_decimal_ns(&f).ok_or_else(|| {
+            below_2_64(parse_decimal_ns(&f)).ok_or_else(|| {
                 lines.error(format!(
                     "expected `uptime_seconds idle_seconds`, found `{l}`"
                 ))
@@ -142,7 +201,7 @@ fn read_clock_offset(path: &Path) -> Result<i128> {
     let epoch = match lines.advance()?.then(|| lines.text()) {
         Some(l) => {
             let l = l.trim();
-            parse_decimal_ns(l)
+            below_2_64(parse_decimal_ns(l))
                 .ok_or_else(|| lines.error(format!("expected epoch seconds, found `{l}`")))?
         }
         None => {
@@ -152,13 +211,15 @@ fn read_clock_offset(path: &Path) -> Result<i128> {
     Ok(epoch as i128 - uptime as i128)
 }
 
-/// `inodes.txt` (`ino size path`), when present: inode → path.
-fn read_inodes(path: &Path) -> Result<FxHashMap<u64, String>> {
+/// A time in nanoseconds that fits 64 bits (584 years), so that sums and differences
+/// of two such times fit `i128`.
+fn below_2_64(ns: Option<u128>) -> Option<u128> {
+    ns.filter(|&ns| ns <= u128::from(u64::MAX))
+}
+
+/// `inodes.txt` (`ino size path`): inode → path.
+fn read_inodes(mut lines: Lines) -> Result<FxHashMap<u64, String>> {
     let mut map = FxHashMap::default();
-    if !path.exists() {
-        return Ok(map);
-    }
-    let mut lines = Lines::open(path, "inode list")?;
     while lines.advance()? {
         let l = lines.text();
         let mut f = l.splitn(3, ' ');
@@ -205,7 +266,7 @@ impl DirtyRows {
                     f.len()
                 )));
             }
-            let t = parse_decimal_ns(f[0]).ok_or_else(|| {
+            let t = below_2_64(parse_decimal_ns(f[0])).ok_or_else(|| {
                 self.lines
                     .error(format!("expected t (uptime seconds), found `{}`", f[0]))
             })? as i128;
@@ -257,13 +318,15 @@ impl DirtyRows {
                 );
                 continue;
             };
+            let time_ns = u64::try_from(time.max(0))
+                .map_err(|_| self.lines.error("t beyond 2^64 ns on the epoch clock"))?;
             report.host_events_joined += 1;
             *report
                 .details
                 .entry(format!("dirty_events_{}", top(file)))
                 .or_default() += 1;
             return Ok(Some(TraceRecord {
-                time_ns: time.max(0) as u64,
+                time_ns,
                 op: TraceOp::Dirty,
                 offset: block * BLOCK,
                 size: BLOCK,
@@ -386,5 +449,58 @@ impl WriteRows {
                 value,
             )));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXTENTS: &[u8] = b"== a\n   0: 0..3: 100..103: 4: last,eof\n";
+    const DIRTY: &str = "t,ino,file,index\n";
+
+    fn import(clock: &str, dirty: &str) -> Result<(ImportReport, Vec<u8>)> {
+        import_capture_in_memory(clock.as_bytes(), EXTENTS, None, dirty.as_bytes(), b"")
+    }
+
+    #[test]
+    fn imports_from_memory() {
+        let (report, bytes) = import("100 50\n1000\n", &format!("{DIRTY}100.5,1,a,2\n")).unwrap();
+        assert_eq!((report.records, report.host_events_joined), (1, 1));
+        assert_eq!(&bytes[..8], b"ZSTRACE2");
+    }
+
+    #[test]
+    fn times_beyond_64_bits_of_nanoseconds_are_errors() {
+        // Each used to wrap (`as i128`, `as u64`) or overflow `t + epoch - uptime`.
+        for (clock, dirty, want) in [
+            (
+                "340282366920938463463.374607431768211455 0\n1\n",
+                DIRTY.to_string(),
+                "uptime_start.txt:1: expected `uptime_seconds idle_seconds`",
+            ),
+            (
+                "1 0\n18446744073.709551616\n",
+                DIRTY.to_string(),
+                "uptime_start.txt:2: expected epoch seconds",
+            ),
+            (
+                "0 0\n1\n",
+                format!("{DIRTY}170141183460469231731687303715.884105727,1,a,0\n"),
+                "pagecache_dirty.csv:2: expected t (uptime seconds)",
+            ),
+            (
+                "0 0\n18446744073.709551615\n",
+                format!("{DIRTY}1.0,1,a,0\n"),
+                "pagecache_dirty.csv:2: t beyond 2^64 ns",
+            ),
+        ] {
+            let e = import(clock, &dirty).unwrap_err().to_string();
+            assert!(e.starts_with(want), "{e}");
+        }
+        // The largest time that fits is kept.
+        let (report, _) =
+            import("0 0\n18446744073.709551615\n", &format!("{DIRTY}0,1,a,0\n")).unwrap();
+        assert_eq!(report.records, 1);
     }
 }

@@ -18,6 +18,9 @@ use crate::error::Result;
 use rustc_hash::FxHashMap;
 use std::path::Path;
 
+/// Block numbers (logical and physical) stay below this: 2^64 bytes of 4 KiB blocks.
+const MAX_BLOCKS: u64 = 1 << 52;
+
 #[derive(Clone, Copy, Debug)]
 struct Extent {
     logical: u64,
@@ -42,7 +45,14 @@ pub struct Extents {
 impl Extents {
     /// Reads `extents.txt`.
     pub fn read(path: &Path) -> Result<Extents> {
-        let mut lines = Lines::open(path, "file → device block map (filefrag -e -b4096)")?;
+        Extents::from_lines(Lines::open(
+            path,
+            "file → device block map (filefrag -e -b4096)",
+        )?)
+    }
+
+    /// Reads `extents.txt` from its lines.
+    pub(crate) fn from_lines(mut lines: Lines) -> Result<Extents> {
         let mut x = Extents::default();
         let mut current: Option<u32> = None;
         while lines.advance()? {
@@ -96,6 +106,11 @@ impl Extents {
         self.files.len()
     }
 
+    /// The files listed, in order.
+    pub(crate) fn file_names(&self) -> impl Iterator<Item = &str> {
+        self.files.iter().map(String::as_str)
+    }
+
     /// Whether `file` is listed (even without extents).
     pub fn has_file(&self, file: &str) -> bool {
         self.by_name.contains_key(file)
@@ -146,6 +161,11 @@ fn parse_extent(text: &str, file: u32) -> std::result::Result<Extent, String> {
     };
     let (l0, l1) = range(parts.next())?;
     let (p0, p1) = range(parts.next())?;
+    if l1 >= MAX_BLOCKS || p1 >= MAX_BLOCKS {
+        return Err(format!(
+            "an extent beyond 2^52 blocks of 4 KiB (2^64 bytes) in `{text}`"
+        ));
+    }
     if l1 - l0 != p1 - p0 {
         return Err(format!(
             "logical and physical ranges of different lengths in `{text}`"
@@ -191,6 +211,23 @@ mod tests {
         std::fs::write(&p, "== a\n   0: 0..1: x..6: 2:\n").unwrap();
         let err = Extents::read(&p).unwrap_err().to_string();
         assert!(err.contains(":2: expected an extent line"), "{err}");
+        // Block numbers whose byte address or extent length overflowed 64 bits.
+        for line in [
+            "   0: 0..18446744073709551615: 0..18446744073709551615: 0:",
+            "   0: 0..1: 4503599627370495..4503599627370496: 2:",
+        ] {
+            std::fs::write(&p, format!("== a\n{line}\n")).unwrap();
+            let err = Extents::read(&p).unwrap_err().to_string();
+            assert!(err.contains(":2: an extent beyond 2^52 blocks"), "{err}");
+        }
+        std::fs::write(
+            &p,
+            "== a\n   0: 0..1: 4503599627370493..4503599627370494: 2:\n",
+        )
+        .unwrap();
+        let x = Extents::read(&p).unwrap();
+        assert_eq!(x.block_of("a", 1), Some(4503599627370494));
+        assert_eq!(x.page_of(4503599627370494), Some(("a", 1)));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

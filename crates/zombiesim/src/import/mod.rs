@@ -30,11 +30,15 @@ pub use extents::Extents;
 pub use sqlite::import_sqlite;
 pub use wal::import_wal;
 
+pub(crate) use capture::import_capture_in_memory;
+pub(crate) use sqlite::import_sqlite_in_memory;
+pub(crate) use wal::import_wal_in_memory;
+
 use crate::error::{Error, Result};
 use crate::trace::{open_input, NativeHeader, OutputFile, TraceFormat, TraceRecord, TraceWriter};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::io::BufRead;
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 /// How many dropped events an [`ImportReport`] keeps as examples.
@@ -113,12 +117,21 @@ impl Lines {
                 reason: format!("missing: the {what} is needed"),
             });
         }
-        Ok(Lines {
-            name: path.display().to_string(),
-            input: open_input(path)?,
+        Ok(Lines::from_reader(
+            path.display().to_string(),
+            open_input(path)?,
+        ))
+    }
+
+    /// Lines of an already open stream (the fuzz harness reads from memory); `name`
+    /// stands for the file in errors.
+    pub fn from_reader(name: impl Into<String>, input: Box<dyn BufRead + Send>) -> Lines {
+        Lines {
+            name: name.into(),
+            input,
             buf: String::new(),
             line: 0,
-        })
+        }
     }
 
     /// Moves to the next line; false at the end of the file.
@@ -150,19 +163,41 @@ impl Lines {
     }
 }
 
-/// The output of an import: a native trace declared to hold host events (and values).
-pub(crate) struct Output {
-    writer: TraceWriter<OutputFile>,
+/// The output of an import: a native trace declared to hold host events (and values),
+/// in a file (or, for the fuzz harness, in memory).
+pub(crate) struct Output<W: Write = OutputFile> {
+    writer: TraceWriter<W>,
     last_ns: u64,
     first_ns: Option<u64>,
 }
 
 impl Output {
     pub fn create(path: &Path, values: bool) -> Result<Output> {
-        let writer = TraceWriter::create(path, TraceFormat::Native)?
-            .declare(NativeHeader::new(true, values))?;
+        Output::with_writer(TraceWriter::create(path, TraceFormat::Native)?, values)
+    }
+
+    pub fn close(self, report: &mut ImportReport) -> Result<()> {
+        self.summarize(report).close()
+    }
+}
+
+impl Output<Vec<u8>> {
+    /// An output kept in memory.
+    pub fn memory(values: bool) -> Result<Output<Vec<u8>>> {
+        let writer = TraceWriter::new(TraceFormat::Native, Vec::new()).named("<memory>");
+        Output::with_writer(writer, values)
+    }
+
+    /// Like [`Output::close`]; returns the trace's bytes.
+    pub fn finish(self, report: &mut ImportReport) -> Result<Vec<u8>> {
+        self.summarize(report).finish()
+    }
+}
+
+impl<W: Write> Output<W> {
+    fn with_writer(writer: TraceWriter<W>, values: bool) -> Result<Output<W>> {
         Ok(Output {
-            writer,
+            writer: writer.declare(NativeHeader::new(true, values))?,
             last_ns: 0,
             first_ns: None,
         })
@@ -190,13 +225,19 @@ impl Output {
         self.last_ns
     }
 
-    pub fn close(self, report: &mut ImportReport) -> Result<()> {
+    /// Fills in the report's duration and shares; returns the writer to end.
+    fn summarize(self, report: &mut ImportReport) -> TraceWriter<W> {
         report.duration_s = self
             .first_ns
             .map_or(0.0, |f| (self.last_ns - f) as f64 / 1e9);
         report.finish();
-        self.writer.close()
+        self.writer
     }
+}
+
+/// Lines of `bytes` held in memory, named `name` in errors (the fuzz harness).
+pub(crate) fn memory_lines(name: &str, bytes: &[u8]) -> Lines {
+    Lines::from_reader(name, Box::new(std::io::Cursor::new(bytes.to_vec())))
 }
 
 /// A file of a capture folder: `folder/name`.

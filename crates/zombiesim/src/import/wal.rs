@@ -30,11 +30,12 @@
 //!   the capture, so a page dirtied again in the database between such a write and the
 //!   device write is counted clean too early (a small undercount of zombies).
 
-use super::{Extents, ImportReport, Lines, Output};
+use super::{memory_lines, Extents, ImportReport, Lines, Output};
 use crate::error::Result;
 use crate::trace::{HostBuffer, ReadOptions, TraceFormat, TraceOp, TraceReader, TraceRecord};
 use rustc_hash::FxHashSet;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
+use std::io::Write;
 use std::path::Path;
 
 const BLOCK: u64 = 4096;
@@ -65,13 +66,59 @@ pub fn import_wal(
             .join("extents.txt"),
     };
     let extents = Extents::read(&extents_path)?;
-    let mut wal = Lines::open(waldump, "WAL dump (pg_waldump text)")?;
+    let wal = Lines::open(waldump, "WAL dump (pg_waldump text)")?;
     // Pass 1: the blocks the window writes.
-    let written = written_blocks(writes)?;
+    let written = written_blocks(open_writes(writes)?)?;
     let mut report = ImportReport::new("wal", out);
     let mut trace = open_writes(writes)?;
     let values = trace.native_header()?.is_some_and(|h| h.values);
     let mut output = Output::create(out, values)?;
+    merge(wal, &extents, &written, trace, &mut output, &mut report)?;
+    output.close(&mut report)?;
+    Ok(report)
+}
+
+/// [`import_wal`] of inputs held in memory (the fuzz harness): the pg_waldump text, the
+/// notified trace of the writes (native) and `extents.txt`. Returns the report and the
+/// notified trace's bytes.
+pub(crate) fn import_wal_in_memory(
+    waldump: &[u8],
+    writes: &[u8],
+    extents: &[u8],
+) -> Result<(ImportReport, Vec<u8>)> {
+    let extents = Extents::from_lines(memory_lines("extents.txt", extents))?;
+    let wal = memory_lines("waldump.txt", waldump);
+    let open = || {
+        let input = Box::new(std::io::Cursor::new(writes.to_vec()));
+        let mut r = TraceReader::from_reader(
+            "writes.bin",
+            input,
+            TraceFormat::Native,
+            &ReadOptions::default(),
+        )?;
+        r.native_header()?;
+        Ok::<_, crate::error::Error>(r)
+    };
+    let written = written_blocks(open()?)?;
+    let out = Path::new("<memory>");
+    let mut report = ImportReport::new("wal", out);
+    let mut trace = open()?;
+    let values = trace.native_header()?.is_some_and(|h| h.values);
+    let mut output = Output::memory(values)?;
+    merge(wal, &extents, &written, trace, &mut output, &mut report)?;
+    let bytes = output.finish(&mut report)?;
+    Ok((report, bytes))
+}
+
+/// Merges the WAL records' dirty events into the writes trace, by time.
+fn merge<W: Write>(
+    mut wal: Lines,
+    extents: &Extents,
+    written: &BlockSet,
+    mut trace: TraceReader,
+    output: &mut Output<W>,
+    report: &mut ImportReport,
+) -> Result<()> {
     let mut parser = WalParser::default();
     let mut db_dirty: FxHashSet<u64> = FxHashSet::default();
     let mut pending: VecDeque<Pending> = VecDeque::new();
@@ -82,7 +129,7 @@ pub fn import_wal(
     loop {
         // Fill `ready` until it has an event or the dump is done.
         while ready.is_empty() && !wal_done {
-            match parser.next(&mut wal, &extents, &written, &mut report)? {
+            match parser.next(&mut wal, extents, written, report)? {
                 Some(Parsed::Record(p)) => {
                     pending.push_back(p);
                     if pending.len() > MAX_PENDING {
@@ -132,7 +179,7 @@ pub fn import_wal(
                     size: BLOCK,
                     device: HostBuffer::Database.id(),
                 };
-                output.write(&rec, &[], &mut report)?;
+                output.write(&rec, &[], report)?;
             }
         } else {
             let (rec, values) = next_rec.take().expect("a record");
@@ -140,17 +187,29 @@ pub fn import_wal(
                 || (rec.op == TraceOp::Dirty && rec.device == HostBuffer::PageCache.id());
             if touches_page && !db_dirty.is_empty() {
                 let (first, n) = rec.pages(BLOCK);
-                for b in first..first + n {
-                    if db_dirty.remove(&b) {
-                        let clean = TraceRecord {
-                            time_ns: rec.time_ns.max(output.last_ns()),
-                            op: TraceOp::Clean,
-                            offset: b * BLOCK,
-                            size: BLOCK,
-                            device: HostBuffer::Database.id(),
-                        };
-                        output.write(&clean, &[], &mut report)?;
-                    }
+                let range = first..first + n;
+                // The blocks of the record dirty in the database, in ascending order;
+                // found from the smaller side (a record can span a million blocks).
+                let mut cleaned: Vec<u64> = if n > db_dirty.len() as u64 {
+                    db_dirty
+                        .iter()
+                        .copied()
+                        .filter(|b| range.contains(b))
+                        .collect()
+                } else {
+                    range.filter(|b| db_dirty.contains(b)).collect()
+                };
+                cleaned.sort_unstable();
+                for b in cleaned {
+                    db_dirty.remove(&b);
+                    let clean = TraceRecord {
+                        time_ns: rec.time_ns.max(output.last_ns()),
+                        op: TraceOp::Clean,
+                        offset: b * BLOCK,
+                        size: BLOCK,
+                        device: HostBuffer::Database.id(),
+                    };
+                    output.write(&clean, &[], report)?;
                 }
             }
             let rec = TraceRecord {
@@ -161,7 +220,7 @@ pub fn import_wal(
                 report.device_writes += 1;
                 report.device_writes_joined += 1;
             }
-            output.write(&rec, &values, &mut report)?;
+            output.write(&rec, &values, report)?;
             next_rec = next_record(&mut trace)?;
         }
     }
@@ -171,8 +230,7 @@ pub fn import_wal(
     report
         .details
         .insert("database_dirty_at_end".into(), db_dirty.len() as u64);
-    output.close(&mut report)?;
-    Ok(report)
+    Ok(())
 }
 
 fn open_writes(path: &Path) -> Result<TraceReader> {
@@ -196,16 +254,51 @@ fn next_record(r: &mut TraceReader) -> Result<Option<(TraceRecord, Vec<u64>)>> {
 }
 
 /// The blocks the writes trace writes.
-fn written_blocks(path: &Path) -> Result<FxHashSet<u64>> {
-    let mut set = FxHashSet::default();
-    for rec in open_writes(path)? {
+fn written_blocks(trace: TraceReader) -> Result<BlockSet> {
+    let mut set = BlockSet::default();
+    for rec in trace {
         let rec = rec?;
         if rec.op == TraceOp::Write {
             let (first, n) = rec.pages(BLOCK);
-            set.extend(first..first + n);
+            set.insert(first, first + n);
         }
     }
     Ok(set)
+}
+
+/// A set of blocks as disjoint runs `start → end` (exclusive): a write of a million
+/// blocks is one entry, not a million.
+#[derive(Debug, Default)]
+struct BlockSet(BTreeMap<u64, u64>);
+
+impl BlockSet {
+    /// Adds the blocks `start..end`.
+    fn insert(&mut self, mut start: u64, mut end: u64) {
+        if start >= end {
+            return;
+        }
+        if let Some((&s, &e)) = self.0.range(..=start).next_back() {
+            if e >= start {
+                start = s;
+                end = end.max(e);
+            }
+        }
+        while let Some((&s, &e)) = self.0.range(start..).next() {
+            if s > end {
+                break;
+            }
+            end = end.max(e);
+            self.0.remove(&s);
+        }
+        self.0.insert(start, end);
+    }
+
+    fn contains(&self, block: u64) -> bool {
+        self.0
+            .range(..=block)
+            .next_back()
+            .is_some_and(|(_, &end)| block < end)
+    }
 }
 
 enum Parsed {
@@ -243,7 +336,7 @@ impl WalParser {
         &mut self,
         wal: &mut Lines,
         extents: &Extents,
-        written: &FxHashSet<u64>,
+        written: &BlockSet,
         report: &mut ImportReport,
     ) -> Result<Option<Parsed>> {
         if let Some((lsn, t)) = self.stamp.take() {
@@ -289,7 +382,7 @@ impl WalParser {
                     Ok(bs) => {
                         report.host_events += 1;
                         report.host_events_joined += 1;
-                        if bs.iter().any(|b| written.contains(b)) {
+                        if bs.iter().any(|&b| written.contains(b)) {
                             self.block_refs_written += 1;
                         }
                         blocks.extend(bs);
@@ -478,10 +571,23 @@ fn parse_timestamp(date: &str, time: &str, zone: &str) -> std::result::Result<u6
     if d.len() != 3 || t.len() != 3 {
         return Err(bad());
     }
+    // Fields in range (a wild year or day would overflow the arithmetic below).
+    let within = |v: i64, lo: i64, hi: i64| (lo..=hi).contains(&v);
+    if !(within(d[0], 0, 9999)
+        && within(d[1], 1, 12)
+        && within(d[2], 1, 31)
+        && within(t[0], 0, 24)
+        && within(t[1], 0, 59)
+        && within(t[2], 0, 60))
+    {
+        return Err(bad());
+    }
     let days = days_from_civil(d[0], d[1], d[2]);
     let secs = days * 86_400 + t[0] * 3600 + t[1] * 60 + t[2];
     let frac_ns = crate::trace::parse_decimal_ns(&format!("0.{frac}")).ok_or_else(bad)? as i64;
-    u64::try_from(secs * 1_000_000_000 + frac_ns).map_err(|_| bad())
+    // In i128: nanoseconds since 1970 overflow i64 after 2262.
+    let ns = i128::from(secs) * 1_000_000_000 + i128::from(frac_ns);
+    u64::try_from(ns).map_err(|_| bad())
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
@@ -519,5 +625,54 @@ mod tests {
             .is_err());
         assert_eq!(days_from_civil(1970, 1, 1), 0);
         assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+    }
+
+    #[test]
+    fn wild_time_stamps_are_errors_not_overflows() {
+        for (date, time) in [
+            ("9223372036854775807-01-01", "00:00:00"),
+            ("2026-01-9223372036854775807", "00:00:00"),
+            ("2026-13-01", "00:00:00"),
+            ("2026-01-01", "9223372036854775807:00:00"),
+            ("1969-12-31", "23:59:59"),
+            // Found by fuzzing: in range, but beyond ±2^63 ns (i64 arithmetic overflowed).
+            ("1485-01-11", "00:16:40.650000"),
+            ("9999-12-31", "23:59:59"),
+            ("2554-07-21", "23:34:34"),
+        ] {
+            let e = parse_timestamp(date, time, "UTC").unwrap_err();
+            assert!(e.starts_with("expected a time stamp"), "{date} {time}: {e}");
+        }
+        assert_eq!(
+            parse_timestamp("1970-01-01", "00:16:40.65", "UTC"),
+            Ok(1_000_650_000_000)
+        );
+        // The last second of 64-bit nanoseconds since 1970.
+        assert_eq!(
+            parse_timestamp("2554-07-21", "23:34:33.709551615", "UTC"),
+            Ok(u64::MAX)
+        );
+    }
+
+    #[test]
+    fn block_sets_keep_runs() {
+        let mut s = BlockSet::default();
+        s.insert(10, 20);
+        s.insert(30, 40);
+        s.insert(20, 25); // touches the first run
+        s.insert(5, 6);
+        s.insert(0, 1 << 20); // swallows everything
+        s.insert(7, 7); // empty
+        assert_eq!(s.0.len(), 1);
+        assert!(s.contains(0) && s.contains((1 << 20) - 1) && !s.contains(1 << 20));
+        let mut s = BlockSet::default();
+        s.insert(100, 101);
+        s.insert(103, 104);
+        s.insert(101, 103);
+        assert_eq!(s.0.iter().collect::<Vec<_>>(), [(&100, &104)]);
+        assert!(!s.contains(99) && s.contains(102) && !s.contains(104));
+        // A million-block write is one entry.
+        s.insert(u64::MAX - (1 << 20), u64::MAX);
+        assert_eq!(s.0.len(), 2);
     }
 }

@@ -84,11 +84,14 @@ impl Parser {
         let offset = lba
             .checked_mul(SECTOR)
             .ok_or_else(|| LineError::Malformed(format!("expected lba below 2^55, found {lba}")))?;
+        let bytes = size.checked_mul(SECTOR).ok_or_else(|| {
+            LineError::Malformed(format!("expected size below 2^55, found {size}"))
+        })?;
         let raw = RawRecord {
             time_ns: u128::from(ts),
             op,
             offset,
-            size: size * SECTOR,
+            size: bytes,
             device: major << 20 | minor,
         };
         // A sector write extending the gathered page?
@@ -184,5 +187,8 @@ mod tests {
         assert!(e(&mut p, "1 2 x 3 8 W 8 0").contains("missing md5"));
         assert!(e(&mut p, "1 2 x 3 8 Q 8 0 aa").contains("R or W"));
         assert!(e(&mut p, "1 2 x 3 8 W 8 0 qq").contains("md5"));
+        // A read's size in sectors is not limited to one page, but must fit in bytes.
+        assert!(e(&mut p, "1 2 x 3 36028797018963968 R 8 0 aa").contains("size below 2^55"));
+        assert!(p.parse("1 2 x 3 36028797018963967 R 8 0 aa").is_ok());
     }
 }

@@ -28,6 +28,9 @@ pub const CHUNK: u64 = 4096;
 /// The fingerprint zombiesim gives a 4 KiB page of zeroes (`Z` requests).
 pub const ZERO_PAGE: u64 = 0x2e72_6f5a_6567_6150;
 
+/// The longest `Z` (write zeroes) request read: NBD's 32-bit length.
+const MAX_ZERO_BYTES: u64 = u32::MAX as u64;
+
 /// Line parser; keeps the hashes of the last record.
 #[derive(Debug, Default)]
 pub(crate) struct Parser {
@@ -64,6 +67,12 @@ impl Parser {
         let size = parse_u64(f.next().unwrap_or(""), "len (bytes)")?;
         let chunks = size.div_ceil(CHUNK) as usize;
         if kind == "Z" {
+            // One value per 4 KiB is kept: bound what a single number can ask for.
+            if size > MAX_ZERO_BYTES {
+                return Err(LineError::Malformed(format!(
+                    "expected len below 2^32 (NBD's 32-bit request length) for Z, found {size}"
+                )));
+            }
             self.values.resize(chunks, ZERO_PAGE);
         } else if kind == "W" {
             parse_u64(f.next().unwrap_or(""), "fua (0 or 1)")?;
@@ -118,5 +127,9 @@ mod tests {
         assert!(e("W 1 0 4096 0 xyz").contains("hexadecimal"));
         assert!(e("Q 1").contains("request kind"));
         assert!(e("W x").contains("t_us"));
+        // A zero request's values come from its length alone: bounded, not allocated.
+        assert!(e("Z 1 0 18446744073709551615").contains("below 2^32"));
+        assert!(e("Z 1 0 4294967296").contains("below 2^32"));
+        assert!(p.parse("Z 1 0 4294967295").is_ok());
     }
 }

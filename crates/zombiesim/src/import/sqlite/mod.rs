@@ -63,12 +63,13 @@
 //! `checkpoint_writes` / `checkpoint_pages` (database-file writes), `truncates`,
 //! `wal_truncates`, `pages_dirty_at_end`, and more.
 
-use super::{member, ImportReport, Lines, Output, MAX_EXAMPLES};
+use super::{member, memory_lines, ImportReport, Lines, Output, MAX_EXAMPLES};
 use crate::error::{Error, Result};
 use crate::fingerprint::fold128;
 use crate::trace::{parse_decimal_ns, HostBuffer, TraceOp, TraceRecord};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeSet;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Bytes per database page (and per fingerprint, and per device page).
@@ -171,130 +172,24 @@ pub fn import_sqlite(folder: &Path, out: &Path) -> Result<ImportReport> {
         ),
     })?;
     let shim_path = find(folder, &SHIM_NAMES);
-
-    // Pass 1: the logs' time ranges, and when each logs writes each database page.
-    let mut scratch = ImportReport::default();
-    let mut event_range = Range::default();
-    let mut db_written: FxHashMap<u64, u64> = FxHashMap::default();
-    let mut rows = EventRows::open(&events_path)?;
-    while let Some(row) = rows.next(&mut scratch)? {
-        event_range.add(row.time_ns);
-        note_db_write(&row, &mut db_written);
-    }
-    let mut shim_written: FxHashMap<u64, u64> = FxHashMap::default();
-    let shim_range = match &shim_path {
-        Some(p) => {
-            let mut rows = ShimRows::open(p)?;
-            let mut range = Range::default();
-            while let Some(row) = rows.next(&mut scratch)? {
-                range.add(row.time_ns);
-                note_db_write(&row, &mut shim_written);
-            }
-            Some(range)
-        }
-        None => None,
-    };
-    let same_run = shim_range.is_some_and(|s| s.overlaps(&event_range));
-    if same_run {
-        // Only the same run's database writes are joins.
-        for (page, t) in shim_written {
-            let w = db_written.entry(page).or_insert(t);
-            *w = (*w).max(t);
-        }
-    }
-
-    // Pass 2: merge by time.
     let mut report = ImportReport::new("sqlite", out);
-    let output = Output::create(out, shim_path.is_some())?;
-    let mut events = EventRows::open(&events_path)?;
-    let mut shim = match &shim_path {
-        Some(p) => Some(ShimRows::open(p)?),
-        None => None,
-    };
-    let mut im = Importer {
-        output,
-        wal_dirty: BTreeSet::new(),
-        dirtied: FxHashSet::default(),
-        db_written,
-        shim_cover: if same_run { shim_range } else { None },
-        counts: Counts::default(),
-    };
-    let mut next_event = events.next(&mut report)?;
-    let mut next_shim = match shim.as_mut() {
-        Some(s) => s.next(&mut report)?,
-        None => None,
-    };
-    loop {
-        let take_event = match (&next_event, &next_shim) {
-            (Some(e), Some(s)) => e.time_ns <= s.time_ns,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (None, None) => break,
-        };
-        if take_event {
-            let row = next_event.take().expect("an event row");
-            im.emit(row, &mut report)?;
-            next_event = events.next(&mut report)?;
-        } else {
-            let row = next_shim.take().expect("a shim row");
-            im.emit(row, &mut report)?;
-            next_shim = shim.as_mut().expect("the shim log").next(&mut report)?;
-        }
-    }
-
-    // Details and notes.
-    let c = &im.counts;
-    let d = &mut report.details;
-    d.insert("event_rows".into(), events.rows);
-    d.insert("frames".into(), c.frames);
-    d.insert("commits".into(), c.commits);
-    d.insert("frame_writes".into(), c.frame_writes);
-    d.insert("frames_off_stride".into(), c.frames_off_stride);
-    d.insert("distinct_pages_dirtied".into(), im.dirtied.len() as u64);
-    d.insert("checkpoint_writes".into(), c.checkpoint_writes);
-    d.insert("checkpoint_pages".into(), c.checkpoint_pages);
-    d.insert(
-        "pages_cleaned_by_checkpoint".into(),
-        c.cleaned_by_checkpoint,
-    );
-    d.insert("truncates".into(), c.truncates);
-    d.insert("wal_truncates".into(), c.wal_truncates);
-    d.insert("pages_cleaned_by_truncate".into(), c.cleaned_by_truncate);
-    d.insert("flushes".into(), c.flushes);
-    d.insert("pages_dirty_at_end".into(), im.wal_dirty.len() as u64);
-    d.insert("shim_log_present".into(), u64::from(shim.is_some()));
-    let mut notes = Vec::new();
-    if let (Some(s), Some(r)) = (&shim, shim_range) {
-        d.insert("shim_rows".into(), s.rows);
-        d.insert("shim_writes".into(), s.writes);
-        d.insert("shim_syncs".into(), s.syncs);
-        d.insert("partial_page_values".into(), s.partial_values);
-        d.insert("shim_log_other_run".into(), u64::from(!same_run));
-        if !same_run && !r.is_empty() && !event_range.is_empty() {
-            let gap = if r.first > event_range.last {
-                r.first - event_range.last
-            } else {
-                event_range.first.saturating_sub(r.last)
-            };
-            d.insert("runs_gap_s".into(), gap / 1_000_000_000);
-            notes.push(format!(
-                "{}: another run than {} (t {} to {} s against {} to {} s, {} s apart): \
-                 imported on its own clock, not joined to the frames",
-                s.lines.name,
-                file_name(&events_path),
-                secs(r.first),
-                secs(r.last),
-                secs(event_range.first),
-                secs(event_range.last),
-                gap / 1_000_000_000
-            ));
-        }
-    }
+    let open_shim = shim_path
+        .as_ref()
+        .map(|p| move || Ok(ShimRows::new(Lines::open(p, SHIM_WHAT)?)));
+    let merged = merge(
+        || Ok(EventRows::new(Lines::open(&events_path, &event_what())?)),
+        open_shim,
+        |values| Output::create(out, values),
+        &mut report,
+    )?;
+    let mut notes = merged.details(&file_name(&events_path), &mut report);
     let unread = unread_files(
         folder,
         &[Some(&events_path), shim_path.as_deref(), Some(out)],
     );
-    d.insert("files_not_imported".into(), unread.len() as u64);
+    report
+        .details
+        .insert("files_not_imported".into(), unread.len() as u64);
     if !unread.is_empty() {
         notes.push(format!(
             "{}: not imported: {} (device-level or other logs this importer does not read: \
@@ -308,8 +203,202 @@ pub fn import_sqlite(folder: &Path, out: &Path) -> Result<ImportReport> {
         notes.truncate(MAX_EXAMPLES);
         report.examples = notes;
     }
-    im.output.close(&mut report)?;
+    merged.im.output.close(&mut report)?;
     Ok(report)
+}
+
+/// [`import_sqlite`] of logs held in memory (the fuzz harness): the event log and,
+/// optionally, the shim log. Returns the report and the notified trace's bytes.
+pub(crate) fn import_sqlite_in_memory(
+    events: &[u8],
+    shim: Option<&[u8]>,
+) -> Result<(ImportReport, Vec<u8>)> {
+    let mut report = ImportReport::new("sqlite", Path::new("<memory>"));
+    let open_shim =
+        shim.map(|b| move || Ok(ShimRows::new(memory_lines("sqlite_hashwrite.log", b))));
+    let merged = merge(
+        || {
+            Ok(EventRows::new(memory_lines(
+                "sqlite_wal_events.csv",
+                events,
+            )))
+        },
+        open_shim,
+        Output::memory,
+        &mut report,
+    )?;
+    let mut notes = merged.details("sqlite_wal_events.csv", &mut report);
+    if !notes.is_empty() {
+        notes.append(&mut report.examples);
+        notes.truncate(MAX_EXAMPLES);
+        report.examples = notes;
+    }
+    let bytes = merged.im.output.finish(&mut report)?;
+    Ok((report, bytes))
+}
+
+const SHIM_WHAT: &str = "hashing shim log (W/S lines)";
+
+fn event_what() -> String {
+    format!("WAL event log ({EVENT_FIELDS})")
+}
+
+/// What the merge leaves for the report.
+struct Merged<W: Write> {
+    im: Importer<W>,
+    events: EventRows,
+    shim: Option<ShimRows>,
+    shim_range: Option<Range>,
+    event_range: Range,
+    same_run: bool,
+}
+
+/// Reads the logs twice (pass 1: time ranges and database writes; pass 2: the merge by
+/// time into the output `create` makes, told whether values are written).
+fn merge<W: Write, S: Fn() -> Result<ShimRows>>(
+    open_events: impl Fn() -> Result<EventRows>,
+    open_shim: Option<S>,
+    create: impl FnOnce(bool) -> Result<Output<W>>,
+    report: &mut ImportReport,
+) -> Result<Merged<W>> {
+    // Pass 1: the logs' time ranges, and when each logs writes each database page.
+    let mut scratch = ImportReport::default();
+    let mut event_range = Range::default();
+    let mut db_written = DbWrites::default();
+    // The database pages frames dirty.
+    let mut frames = FxHashSet::default();
+    let mut rows = open_events()?;
+    while let Some(row) = rows.next(&mut scratch)? {
+        event_range.add(row.time_ns);
+        db_written.note(&row);
+        if let Event::Frame { pgno, .. } = row.event {
+            frames.insert(pgno - 1);
+        }
+    }
+    let mut shim_written = DbWrites::default();
+    let shim_range = match &open_shim {
+        Some(open) => {
+            let mut rows = open()?;
+            let mut range = Range::default();
+            while let Some(row) = rows.next(&mut scratch)? {
+                range.add(row.time_ns);
+                shim_written.note(&row);
+            }
+            Some(range)
+        }
+        None => None,
+    };
+    let mut db_written = db_written.finish(&frames);
+    let same_run = shim_range.is_some_and(|s| s.overlaps(&event_range));
+    if same_run {
+        // Only the same run's database writes are joins.
+        for (page, t) in shim_written.finish(&frames) {
+            let w = db_written.entry(page).or_insert(t);
+            *w = (*w).max(t);
+        }
+    }
+
+    // Pass 2: merge by time.
+    let output = create(open_shim.is_some())?;
+    let mut events = open_events()?;
+    let mut shim = match &open_shim {
+        Some(open) => Some(open()?),
+        None => None,
+    };
+    let mut im = Importer {
+        output,
+        wal_dirty: BTreeSet::new(),
+        dirtied: FxHashSet::default(),
+        db_written,
+        shim_cover: if same_run { shim_range } else { None },
+        counts: Counts::default(),
+    };
+    let mut next_event = events.next(report)?;
+    let mut next_shim = match shim.as_mut() {
+        Some(s) => s.next(report)?,
+        None => None,
+    };
+    loop {
+        let take_event = match (&next_event, &next_shim) {
+            (Some(e), Some(s)) => e.time_ns <= s.time_ns,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => break,
+        };
+        if take_event {
+            let row = next_event.take().expect("an event row");
+            im.emit(row, report)?;
+            next_event = events.next(report)?;
+        } else {
+            let row = next_shim.take().expect("a shim row");
+            im.emit(row, report)?;
+            next_shim = shim.as_mut().expect("the shim log").next(report)?;
+        }
+    }
+    Ok(Merged {
+        im,
+        events,
+        shim,
+        shim_range,
+        event_range,
+        same_run,
+    })
+}
+
+impl<W: Write> Merged<W> {
+    /// Fills in the report's details; returns the notes (`events_file` names the event
+    /// log in them).
+    fn details(&self, events_file: &str, report: &mut ImportReport) -> Vec<String> {
+        let (im, events, event_range) = (&self.im, &self.events, self.event_range);
+        let c = &im.counts;
+        let d = &mut report.details;
+        d.insert("event_rows".into(), events.rows);
+        d.insert("frames".into(), c.frames);
+        d.insert("commits".into(), c.commits);
+        d.insert("frame_writes".into(), c.frame_writes);
+        d.insert("frames_off_stride".into(), c.frames_off_stride);
+        d.insert("distinct_pages_dirtied".into(), im.dirtied.len() as u64);
+        d.insert("checkpoint_writes".into(), c.checkpoint_writes);
+        d.insert("checkpoint_pages".into(), c.checkpoint_pages);
+        d.insert(
+            "pages_cleaned_by_checkpoint".into(),
+            c.cleaned_by_checkpoint,
+        );
+        d.insert("truncates".into(), c.truncates);
+        d.insert("wal_truncates".into(), c.wal_truncates);
+        d.insert("pages_cleaned_by_truncate".into(), c.cleaned_by_truncate);
+        d.insert("flushes".into(), c.flushes);
+        d.insert("pages_dirty_at_end".into(), im.wal_dirty.len() as u64);
+        d.insert("shim_log_present".into(), u64::from(self.shim.is_some()));
+        let mut notes = Vec::new();
+        if let (Some(s), Some(r)) = (&self.shim, self.shim_range) {
+            d.insert("shim_rows".into(), s.rows);
+            d.insert("shim_writes".into(), s.writes);
+            d.insert("shim_syncs".into(), s.syncs);
+            d.insert("partial_page_values".into(), s.partial_values);
+            d.insert("shim_log_other_run".into(), u64::from(!self.same_run));
+            if !self.same_run && !r.is_empty() && !event_range.is_empty() {
+                let gap = if r.first > event_range.last {
+                    r.first - event_range.last
+                } else {
+                    event_range.first.saturating_sub(r.last)
+                };
+                d.insert("runs_gap_s".into(), gap / 1_000_000_000);
+                notes.push(format!(
+                    "{}: another run than {} (t {} to {} s against {} to {} s, {} s apart): \
+                     imported on its own clock, not joined to the frames",
+                    s.lines.name,
+                    events_file,
+                    secs(r.first),
+                    secs(r.last),
+                    secs(event_range.first),
+                    secs(event_range.last),
+                    gap / 1_000_000_000
+                ));
+            }
+        }
+        notes
+    }
 }
 
 /// The first of `names` (or with `.gz` / `.zst`) in `folder`.
@@ -361,20 +450,63 @@ fn secs(ns: u64) -> String {
     )
 }
 
-/// Records, for each database page a row writes, the latest time it is written.
-fn note_db_write(row: &Row, written: &mut FxHashMap<u64, u64>) {
-    if let Event::Write {
-        file: FileKind::Db,
-        offset,
-        len,
-        ..
-    } = &row.event
-    {
-        let (first, n) = pages(*offset, *len);
-        for p in first..first + n {
-            let t = written.entry(p).or_insert(row.time_ns);
-            *t = (*t).max(row.time_ns);
+/// Writes to the database file of more pages than this are kept as ranges (see
+/// [`DbWrites`]).
+const BIG_WRITE_PAGES: u64 = 256;
+
+/// For each database page a log writes, the latest time it is written (what a frame
+/// joins to). A write of more than [`BIG_WRITE_PAGES`] pages is kept as a range and, at
+/// the end, applied to the pages frames dirty only (the only pages the join looks up),
+/// so that one row with a huge `len` costs neither memory nor time per page.
+#[derive(Default)]
+struct DbWrites {
+    pages: FxHashMap<u64, u64>,
+    /// `(first page, pages, time)` of the big writes.
+    big: Vec<(u64, u64, u64)>,
+}
+
+impl DbWrites {
+    fn note(&mut self, row: &Row) {
+        if let Event::Write {
+            file: FileKind::Db,
+            offset,
+            len,
+            ..
+        } = &row.event
+        {
+            let (first, n) = pages(*offset, *len);
+            if n > BIG_WRITE_PAGES {
+                self.big.push((first, n, row.time_ns));
+                return;
+            }
+            for p in first..first + n {
+                let t = self.pages.entry(p).or_insert(row.time_ns);
+                *t = (*t).max(row.time_ns);
+            }
         }
+    }
+
+    /// Page → latest write time, for every page a small write writes and every page in
+    /// `frames` a big write writes.
+    fn finish(mut self, frames: &FxHashSet<u64>) -> FxHashMap<u64, u64> {
+        for (first, n, time) in std::mem::take(&mut self.big) {
+            let mut add = |p: u64| {
+                let t = self.pages.entry(p).or_insert(time);
+                *t = (*t).max(time);
+            };
+            if n <= frames.len() as u64 {
+                (first..first + n)
+                    .filter(|p| frames.contains(p))
+                    .for_each(&mut add);
+            } else {
+                frames
+                    .iter()
+                    .copied()
+                    .filter(|p| (first..first + n).contains(p))
+                    .for_each(&mut add);
+            }
+        }
+        self.pages
     }
 }
 
@@ -384,7 +516,7 @@ fn pages(offset: u64, len: u64) -> (u64, u64) {
         return (offset / PAGE, 0);
     }
     let first = offset / PAGE;
-    let last = (offset + len - 1) / PAGE;
+    let last = offset.saturating_add(len - 1) / PAGE;
     (first, last - first + 1)
 }
 
@@ -439,8 +571,8 @@ struct Counts {
 }
 
 /// The merge's state: what it writes, and the pages dirty in the WAL.
-struct Importer {
-    output: Output,
+struct Importer<W: Write> {
+    output: Output<W>,
     /// Database pages (from 0) whose newest copy is in the WAL.
     wal_dirty: BTreeSet<u64>,
     dirtied: FxHashSet<u64>,
@@ -451,7 +583,7 @@ struct Importer {
     counts: Counts,
 }
 
-impl Importer {
+impl<W: Write> Importer<W> {
     fn emit(&mut self, row: Row, report: &mut ImportReport) -> Result<()> {
         let t = row.time_ns;
         match row.event {
@@ -491,9 +623,11 @@ impl Importer {
                 if file == FileKind::Db {
                     self.counts.checkpoint_writes += 1;
                     self.counts.checkpoint_pages += n;
-                    let cleaned: Vec<u64> = (first..first + n)
-                        .filter(|p| self.wal_dirty.remove(p))
-                        .collect();
+                    let cleaned: Vec<u64> =
+                        self.wal_dirty.range(first..first + n).copied().collect();
+                    for p in &cleaned {
+                        self.wal_dirty.remove(p);
+                    }
                     self.counts.cleaned_by_checkpoint += cleaned.len() as u64;
                     self.clean(t, &cleaned, report)?;
                 }
@@ -607,12 +741,12 @@ struct EventRows {
 }
 
 impl EventRows {
-    fn open(path: &Path) -> Result<EventRows> {
-        Ok(EventRows {
-            lines: Lines::open(path, &format!("WAL event log ({EVENT_FIELDS})"))?,
+    fn new(lines: Lines) -> EventRows {
+        EventRows {
+            lines,
             last: 0,
             rows: 0,
-        })
+        }
     }
 
     /// The next row (dropped rows are counted in `report`).
@@ -672,7 +806,7 @@ impl EventRows {
                             "commit_size (database pages after a commit, or 0)",
                         )?
                     };
-                    check_range(&self.lines, offset, len + PAGE)?;
+                    check_range(&self.lines, offset, len.saturating_add(PAGE))?;
                     Event::Frame {
                         pgno,
                         offset,
@@ -739,16 +873,16 @@ struct ShimRows {
 }
 
 impl ShimRows {
-    fn open(path: &Path) -> Result<ShimRows> {
-        Ok(ShimRows {
-            lines: Lines::open(path, "hashing shim log (W/S lines)")?,
+    fn new(lines: Lines) -> ShimRows {
+        ShimRows {
+            lines,
             last: 0,
             db: None,
             rows: 0,
             writes: 0,
             syncs: 0,
             partial_values: 0,
-        })
+        }
     }
 
     fn next(&mut self, report: &mut ImportReport) -> Result<Option<Row>> {
@@ -810,7 +944,9 @@ impl ShimRows {
                 )));
             }
             let (_, count) = pages(offset, len);
-            let mut values = Vec::with_capacity(count as usize);
+            // Room for the hashes the line holds (not for `count`, which `len` sets).
+            let commas = f[n - 1].bytes().filter(|&b| b == b',').count();
+            let mut values = Vec::with_capacity(commas + 1);
             for h in f[n - 1].split(',') {
                 let digits = h.trim_end_matches(['~', '?']);
                 if digits.len() != h.len() {

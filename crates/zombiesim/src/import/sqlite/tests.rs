@@ -244,3 +244,71 @@ fn the_event_log_is_required() {
     let e = import_sqlite(&dir.path().join("nope"), &dir.path().join("o")).unwrap_err();
     assert!(e.to_string().contains("not a folder"), "{e}");
 }
+
+#[test]
+fn huge_lengths_are_refused_not_overflowed_or_allocated() {
+    // A frame's header length near 2^64 overflowed `len + 4096`.
+    let dir = folder(
+        Some(&format!(
+            "{HEAD}1.0,walframe,wal,3,32,18446744073709551615,0\n"
+        )),
+        None,
+    );
+    let e = import(dir.path()).unwrap_err();
+    assert!(matches!(e, Error::Input { line: 2, .. }), "{e}");
+    assert!(e.to_string().contains("reach beyond the 1 TiB"), "{e}");
+    for (row, why) in [
+        // The byte range's end overflowed when counting its pages.
+        (
+            "W 1 1 4 /x/t.db 18446744073709547520 8192 4503599627370495 aa",
+            "reach beyond the 1 TiB",
+        ),
+        // The page count of a huge `len` sized the hashes' vector before it was checked.
+        (
+            "W 1 1 4 /x/t.db 0 1099511627776000 0 aa",
+            "expected 268435456000 hashes",
+        ),
+    ] {
+        let dir = folder(Some(HEAD), Some(&format!("{row}\n")));
+        let e = import(dir.path()).unwrap_err();
+        assert!(matches!(e, Error::Input { line: 1, .. }), "{row}: {e}");
+        assert!(e.to_string().contains(why), "{row}: {e}");
+    }
+}
+
+#[test]
+fn a_checkpoint_of_a_million_pages_costs_nothing_per_page() {
+    // One write of 4 GiB - 4 KiB to the database file: the join (pass 1) and the clean
+    // (pass 2) look at the pages frames dirtied, not at every page written.
+    let events = format!(
+        "{HEAD}1.0,walframe,wal,3,32,24,0\n2.0,checkpoint,t.db,,0,4294963200,\n\
+         3.0,walframe,wal,1048576,4152,24,0\n"
+    );
+    let dir = folder(Some(&events), None);
+    let (report, recs) = import(dir.path()).unwrap();
+    assert_eq!((report.host_events, report.host_events_joined), (2, 1));
+    assert_eq!(report.details["pages_cleaned_by_checkpoint"], 1);
+    assert_eq!(report.details["checkpoint_pages"], 1_048_575);
+    let d = HostBuffer::Database.id();
+    assert!(recs
+        .iter()
+        .any(|(r, _)| (r.op, r.offset, r.device) == (TraceOp::Clean, db(3), d)));
+
+    let mut w = DbWrites::default();
+    let row = |t: u64, offset: u64, len: u64| Row {
+        time_ns: t,
+        event: Event::Write {
+            file: FileKind::Db,
+            offset,
+            len,
+            values: Vec::new(),
+        },
+    };
+    w.note(&row(5, 0, PAGE));
+    w.note(&row(7, 0, 1 << 40));
+    w.note(&row(6, 10 * PAGE, 1000 * PAGE));
+    let frames: FxHashSet<u64> = [0, 20, (1 << 28) - 1, 1 << 28].into_iter().collect();
+    let map = w.finish(&frames);
+    assert_eq!(map.len(), 3, "{map:?}");
+    assert_eq!((map[&0], map[&20], map[&((1 << 28) - 1)]), (7, 7, 7));
+}
