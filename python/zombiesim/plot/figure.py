@@ -146,3 +146,16 @@ def list_lines(ax, frame, xcol: str, ycol: str, hues: Sequence[str]) -> list[tup
         label = labels.iloc[i] if labels is not None else str(i)
         rows += [(h, label, a, b) for a, b in zip(xs, ys, strict=True)]
     return rows
+
+
+def lines_frame(rows: list[tuple], columns: list[str], frame, hue: str | None):
+    """What `list_lines` drew as a DataFrame (`columns` after `hue`, `label`): the hue
+    column is named for the hue, or dropped when the hue is the label itself."""
+    import pandas as pd
+
+    from .columns import resolve, short
+
+    data = pd.DataFrame(rows, columns=["hue", "label", *columns])
+    if hue in (None, "label"):
+        return data.drop(columns="hue")
+    return data.rename(columns={"hue": short(resolve(frame, hue))})

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from .columns import hue_values, missing, numbers, resolve, runs, short
-from .figure import category_ticks, colour, legend, list_lines, no_data, record, target
+from .figure import category_ticks, colour, legend, lines_frame, list_lines, no_data, record, target
 
 
 def latency_cdf(df, kind: str = "all", hue: str | None = "label", ax=None):
     """The latency CDF of each timed run (`latency.<kind>.cdf_us` against `.cdf_q`; kind
     `read`, `write` or `all`), on a log µs axis; one colour per `hue` value. Says "no
     timed runs" in the panel when no run was timed."""
-    import pandas as pd
 
     frame = runs(df)
     fig, ax = target(ax)
@@ -32,11 +31,7 @@ def latency_cdf(df, kind: str = "all", hue: str | None = "label", ax=None):
             legend(ax, short(resolve(frame, hue)) if hue else None)
         else:
             no_data(ax, f"no {kind} requests in the timed runs", title)
-    data = pd.DataFrame(rows, columns=["hue", "label", "latency_us", "quantile"])
-    if hue in (None, "label"):
-        data = data.drop(columns="hue")
-    else:
-        data = data.rename(columns={"hue": short(resolve(frame, hue))})
+    data = lines_frame(rows, ["latency_us", "quantile"], frame, hue)
     record(ax, data)
     return fig
 

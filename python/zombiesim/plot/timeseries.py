@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .columns import hue_values, resolve, runs, short
-from .figure import legend, list_lines, no_data, record, target
+from .figure import legend, lines_frame, list_lines, no_data, record, target
 
 #: Axis labels of the time series' fields.
 SERIES_LABELS = {
@@ -21,7 +21,6 @@ def series(df, y: str = "waf_cumulative", hue: str | None = "label", ax=None):
     """A time series field (`series.<y>`: `waf_cumulative`, `waf_interval`,
     `free_blocks`, ...) against drive writes into the measured phase, one line per run,
     one colour per `hue` value."""
-    import pandas as pd
 
     frame = runs(df)
     fig, ax = target(ax)
@@ -41,10 +40,6 @@ def series(df, y: str = "waf_cumulative", hue: str | None = "label", ax=None):
         legend(ax, short(resolve(frame, hue)) if hue else None)
     else:
         no_data(ax, "no time series\n(the measured phase was shorter than one point)", title)
-    data = pd.DataFrame(rows, columns=["hue", "label", "drive_writes", field])
-    if hue in (None, "label"):
-        data = data.drop(columns="hue")
-    else:
-        data = data.rename(columns={"hue": short(resolve(frame, hue))})
+    data = lines_frame(rows, ["drive_writes", field], frame, hue)
     record(ax, data)
     return fig
