@@ -6,7 +6,7 @@
 #
 #   fuzz/run.sh [TARGET...]          FUZZ_SECONDS=60 by default
 #
-# fuzz/corpus/<target>/ is read, never written: new inputs go to fuzz/work/<target>/ and a
+# fuzz/corpus/<target>/ is read, never written: new inputs go to work/<target>/ (beside this script) and a
 # crashing input to fuzz/artifacts/<target>/ (both ignored by git). Fix the parser, then
 # copy the input to fuzz/regressions/<target>/, which `make test` replays.
 set -uo pipefail
