@@ -8,13 +8,12 @@ import json
 import os
 import signal
 import stat
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from processes import Background
 
 import zombiesim as zs
 from zombiesim import _core
@@ -99,24 +98,39 @@ def test_trace_stats_on_an_absurd_record_is_quick_and_bounded(cli, tmp_path):
 
 
 def test_trace_stats_stops_on_ctrl_c_within_a_second(tmp_path):
-    path = tmp_path / "long.csv"
+    """An endless trace (a FIFO a thread keeps writing records into) cannot be read to
+    its end before the signal: the race a fixed sleep would run cannot be lost."""
+    fifo = tmp_path / "endless.csv"
+    os.mkfifo(fifo)
     block = "".join(
         MSR_LINE.format(op="Write", offset=(i * 7919 % 100_000) * 4096, size=4096)
         for i in range(10_000)
-    )
-    with open(path, "w") as f:
-        for _ in range(300):  # 3 M records: several seconds of reading
-            f.write(block)
-    cmd = [sys.executable, "-m", "zombiesim", "trace", "stats", str(path), "--format", "msr"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
-    if proc.poll() is not None:
-        pytest.skip("the machine read the whole trace before the signal")
-    sent = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=10)
-    assert time.monotonic() - sent < 1.0
-    assert proc.returncode == 130 and "interrupted" in err
+    ).encode()
+    stop = threading.Event()
+
+    def feed() -> None:
+        try:
+            with open(fifo, "wb") as f:  # blocks until the reader opens it
+                while not stop.is_set():
+                    f.write(block)
+        except (BrokenPipeError, ValueError, OSError):
+            pass  # the reader went away
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    bg = Background("trace", "stats", str(fifo), "--format", "msr", marker=tmp_path / "started")
+    try:
+        bg.wait_started()
+        sent = bg.send(signal.SIGINT)
+        _, err = bg.communicate(timeout=10)
+        assert time.monotonic() - sent < 1.0
+        assert bg.returncode == 130 and "interrupted" in err
+    finally:
+        stop.set()
+        if bg.returncode is None:
+            bg.proc.kill()
+            bg.proc.communicate()
+        writer.join(timeout=10)
 
 
 def test_a_device_too_large_for_the_memory_limit_is_refused_before_allocating(cli):
@@ -261,14 +275,15 @@ def test_the_python_api_raises_config_errors_naming_the_key(small):
 
 def test_sigterm_writes_a_partial_report_and_exits_143(tmp_path):
     out = tmp_path / "partial.json"
-    cmd = [sys.executable, "-m", "zombiesim", "run", "-w", "uniform:drive_writes=500"]
-    proc = subprocess.Popen([*cmd, "--json", str(out), "-q"], stderr=subprocess.PIPE, text=True)
-    time.sleep(3)
-    sent = time.monotonic()
-    proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=20)
+    bg = Background(
+        "run", "-w", "uniform:drive_writes=500", "--json", str(out), "-q",
+        marker=tmp_path / "started",
+    )  # fmt: skip
+    bg.wait_started()
+    sent = bg.send(signal.SIGTERM)
+    _, err = bg.communicate(timeout=20)
     assert time.monotonic() - sent < 2
-    assert proc.returncode == 143 and "terminated" in err
+    assert bg.returncode == 143 and "terminated" in err
     report = json.loads(out.read_text())
     assert report["run"]["interrupted"] is True and 0 <= report["run"]["progress"] < 1
 

@@ -8,15 +8,16 @@ import csv
 import gzip
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from processes import default_signals, wait_for
 
 from zombiesim import _core
 from zombiesim import capture as cap
@@ -425,19 +426,35 @@ def test_capture_timeout(can_capture, cli, tmp_path):
 
 
 def test_capture_interrupted_leaves_nothing(can_capture, tmp_path):
+    """SIGINT while the command runs: the command's group is killed, the trace instance,
+    the mount and the loop device are undone, and no folder is left. The command itself
+    says when it runs (it creates a file outside the captured file system), so the signal
+    always arrives mid-command; the child starts with the default signal handlers."""
     before = _loop_images()
     out = tmp_path / "cap"
+    running = tmp_path / "running"
+    command = f"touch {shlex.quote(str(running))}; exec sleep 600"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "zombiesim", "capture", "--out", str(out), "--", "sleep", "60"],
+        [
+            sys.executable,
+            "-m",
+            "zombiesim",
+            "capture",
+            "--out",
+            str(out),
+            "--",
+            "sh",
+            "-c",
+            command,
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_signals,
     )
     instance = cap.TRACEFS / "instances" / f"zombiesim-{proc.pid}"
-    deadline = time.monotonic() + 60
-    while not instance.exists() and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.5)
+    wait_for(running.exists, proc=proc, what="the captured command to start")
+    assert instance.exists()
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

@@ -1,13 +1,10 @@
 """The command line, run as users run it: `python -m zombiesim ...` in a subprocess."""
 
 import json
-import os
 import signal
-import subprocess
-import sys
-import time
 
 import pytest
+from processes import Background
 
 SMALL = ["--set", "flash.blocks_per_plane=64"]
 
@@ -186,20 +183,14 @@ def test_demo_quick_writes_html_and_csv(cli, tmp_path):
 
 def test_ctrl_c_writes_partial_report_and_exits_130(tmp_path):
     out = tmp_path / "partial.json"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "zombiesim", "run", *SMALL,
-         "--workload", "uniform:drive_writes=100000", "--json", str(out)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        # The test runner may ignore SIGINT; give the child Python's usual handler.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-        env=dict(os.environ),
+    bg = Background(
+        "run", *SMALL, "--workload", "uniform:drive_writes=100000", "--json", str(out),
+        marker=tmp_path / "started",
     )  # fmt: skip
-    time.sleep(2.0)
-    proc.send_signal(signal.SIGINT)
-    stdout, stderr = proc.communicate(timeout=30)
-    assert proc.returncode == 130, stderr
+    bg.wait_started()
+    bg.send(signal.SIGINT)
+    stdout, stderr = bg.communicate(timeout=30)
+    assert bg.returncode == 130, stderr
     assert "interrupted" in stderr and "Traceback" not in stderr
     run = json.loads(out.read_text())["run"]
     assert run["interrupted"] is True and 0 <= run["progress"] < 1

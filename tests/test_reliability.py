@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import Background, default_signals, wait_for
 
 import zombiesim as zs
 
@@ -20,23 +21,15 @@ SMALL = ("--set", "flash.blocks_per_plane=64")
 
 
 def start(*args: str) -> subprocess.Popen:
-    """A `zombiesim` command in the background, with the default SIGINT handler (the
+    """A `zombiesim` command in the background, with the default signal handlers (the
     test runner may run as a background job, whose children ignore SIGINT)."""
     return subprocess.Popen(
         [ZOMBIESIM, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=default_signals,
     )
-
-
-def wait_for(predicate, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting")
-        time.sleep(0.05)
 
 
 def sha(text: str | bytes) -> str:
@@ -54,14 +47,15 @@ def canonical(report: dict) -> str:
 def test_interrupted_compare_writes_partial_reports(tmp_path, sig):
     out = tmp_path / "runs.json"
     page = tmp_path / "runs.html"
-    proc = start(
+    bg = Background(
         "compare", *SMALL, "--policies", "greedy,fifo", "-w", "uniform:drive_writes=100000",
         "--json", str(out), "--report", str(page), "--jobs", "2",
+        marker=tmp_path / "started",
     )  # fmt: skip
-    time.sleep(2.0)
-    proc.send_signal(sig)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == (130 if sig == signal.SIGINT else 143), err
+    bg.wait_started()
+    bg.send(sig)
+    _, err = bg.communicate(timeout=60)
+    assert bg.returncode == (130 if sig == signal.SIGINT else 143), err
     reports = json.loads(out.read_text())
     assert set(reports) == {"greedy", "fifo"}
     for rep in reports.values():
@@ -71,13 +65,14 @@ def test_interrupted_compare_writes_partial_reports(tmp_path, sig):
 
 def test_interrupted_reproduce_writes_what_ran(tmp_path):
     out = tmp_path / "rep"
-    proc = start("reproduce", "zombie-chasing", "--out", str(out), "--quiet", "--jobs", "2")
-    time.sleep(4.0)
-    if proc.poll() is not None:
-        pytest.skip("the reproduction finished before the signal")
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
+    bg = Background(
+        "reproduce", "zombie-chasing", "--out", str(out), "--quiet", "--jobs", "2",
+        marker=tmp_path / "started",
+    )  # fmt: skip
+    bg.wait_started()  # its first run is under way: the reproduction has minutes to go
+    bg.send(signal.SIGINT)
+    _, err = bg.communicate(timeout=120)
+    assert bg.returncode == 130, err
     assert "claims not evaluated" in err
     partial = json.loads((out / "partial.json").read_text())
     assert partial["interrupted"] is True and partial["claims"] is None
@@ -120,10 +115,13 @@ def test_a_killed_sweep_leaves_only_whole_files_and_resumes(tmp_path):
 def test_a_killed_run_never_leaves_a_truncated_report(tmp_path):
     out = tmp_path / "rep.json"
     out.write_text('{"old": true}\n')
-    proc = start("run", *SMALL, "-w", "uniform:drive_writes=100000", "--json", str(out))
-    time.sleep(1.5)
-    proc.kill()
-    proc.communicate(timeout=30)
+    bg = Background(
+        "run", *SMALL, "-w", "uniform:drive_writes=100000", "--json", str(out),
+        marker=tmp_path / "started",
+    )  # fmt: skip
+    bg.wait_started()
+    bg.send(signal.SIGKILL)
+    bg.communicate(timeout=30)
     assert json.loads(out.read_text()) == {"old": True}  # the old file, whole
 
 

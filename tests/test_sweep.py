@@ -7,10 +7,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from processes import default_signals, wait_for
 
 import zombiesim as zs
 from zombiesim import sweeps
@@ -219,13 +219,9 @@ def test_interrupted_sweep_resumes_without_recomputing(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
         # The test runner may ignore SIGINT (a background job): give the child the default.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=default_signals,
     )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if len(list((out / "cells").glob("*.json"))) >= 4:
-            break
-        time.sleep(0.05)
+    wait_for(lambda: len(list((out / "cells").glob("*.json"))) >= 4, proc=proc, what="4 cells")
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr

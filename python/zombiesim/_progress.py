@@ -3,10 +3,18 @@
 Nothing is drawn unless stderr is a terminal, and nothing until the work has run for
 `delay` seconds (short runs stay quiet). Updates may come from any thread (the simulation
 callbacks run on the worker threads of `compare`).
+
+The first update also announces that the long work is under way: with
+`ZOMBIESIM_STARTED_FILE=PATH` in the environment, PATH is created at that moment (once per
+process). By then the command's signal handlers are in place and the simulator is running,
+so a script (or a test) that waits for the file and then sends SIGINT or SIGTERM always
+gets the documented outcome (a partial report, exit 130 or 143), never a race against the
+interpreter's start-up.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from typing import Any
@@ -22,7 +30,29 @@ from rich.progress import (
 )
 from rich.text import Text
 
-__all__ = ["LazyProgress"]
+__all__ = ["STARTED_ENV", "LazyProgress", "announce_started"]
+
+#: The environment variable naming the file `announce_started` creates.
+STARTED_ENV = "ZOMBIESIM_STARTED_FILE"
+
+_announced = threading.Event()
+
+
+def announce_started() -> None:
+    """Create the file named by `$ZOMBIESIM_STARTED_FILE` (if set), once per process: the
+    long work (a simulation, a trace being read) is running. A file that cannot be created
+    is ignored: the marker is a courtesy, never a reason to fail a run."""
+    if _announced.is_set():
+        return
+    _announced.set()
+    path = os.environ.get(STARTED_ENV)
+    if not path:
+        return
+    try:
+        with open(path, "a"):
+            pass
+    except OSError:
+        pass
 
 
 class _SinceColumn(ProgressColumn):
@@ -66,6 +96,7 @@ class LazyProgress:
         self, key: Any, description: str, completed: float, total: float | None = 1.0
     ) -> None:
         """Set one line: `completed` out of `total` (`total=None`: unknown, a pulsing bar)."""
+        announce_started()
         if not self.enabled or self._closed:
             return
         with self._lock:

@@ -1149,7 +1149,12 @@ def capture(
     try:
         with open(image, "wb") as f:
             f.truncate(size)
-        loop = _run(["losetup", "--find", "--show", str(image)], "attaching a loop device").strip()
+        # Each resource is taken and recorded with SIGINT and SIGTERM held, so a signal
+        # cannot fall between the two and leave it behind (a loop device, a mount, a
+        # trace instance, an open trace pipe): the `finally` below undoes what is recorded.
+        with _signals_held():
+            loop = _run(["losetup", "--find", "--show", str(image)], "attaching a loop device")
+            loop = loop.strip()
         st = os.stat(loop)
         dev = (os.major(st.st_rdev), os.minor(st.st_rdev))
         say(f"{loop} ({dev[0]}:{dev[1]}): {fs}, {size >> 20} MiB")
@@ -1161,12 +1166,15 @@ def capture(
             mkfs = ["mkfs.xfs", "-q", "-f", "-K"]
         _run([*mkfs, loop], f"mkfs.{fs}", timeout=600)
         mnt.mkdir()
-        _run(["mount", "-t", fs, loop, str(mnt)], "mounting the file system")
-        mounted = True
-        instance = _TraceInstance(tracefs, f"zombiesim-{os.getpid()}")
+        with _signals_held():
+            _run(["mount", "-t", fs, loop, str(mnt)], "mounting the file system")
+            mounted = True
+        with _signals_held():
+            instance = _TraceInstance(tracefs, f"zombiesim-{os.getpid()}")
         instance.configure(available, dev)
-        reader = _PipeReader(instance.path / "trace_pipe", raw)
-        reader.start()
+        with _signals_held():
+            reader = _PipeReader(instance.path / "trace_pipe", raw)
+            reader.start()
         write_uptime_start(staging / UPTIME)
         instance.start()
         say(f"tracing {', '.join(instance.enabled)}; running {shlex.join(cmd)}")

@@ -19,6 +19,7 @@ from rich.text import Text
 from .. import sweeps
 from .._errors import ConfigError, InputError, make_error
 from .._format import seconds, size
+from .._progress import announce_started
 from .common import EXIT_CHECK_FAILED, EXIT_OK, interrupted, out
 from .parser import add_command, jobs_option, memory_option
 
@@ -118,6 +119,7 @@ class _Bar:
             self.progress.start()
 
     def __call__(self, counts: sweeps.Counts, eta: float | None) -> None:
+        announce_started()
         if self.progress is None:
             return
         eta_text = f" · ETA {seconds(eta)}" if eta else ""

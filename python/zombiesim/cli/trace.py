@@ -23,6 +23,7 @@ from .common import (
     check_writable,
     out,
     print_fields,
+    progress_bar,
     trace_times,
     write_json,
 )
@@ -71,6 +72,7 @@ def register(sub: Any) -> None:
     )
     t.add_argument("file", metavar="FILE")
     format_option(t, required=True)
+    t.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     t.add_argument(
         "--page-size",
         metavar="SIZE",
@@ -181,13 +183,19 @@ def _trace_formats(args: argparse.Namespace) -> int:
 
 def _trace_stats(args: argparse.Namespace) -> int:
     check_writable(args.json)
-    st = traces.stats(
-        args.file,
-        args.format,
-        page_size=args.page_size,
-        device=args.device,
-        on_error=args.on_error,
-    )
+    with progress_bar(args) as bar:
+
+        def progress(phase: str, fraction: float | None, records: int) -> None:
+            bar.update("stats", f"reading {args.file} ({records:,} records)", 0, None)
+
+        st = traces.stats(
+            args.file,
+            args.format,
+            page_size=args.page_size,
+            device=args.device,
+            on_error=args.on_error,
+            progress=progress,
+        )
     if args.json:
         write_json(args.json, json.dumps(st, indent=2))
     if args.json == "-":
