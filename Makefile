@@ -9,29 +9,36 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 CARGO  ?= cargo
 
-.PHONY: demo test test-rust test-python goldens bench lint fmt build clean fuzz
+.PHONY: demo test test-rust test-python goldens bench lint fmt build build-dev clean fuzz
 
 $(BIN)/maturin:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "maturin>=1.16,<2"
 
-# Build the Rust extension in release mode and install the package (with its
-# runtime and test dependencies) into the virtualenv. pip's lines about what is
-# already installed are left out; everything else (and any failure) shows.
+# Build the Rust extension in release mode and install the package into the
+# virtualenv: `build` with its runtime dependencies only (what `make demo` needs),
+# `build-dev` with the `dev` extra too (test tools, ruff, the Ray and Dask engines:
+# what `make test` and `make lint` need). pip's lines about what is already
+# installed are left out; everything else (and any failure) shows.
+MATURIN_DEVELOP = VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet
+PIP_QUIET       = { grep -vE '^(Requirement already satisfied|Ignoring [a-z]+: markers|Looking in links)' || true; }
+
 build: $(BIN)/maturin
-	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --quiet --extras dev 2>&1 \
-	  | { grep -vE '^(Requirement already satisfied|Ignoring [a-z]+: markers|Looking in links)' || true; }
+	$(MATURIN_DEVELOP) 2>&1 | $(PIP_QUIET)
+
+build-dev: $(BIN)/maturin
+	$(MATURIN_DEVELOP) --extras dev 2>&1 | $(PIP_QUIET)
 
 demo: build
 	$(BIN)/zombiesim demo
 
-test: build test-rust test-python
+test: build-dev test-rust test-python
 
 test-rust:
 	$(CARGO) test -p zombiesim --release
 
-test-python: build
+test-python: build-dev
 	$(BIN)/python -m pytest -q
 
 # Rewrite the golden reports (crates/zombiesim/tests/golden/) from the current code,
@@ -44,12 +51,12 @@ FUZZ_SECONDS ?= 60
 fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) CARGO=$(CARGO) fuzz/run.sh $(FUZZ_TARGETS)
 
-bench: build
+bench: build-dev
 	$(CARGO) build --release -p zombiesim --example run_config
 	$(BIN)/python benches/bench.py
 	$(BIN)/zombiesim validate --full
 
-lint: build
+lint: build-dev
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --all-targets -- -D warnings
 	$(BIN)/ruff check python tests benches
