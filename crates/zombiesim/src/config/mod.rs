@@ -601,7 +601,28 @@ impl Config {
         }
         let cfg = Self::from_table(table)?;
         cfg.validate()?;
+        cfg.check_keys_set(pairs.iter().map(|(k, _)| k.as_str()))?;
         *self = cfg;
+        Ok(())
+    }
+
+    /// Checks of keys set by name (`--set`, `Config.override`), beyond `validate`: a key
+    /// set by name must take effect. A whole document (a preset, a stored configuration)
+    /// may carry a value for another mode: the `default` preset names the scheduler its
+    /// timed runs use (`suspend`) and still counts by default.
+    fn check_keys_set<'k>(&self, keys: impl IntoIterator<Item = &'k str>) -> Result<()> {
+        let t = &self.timing;
+        for key in keys {
+            if key == "timing.scheduler" && t.scheduler != Scheduler::Fifo && !t.enabled {
+                return Err(Error::config(
+                    "timing.scheduler",
+                    format!(
+                        "`{}` orders flash operations in time: set timing.enabled = true (or keep `fifo`)",
+                        t.scheduler.name()
+                    ),
+                ));
+            }
+        }
         Ok(())
     }
 
@@ -856,15 +877,6 @@ impl Config {
                     ));
                 }
             }
-        }
-        if t.scheduler != Scheduler::Fifo && !t.enabled {
-            return Err(Error::config(
-                "timing.scheduler",
-                format!(
-                    "`{}` orders flash operations in time: set timing.enabled = true (or keep `fifo`)",
-                    t.scheduler.name()
-                ),
-            ));
         }
         let g = &self.gc;
         if g.max_victims_per_trigger == 0 && g.hard_watermark != GcConfig::default().hard_watermark

@@ -233,3 +233,38 @@ fn cost_benefits_age_is_a_page_mapped_key() {
     let e = cfg.set("ftl.kind", "fast").unwrap_err().to_string();
     assert!(e.contains("gc.cb_age"), "{e}");
 }
+
+#[test]
+fn presets_name_the_scheduler_their_timed_runs_use() {
+    // The default preset counts, and its timed runs schedule the dies as a current drive:
+    // the scheduler a preset names for timed runs is no error while it counts.
+    let mut cfg = Config::preset("default").unwrap();
+    assert!(!cfg.timing.enabled);
+    assert_eq!(cfg.timing.scheduler, Scheduler::Suspend);
+    let round_trip = Config::from_toml_str(&cfg.to_toml(), "stored.toml").unwrap();
+    assert_eq!(round_trip.timing.scheduler, Scheduler::Suspend);
+    cfg.set("timing.enabled", "true").unwrap();
+    assert_eq!(cfg.timing.scheduler, Scheduler::Suspend);
+    // Set by name, a scheduler that a counting run would not use is refused.
+    let mut counting = Config::preset("default").unwrap();
+    let e = counting.set("timing.scheduler", "rps").unwrap_err().to_string();
+    assert!(
+        e.contains("timing.scheduler") && e.contains("timing.enabled"),
+        "{e}"
+    );
+    counting.set("timing.scheduler", "fifo").unwrap();
+    // The paper presets say which scheduler their devices had.
+    for (preset, scheduler) in [
+        ("zombie-chasing", Scheduler::Fifo),
+        ("dead-value-pool", Scheduler::Rps),
+        ("shadowgc-1tb", Scheduler::Fifo),
+        ("vma-journaling", Scheduler::Fifo),
+        ("ba-gc", Scheduler::Fifo),
+    ] {
+        assert_eq!(
+            Config::preset(preset).unwrap().timing.scheduler,
+            scheduler,
+            "{preset}"
+        );
+    }
+}
