@@ -14,6 +14,11 @@ recorder.
 plot, every plot visible and inside the page, nothing wider than the viewport. It skips
 the calling test when Chromium is not installed.
 
+`render(path, probe=JS)` also runs a JavaScript function of the caller's once the page has
+loaded and returns what it returned (`Rendered.probe`); `table_cells(path)` uses it to say
+where each table's first-row cells show inside its scroll box, scrolled fully left and
+fully right (sticky columns).
+
 Also used by `benches/screenshot.py` (`write_screenshot`). Standard library only, apart from
 pytest in `assert_renders_cleanly`.
 """
@@ -37,6 +42,7 @@ __all__ = [
     "assert_renders_cleanly",
     "find_chromium",
     "render",
+    "table_cells",
     "write_screenshot",
 ]
 
@@ -169,7 +175,8 @@ _BODY_SCRIPT = r"""<pre id="__zs_check" hidden></pre><script>(function () {
     document.getElementById("__zs_check").textContent = JSON.stringify({
       loaded: loaded, errors: window.__zs_errors || [], logs: window.__zs_logs || [],
       page_width: vw, page_height: window.innerHeight, scroll_width: de.scrollWidth,
-      plots: plots, tables_overflowing: tables
+      plots: plots, tables_overflowing: tables,
+      probe: window.__zs_probe ? window.__zs_probe() : null
     });
   }
   // After every other load handler. (Not requestAnimationFrame: under virtual time no
@@ -200,6 +207,8 @@ class Rendered:
     loaded: bool = True
     page_height: int = 0
     console_logs: list[str] = field(default_factory=list)
+    #: What the `probe` function given to `render` returned (None without one).
+    probe: object = None
 
     def problems(self) -> list[str]:
         """Everything `assert_renders_cleanly` objects to, one line each."""
@@ -283,7 +292,7 @@ def _chromium_args(exe: str, profile: str, width: int, height: int) -> list[str]
     return [exe, *_FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}"]
 
 
-def _inject(page: bytes, base: str) -> bytes:
+def _inject(page: bytes, base: str, probe: str | None = None) -> bytes:
     head_bits = _HEAD_SCRIPT.encode()
     if not re.search(rb"<base[\s>]", page, re.I):  # relative URLs still resolve
         head_bits += f'<base href="{html.escape(base)}">'.encode()
@@ -295,7 +304,10 @@ def _inject(page: bytes, base: str) -> bytes:
     page = page[:at] + head_bits + page[at:]
     ends = [m.start() for m in re.finditer(rb"</body\s*>", page, re.I)]
     at = ends[-1] if ends else len(page)
-    return page[:at] + _BODY_SCRIPT.encode() + page[at:]
+    body = _BODY_SCRIPT
+    if probe is not None:
+        body = f"<script>window.__zs_probe = ({probe});</script>" + body
+    return page[:at] + body.encode() + page[at:]
 
 
 _CONSOLE_LINE = re.compile(r':CONSOLE[(:]\d*\)?\]\s*"(?P<msg>.*)", source: (?P<src>.*)$')
@@ -324,18 +336,21 @@ def render(
     width: int = 1280,
     height: int = 900,
     screenshot: str | os.PathLike[str] | None = None,
+    probe: str | None = None,
 ) -> Rendered:
     """Load `html_path` in headless Chromium at `width`x`height` and report console
     errors, plots, tables and page width (see `Rendered`). `screenshot`: also write a
-    PNG of the first `height` pixels there (a second Chromium run). Raises
-    `ChromiumError` when Chromium is missing, fails, times out or reports nothing."""
+    PNG of the first `height` pixels there (a second Chromium run). `probe`: a JavaScript
+    function expression, called once the page has loaded and been measured, whose
+    JSON-serialisable result is `Rendered.probe`. Raises `ChromiumError` when Chromium
+    is missing, fails, times out or reports nothing."""
     exe = _chromium()
     src = Path(html_path).resolve()
     base = src.parent.as_uri() + "/"
     tmp = Path(tempfile.mkdtemp(prefix="zs-browser-"))
     try:
         page = tmp / "page.html"
-        page.write_bytes(_inject(src.read_bytes(), base))
+        page.write_bytes(_inject(src.read_bytes(), base, probe))
         profile = tmp / "profile"
         args = _chromium_args(exe, str(profile), width, height)
         args += [f"--virtual-time-budget={VIRTUAL_TIME_MS}", "--dump-dom", page.as_uri()]
@@ -361,6 +376,7 @@ def render(
         loaded=data["loaded"],
         page_height=data["page_height"],
         console_logs=data["logs"],
+        probe=data.get("probe"),
     )
     if screenshot is not None:
         write_screenshot(src, screenshot, width=width, height=height)
@@ -400,6 +416,67 @@ def write_screenshot(
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return png
+
+
+#: `table_cells`' probe: for each table, its scroll box and, scrolled fully left and then
+#: fully right, where each cell of its first body row is, relative to the box's visible
+#: part, and whether a reader sees it (inside that part, and on top at its centre).
+TABLE_CELLS_PROBE = r"""function () {
+  function scroller(el) {
+    for (var a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+      var ox = getComputedStyle(a).overflowX;
+      if (ox === "auto" || ox === "scroll") return a;
+    }
+    return null;
+  }
+  function place(cell, box) {
+    var b = box.getBoundingClientRect(), r = cell.getBoundingClientRect();
+    var left = b.left + box.clientLeft, right = left + box.clientWidth;
+    var inside = r.width > 0 && r.left >= left - 1 && r.right <= right + 1;
+    var x = r.left + r.width / 2, y = r.top + r.height / 2, hit = null;
+    if (x >= 0 && y >= 0 && x < window.innerWidth && y < window.innerHeight)
+      hit = document.elementFromPoint(x, y);
+    return {
+      left: Math.round(r.left - left), right: Math.round(r.right - left),
+      inside: inside, on_top: !!hit && cell.contains(hit),
+      visible: inside && !!hit && cell.contains(hit)
+    };
+  }
+  return Array.prototype.map.call(document.querySelectorAll("table"), function (t, i) {
+    var heads = t.tHead ? Array.prototype.map.call(t.tHead.rows[0].cells, function (c) {
+      return c.textContent.trim();
+    }) : [];
+    var out = {id: t.id || "table[" + i + "]", columns: heads, box: null};
+    var box = scroller(t), row = t.tBodies.length ? t.tBodies[0].rows[0] : null;
+    if (!box || !row) return out;
+    box.scrollIntoView({block: "start"});
+    function at(x) {
+      box.scrollLeft = x;
+      var cells = {};
+      heads.forEach(function (h, c) { if (row.cells[c]) cells[h] = place(row.cells[c], box); });
+      return {scroll_left: Math.round(box.scrollLeft), cells: cells};
+    }
+    out.box = {width: box.clientWidth, scroll_width: box.scrollWidth};
+    out.scrolled_left = at(0);
+    out.scrolled_right = at(box.scrollWidth);
+    box.scrollLeft = 0;
+    return out;
+  });
+}"""
+
+
+def table_cells(
+    html_path: str | os.PathLike[str], *, width: int = 1280, height: int = 900
+) -> dict[str, dict]:
+    """Each table of the page by id (`table[i]` without one): `columns` (header texts),
+    `box` (`width`, `scroll_width` of its horizontally scrolling box; None without one)
+    and, scrolled fully left (`scrolled_left`) and fully right (`scrolled_right`), the
+    `cells` of its first body row by column: `left` and `right` (CSS px from the box's
+    left edge), `inside` (within the box's visible part), `on_top` (not covered at its
+    centre) and `visible` (both). Fails on console errors."""
+    rendered = render(html_path, width=width, height=height, probe=TABLE_CELLS_PROBE)
+    assert rendered.console_errors == [], rendered.console_errors
+    return {t["id"]: t for t in rendered.probe}
 
 
 # --------------------------------------------------------------------------------------
@@ -486,3 +563,68 @@ def build_sweep_page(html_path: str | Path) -> Path:
     grid.write_text(EXAMPLE_GRID)
     zs.sweep(grid, out=folder, jobs=2, report=False)
     return sweeps.write_report(sweeps.ResultsStore(folder), out=html_path)
+
+
+def build_reproduction_page(html_path: str | Path) -> Path:
+    """A reproduction's report (`Reproduction.html()`, the page `zombiesim reproduce`
+    writes) of made-up claims, no simulation: its claims table is wider than the window at
+    1280 px, with the verdict past the right edge unless it is kept in view, and one
+    figure. Written at `html_path`."""
+    import zombiesim as zs
+    from zombiesim.reproduce import Claim, Reproduction
+
+    # Text of up to 40 characters does not wrap: the columns before the verdict are
+    # wider together than a 1280 px window's table, and those after it wider than a
+    # 1024 px window's table less the experiment and the verdict.
+    order = "SGC < min(HGC, DGC) < GGC on every one"
+    claims = [
+        Claim(
+            "Fig. 6, 4 MiB buffers (9:5:1), stand-ins",
+            "WA order of the schemes on the footprint stand-ins",
+            order,
+            order,
+            "the same order as the paper's, all four",
+            True,
+        ),
+        Claim(
+            "Fig. 7, 4 MiB buffers (9:5:1)",
+            "GC latency, SGC vs GGC",
+            "-40.0%",
+            "-10.0%",
+            "lower, within 2x (-20.0% to -80.0%)",
+            True,
+            "direction-only",
+            explanation="fast programs: see the no-fast ablation",
+        ),
+        Claim(
+            "Fig. 2, 4 MiB buffers",
+            "WA, greedy+delay vs greedy",
+            "-10.0%",
+            "-3.0%",
+            "lower, within 2x (-5.0% to -20.0%)",
+            True,
+            "direction-only",
+        ),
+        Claim("Fig. 2, 4 MiB buffers", "WA, separation", "-5.0%", "-4.0%", "lower", True),
+        Claim("MSR src1_0 excerpt", "shadow pages", "about 70%", "12%", "60% to 80%", False),
+    ]
+
+    def figure():
+        fig, ax = zs.plot.panels()
+        ax.plot([1, 2, 3], [2.5, 2.0, 1.5])
+        ax.set_title("WAF")
+        ax.set_xlabel("x")
+        ax.set_ylabel("WAF")
+        return fig
+
+    rep = Reproduction(
+        paper="shadowgc",
+        title="A reproduction",
+        scale="tiny",
+        claims=claims,
+        figures={"WAF against x": figure},
+        command="zombiesim reproduce shadowgc --scale tiny",
+    )
+    html_path = Path(html_path)
+    html_path.write_text(rep.html())
+    return html_path

@@ -5,6 +5,9 @@ The harness is first shown to catch each kind of fault on a deliberately broken 
 and to pass a clean one, so that a passing report check means something. Plots count
 as an `<svg>` in a `<figure>` or an `<img>`, so these tests hold for either way the
 report embeds its plots.
+
+Wide tables scroll sideways in their box with the label column (and a claims table's
+verdict) kept in view: checked at 1024 and 1280 px, scrolled fully left and fully right.
 """
 
 from __future__ import annotations
@@ -18,9 +21,11 @@ from browser import (
     _stderr_console,
     assert_renders_cleanly,
     build_compare_page,
+    build_reproduction_page,
     build_sweep_page,
     find_chromium,
     render,
+    table_cells,
     write_screenshot,
 )
 
@@ -159,9 +164,10 @@ def test_compare_report_fits_a_narrow_window(compare_page):
     assert_renders_cleanly(compare_page, width=1024, height=768)
 
 
-def test_demo_report_renders_cleanly(tmp_path):
+@pytest.fixture(scope="module")
+def demo_page(tmp_path_factory):
     # `zombiesim demo --quick` (an eighth of the paper's size) takes a couple of seconds.
-    out = tmp_path / "demo"
+    out = tmp_path_factory.mktemp("demo")
     proc = subprocess.run(
         [sys.executable, "-m", "zombiesim", "demo", "--quick", "--jobs", "2", "--out", str(out)],
         capture_output=True,
@@ -169,7 +175,70 @@ def test_demo_report_renders_cleanly(tmp_path):
         timeout=300,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert_renders_cleanly(out / "demo.html")
+    return out / "demo.html"
+
+
+def test_demo_report_renders_cleanly(demo_page):
+    assert_renders_cleanly(demo_page)
+
+
+def _scrolls(table) -> None:
+    """The table is wider than its box, and scrolling fully right moves it."""
+    box = table["box"]
+    assert box is not None, f"{table['id']} is not in a scrolling box"
+    assert box["scroll_width"] > box["width"] + 50, (table["id"], box)
+    assert table["scrolled_left"]["scroll_left"] == 0
+    assert table["scrolled_right"]["scroll_left"] >= box["scroll_width"] - box["width"] - 1
+
+
+@pytest.mark.parametrize("width", [1024, 1280])
+def test_demo_results_table_keeps_its_labels_in_view(demo_page, width):
+    """The results table has more columns than fit (latency, GC, shadow counters): the
+    run labels stay at the box's left edge however far it is scrolled."""
+    results = table_cells(demo_page, width=width)["table-results"]
+    assert results["columns"][0] == "label"
+    _scrolls(results)
+    first, last = results["columns"][1], results["columns"][-1]
+    left, right = results["scrolled_left"]["cells"], results["scrolled_right"]["cells"]
+    assert not left[last]["visible"] and right[last]["visible"]  # the last column scrolls in
+    assert left[first]["visible"] and not right[first]["visible"]  # the second one out
+    for where, cells in (("scrolled left", left), ("scrolled right", right)):
+        assert cells["label"]["visible"], (width, where, cells["label"])
+        assert cells["label"]["left"] == 0, (width, where, cells["label"])
+
+
+@pytest.mark.parametrize("width", [1024, 1280])
+def test_claims_table_keeps_the_label_and_the_verdict_in_view(tmp_path, width):
+    """A reproduction's claims table: experiment, metric, paper, ours, then the verdict;
+    the experiment and the verdict stay in view (neither covering the other), scrolled
+    fully left and fully right, while the columns between them scroll."""
+    page = build_reproduction_page(tmp_path / "reproduction.html")
+    claims = table_cells(page, width=width)["table-claims"]
+    assert claims["columns"][:5] == ["experiment", "metric", "paper", "ours", "verdict"]
+    _scrolls(claims)
+    for where in ("scrolled_left", "scrolled_right"):
+        cells = claims[where]["cells"]
+        for column in ("experiment", "verdict"):
+            assert cells[column]["visible"], (width, where, column, cells[column])
+        assert cells["experiment"]["left"] == 0
+        assert cells["verdict"]["left"] >= cells["experiment"]["right"] - 1, (width, where, cells)
+    assert not claims["scrolled_right"]["cells"]["metric"]["visible"]
+
+
+def test_value_analysis_page_renders_cleanly(tmp_path):
+    """`zombiesim trace analyze --values FILE --out DIR`'s index.html: its SVG figures
+    show, at 1280 and at 1024 px."""
+    import zombiesim as zs
+
+    trace = tmp_path / "fiu.txt"
+    lines = [f"{1000 + i} 7 proc {8 * (i % 5)} 8 W 8 0 {i % 3:0>32}" for i in range(60)]
+    trace.write_text("\n".join(lines) + "\n")
+    analysis = zs.analyze.values(trace, pools=[1, 4])
+    zs.analyze.write_outputs(analysis, tmp_path / "values")
+    page = tmp_path / "values" / "index.html"
+    rendered = assert_renders_cleanly(page)
+    assert [p["tag"] for p in rendered.plots] == ["svg"] * 3
+    assert_renders_cleanly(page, width=1024, height=768)
 
 
 def test_sweep_report_renders_cleanly(tmp_path):

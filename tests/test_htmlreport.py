@@ -489,6 +489,16 @@ def test_reproduction_page_renders_through_the_page_builder():
     assert [td.attrs["class"].split()[-1] for td in verdicts] == ["met"]
     missed = [td for td in root.all("td") if "missed" in td.attrs.get("class", "")]
     assert [td.content() for td in missed] == ["missed"]
+    # The verdict right after ours, kept in view (pinned) like the label column.
+    claims = root.all("table")[0]
+    heads = [th.content() for th in claims.all("th")]
+    assert heads == ["experiment", "metric", "paper", "ours", "verdict", "expected", "why"]
+    pinned = [h for h, th in zip(heads, claims.all("th"), strict=True) if "pin" in classes(th)]
+    assert pinned == ["experiment", "verdict"]
+    for tr in claims.all("tbody")[0].all("tr"):
+        cells = dict(zip(heads, tr.all("td"), strict=True))
+        assert {"pin", cells["verdict"].content()} <= classes(cells["verdict"])
+        assert "pin" in classes(cells["experiment"]) and "pin" not in classes(cells["ours"])
     figures = root.all("figure")
     assert len(figures) == 2
     rows = csv_of([a for a in figures[0].all("a") if "download" in a.attrs][0])
@@ -496,6 +506,104 @@ def test_reproduction_page_renders_through_the_page_builder():
     rows = csv_of([a for a in figures[1].all("a") if "download" in a.attrs][0])
     assert [(r["label"], r["waf"]) for r in rows] == [("a", "2.5"), ("b", "2.0")]
     assert "tiny" in run_section(root)
+
+
+def classes(node: Node) -> set[str]:
+    return set((node.attrs.get("class") or "").split())
+
+
+def test_page_tables_keep_the_label_column_and_pinned_columns_in_view():
+    """Every table's first column is pinned (`position: sticky` to the scroll box's left
+    edge, on an opaque background), and so are the columns named in `pin` (sticky to the
+    right edge too, placed right of the pinned columns before them by the page's script);
+    no other cell is."""
+    page = Page("t")
+    frame = pd.DataFrame({"label": ["a", "b"], "x": [1, 2], "verdict": ["met", "missed"]})
+    page.table(frame, name="t", pin=["verdict"])
+    page.table(frame[["x", "label"]], name="u")
+    text = page.html()
+    root = check_page(text)
+    first, second = root.all("table")
+    for table, pinned in ((first, [True, False, True]), (second, [True, False])):
+        for tr in table.all("tr"):
+            cells = tr.all("th") or tr.all("td")
+            assert ["pin" in classes(c) for c in cells] == pinned
+    style = root.all("style")[0].content()
+    rule = re.search(r"th\.pin, td\.pin \{([^}]*)\}", style)
+    assert rule and "position: sticky" in rule[1] and "left: 0" in rule[1]
+    assert re.search(r"th, td \{[^}]*background: #fff", style)  # opaque, content hides under
+    assert re.search(r"td\.pin:not\(:first-child\) \{[^}]*right: 0", style)
+    assert "cell.style.left" in root.all("script")[0].content()
+    with pytest.raises(ValueError, match="nothing"):
+        Page("t").table(frame, name="t", pin=["nothing"])
+
+
+def test_claim_verdicts_are_coloured_and_spelled_out():
+    """Each verdict has its own colour (met green, direction-only amber, explained
+    blue-grey, missed red) on the cell that also says it in words."""
+    from zombiesim.html.page import STYLE
+
+    colours = {}
+    for verdict in zs.reproduce.VERDICTS:
+        rule = re.search(rf"td\.{verdict} \{{([^}}]*background[^}}]*)\}}", STYLE)
+        assert rule, verdict
+        colours[verdict] = re.search(r"background: (#[0-9a-f]{6})", rule[1])[1]
+    assert len(set(colours.values())) == 4
+    rgb = {v: tuple(int(c[i : i + 2], 16) for i in (1, 3, 5)) for v, c in colours.items()}
+    r, g, b = rgb["met"]
+    assert g > r and g > b  # green
+    r, g, b = rgb["direction-only"]
+    assert r > b and g > b  # amber
+    r, g, b = rgb["explained"]
+    assert b >= g >= r and b - r < 30  # blue-grey
+    r, g, b = rgb["missed"]
+    assert r > g and r > b  # red
+    claims = [
+        zs.reproduce.Claim("e", "m", "1", "2", "x", True, verdict)
+        for verdict in ("met", "direction-only", "missed")
+    ]
+    claims.append(zs.reproduce.Claim("e", "m", "1", "2", "x", True, "direction-only", "ablation"))
+    rep = zs.reproduce.Reproduction(paper="p", title="t", scale="tiny", claims=claims)
+    root = Tree(rep.html()).root
+    cells = [tr.all("td")[4] for tr in root.all("tbody")[0].all("tr")]
+    assert [c.content() for c in cells] == ["met", "direction-only", "missed", "explained"]
+    assert all(c.content() in classes(c) for c in cells)
+
+
+class FakePaper:
+    """A paper module whose `run` makes a Reproduction without simulating anything."""
+
+    SCALES = ("tiny", "small")
+
+    @staticmethod
+    def run(ctx):
+        claim = zs.reproduce.Claim("exp", "WAF", "-10%", "-12%", "lower", True)
+        return zs.reproduce.Reproduction(ctx.paper, "Fake", ctx.scale, [claim])
+
+
+def test_reproduction_pages_show_the_command_line(monkeypatch):
+    """`zs.reproduce.run` puts the equivalent `zombiesim reproduce` command line in the
+    report's run section, or the `command` it is given."""
+    monkeypatch.setattr(zs.reproduce, "module", lambda paper: FakePaper)
+    rep = zs.reproduce.run("shadowgc", scale="tiny", seed=7)
+    assert rep.command == "zombiesim reproduce shadowgc --scale tiny --seed 7"
+    run = run_section(check_page(rep.html()))
+    assert rep.command in run and "tiny" in run and "7" in run
+    rep = zs.reproduce.run("shadowgc", scale="tiny", jobs=2, command="make reproduce-it")
+    assert "make reproduce-it" in run_section(check_page(rep.html()))
+    rep = zs.reproduce.run("shadowgc", scale="tiny", jobs=2)
+    assert rep.command == "zombiesim reproduce shadowgc --scale tiny --seed 1 --jobs 2"
+
+
+def test_cli_reproduce_page_shows_its_command_line(cli, tmp_path):
+    """`zombiesim reproduce PAPER --out DIR` (ba-gc at its tiny scale: seconds): the page
+    carries the command that made it, as a compare or demo page does."""
+    out = tmp_path / "ba gc"  # a space: the command is quoted as a shell would need it
+    args = ["reproduce", "ba-gc", "--scale", "tiny", "--jobs", "2", "--quiet", "--out", str(out)]
+    proc = cli(*args, timeout=300)
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]  # 1: a claim missed at tiny
+    run = run_section(check_page((out / "report.html").read_text()))
+    assert f"zombiesim reproduce ba-gc --scale tiny --jobs 2 --quiet --out '{out}'" in run
 
 
 def test_page_tables_sort_numbers_by_their_raw_value():

@@ -414,3 +414,50 @@ def test_stats_can_be_stopped_by_the_progress_callback():
         zs.trace.stats(path, "fio", progress=stop)
     assert seen and seen[0] > 0
     assert zs.trace.stats(path, "fio")["records"] > seen[0]
+
+
+def test_cli_trace_analyze_page_is_built_by_the_page_builder(cli, tmp_path):
+    """`trace analyze --values FILE --out DIR`: index.html is a `zombiesim.html.Page` (the
+    checks every report page passes) with inline SVG figures, each with its data as CSV,
+    no PNG, the pools table holding pools.csv, and the command in its run section; the
+    CSV and JSON files are still written."""
+    import csv as csv_module
+
+    from test_htmlreport import check_page, csv_of, run_section
+
+    trace = tmp_path / "fiu.txt"
+    lines = [f"{1000 + i} 7 proc {8 * (i % 5)} 8 W 8 0 {i % 3:0>32}" for i in range(60)]
+    trace.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "values"
+    proc = cli("trace", "analyze", "--values", str(trace), "--pools", "1,4", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    names = sorted(p.name for p in out.iterdir())
+    assert names == [
+        "analysis.json",
+        "by_degree.csv",
+        "cdf.csv",
+        "index.html",
+        "misses.csv",
+        "pools.csv",
+    ]
+    analysis = json.loads((out / "analysis.json").read_text())
+    assert analysis == zs.analyze.values(trace, pools=[1, 4]).data
+    text = (out / "index.html").read_text()
+    assert "data:image/png" not in text and "<img" not in text
+    root = check_page(text)
+    figures = root.all("figure")
+    assert [f.attrs["id"] for f in figures] == ["fig-values", "fig-popularity", "fig-pools"]
+    assert text.count("<svg") == 3 and "<?xml" not in text
+    # Each figure's CSV holds what it drew: the pools panel's rows are pools.csv's.
+    drawn = csv_of([a for a in figures[2].all("a") if "download" in a.attrs][0])
+    with open(out / "pools.csv", newline="") as f:
+        pools = list(csv_module.DictReader(f))
+    panel = [r for r in drawn if r["panel"].startswith("Figs. 1, 5")]
+    assert [(r["pool"], float(r["writes"]), float(r["avoided"])) for r in panel] == [
+        (p["pool"], float(p["writes"]), float(p["avoided"])) for p in pools
+    ]
+    tables = root.all("table")
+    assert [th.content() for th in tables[0].all("th")] == list(pools[0])
+    run = run_section(root)
+    assert f"zombiesim trace analyze --values {trace} --pools 1,4 --out {out}" in run
+    assert zs.__version__ in run and "fiu" in run

@@ -1,7 +1,8 @@
 """Value analyses of a hashed trace (the dead-value pool paper, §II, Figs. 1-6).
 
 The counting runs in Rust (`_core.analyze_values`); this module picks the format, turns the
-result into tables, CSV files and an HTML page with plots.
+result into tables, CSV files and an HTML page (`zombiesim.html.Page`: inline SVG
+plots, each with its data as CSV).
 
 >>> import zombiesim as zs                                            # doctest: +SKIP
 >>> a = zs.analyze.values("nbdkit_hashlog_full_sqlite15s.log.gz")    # doctest: +SKIP
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import csv
 import gzip
-import html
 import io
 import os
 import re
@@ -24,7 +24,15 @@ from . import _core
 from ._errors import InputError, make_error
 from ._io import atomic_write
 
-__all__ = ["DEFAULT_POOLS", "ValueAnalysis", "guess_format", "values", "write_outputs"]
+__all__ = [
+    "DEFAULT_POOLS",
+    "ValueAnalysis",
+    "guess_format",
+    "html",
+    "values",
+    "views",
+    "write_outputs",
+]
 
 #: LRU pool sizes analysed by default (001 Fig. 5: 100 K to 1 M entries).
 DEFAULT_POOLS: tuple[int, ...] = tuple(range(100_000, 1_000_001, 100_000))
@@ -93,7 +101,7 @@ class ValueAnalysis:
         """One row per pool: `pool`, `entries`, `writes`, `avoided`, `reduction`."""
         return [
             {
-                "pool": "infinite" if p["entries"] is None else f"lru-{p['entries']}",
+                "pool": _pool_name(p["entries"]),
                 "entries": p["entries"],
                 "writes": p["writes"],
                 "avoided": p["avoided"],
@@ -106,7 +114,7 @@ class ValueAnalysis:
         """Pool lookups by popularity degree for every pool (Fig. 6)."""
         rows = []
         for p in self.data["pools"]:
-            pool = "infinite" if p["entries"] is None else f"lru-{p['entries']}"
+            pool = _pool_name(p["entries"])
             for degree, hits, misses in p["by_degree"]:
                 rows.append({"pool": pool, "degree": degree, "hits": hits, "misses": misses})
         return rows
@@ -177,66 +185,195 @@ def _cdf_rows(a: ValueAnalysis) -> list[dict[str, Any]]:
     ]
 
 
-def figure(a: ValueAnalysis):
-    """A matplotlib `Figure` with Figs. 2-6 of the paper for this trace."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+def _pool_name(entries: int | None) -> str:
+    return "infinite" if entries is None else f"lru-{entries}"
 
-    fig = Figure(figsize=(15, 8), layout="constrained")
-    FigureCanvasAgg(fig)
-    (ax_cdf, ax_inv, ax_int), (ax_reb, ax_pool, ax_miss) = fig.subplots(2, 3)
-    for kind in ("writes", "invalidations", "rebirths"):
-        pts = a.data[f"cdf_{kind}"]
-        ax_cdf.plot([p[0] for p in pts], [p[1] for p in pts], label=kind, lw=1.6)
+
+def views(a: ValueAnalysis) -> list:
+    """The analysis's figures (`zombiesim.html.View`s: CSV name, caption, matplotlib
+    `Figure`), drawn with `zs.plot`'s panels, two a row, each panel's numbers recorded
+    for the figure's CSV (`zs.plot.drawn`): Figs. 3 and 2 (values), 4a-b and 4c (by
+    popularity degree), 1/5 and 6 (pools)."""
+    import pandas as pd
+    from matplotlib.ticker import MaxNLocator
+
+    from . import plot
+    from .html.views import View
+    from .plot.figure import BAR_COLOUR, colour, no_data, record
+
+    out = []
+
+    fig, (ax_cdf, ax_inv) = plot.panels(1, 2)
+    cdf = pd.DataFrame(_cdf_rows(a), columns=["curve", "fraction_of_values", "fraction_of_events"])
+    for i, kind in enumerate(("writes", "invalidations", "rebirths")):
+        part = cdf[cdf["curve"] == kind]
+        ax_cdf.plot(
+            part["fraction_of_values"],
+            part["fraction_of_events"],
+            label=kind,
+            lw=1.6,
+            color=colour(i),
+        )
     ax_cdf.set_xlabel("fraction of unique values (most written first)")
-    ax_cdf.set_ylabel("cumulative fraction")
+    ax_cdf.set_ylabel("cumulative fraction of events")
     ax_cdf.set_title("Fig. 3: writes, invalidations, rebirths per value")
-    ax_cdf.legend(fontsize=8)
-    inv = a.data["invalidation_count_cdf"]
-    ax_inv.step([p[0] for p in inv], [p[1] for p in inv], where="post")
+    ax_cdf.set_xlim(0, 1)
+    ax_cdf.set_ylim(0, 1.02)
+    ax_cdf.grid(alpha=0.3)
+    plot.legend(ax_cdf)
+    record(ax_cdf, cdf)
+    inv = pd.DataFrame(
+        a.data["invalidation_count_cdf"], columns=["invalidations", "fraction_of_values"]
+    )
+    ax_inv.step(inv["invalidations"], inv["fraction_of_values"], where="post", lw=1.6)
     ax_inv.set_xlabel("invalidations of a value")
     ax_inv.set_ylabel("fraction of values with at most that many")
-    ax_inv.set_title(f"Fig. 2: invalidation counts (live at end: {a.live_fraction:.0%})")
-    rows = a.data["by_degree"]
-    degrees = [r["degree"] for r in rows]
-    for key, label in (
-        ("mean_create_to_death", "creation → death"),
-        ("mean_death_to_rebirth", "death → rebirth"),
+    ax_inv.set_title(f"Fig. 2: invalidation counts (live at the end: {a.live_fraction:.0%})")
+    ax_inv.set_ylim(0, 1.02)
+    ax_inv.grid(alpha=0.3)
+    record(ax_inv, inv)
+    out.append(
+        View(
+            "values",
+            "Fig. 3: the cumulative share of page writes, invalidations and rebirths taken "
+            "by the unique values, most written first; Fig. 2: the share of values "
+            "invalidated at most k times.",
+            fig,
+        )
+    )
+
+    fig, (ax_int, ax_reb) = plot.panels(1, 2)
+    degrees = pd.DataFrame(a.data["by_degree"])
+    intervals = []
+    for i, (key, label) in enumerate(
+        (("mean_create_to_death", "creation → death"), ("mean_death_to_rebirth", "death → rebirth"))
     ):
-        pts = [(r["degree"], r[key]) for r in rows if r[key] is not None]
-        ax_int.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label)
+        rows = [(r["degree"], r[key]) for r in a.data["by_degree"] if r[key] is not None]
+        ax_int.plot(
+            [d for d, _ in rows], [v for _, v in rows], marker="o", label=label, color=colour(i)
+        )
+        intervals += [{"interval": label, "degree": d, "mean_page_writes": v} for d, v in rows]
     ax_int.set_xlabel("popularity degree  floor(log2(writes + 1))")
     ax_int.set_ylabel("mean page writes between")
     ax_int.set_title("Fig. 4a-b: intervals by popularity")
-    ax_int.legend(fontsize=8)
-    ax_reb.bar(degrees, [r["rebirths"] for r in rows], color="#7fa8c9")
+    ax_int.grid(alpha=0.3)
+    plot.legend(ax_int)
+    record(ax_int, pd.DataFrame(intervals, columns=["interval", "degree", "mean_page_writes"]))
+    rebirths = (
+        degrees[["degree", "rebirths"]]
+        if len(degrees)
+        else pd.DataFrame(columns=["degree", "rebirths"])
+    )
+    ax_reb.bar(rebirths["degree"], rebirths["rebirths"], color=BAR_COLOUR)
     ax_reb.set_xlabel("popularity degree")
     ax_reb.set_ylabel("rebirths")
     ax_reb.set_title("Fig. 4c: rebirths by popularity")
-    prow = a.pool_rows()
-    labels = [r["pool"].replace("lru-", "") for r in prow]
-    bars = ax_pool.bar(range(len(prow)), [r["writes"] - r["avoided"] for r in prow])
-    ax_pool.bar_label(bars, labels=[f"-{r['reduction']:.0%}" for r in prow], fontsize=7)
-    ax_pool.set_xticks(range(len(prow)), labels, rotation=45, ha="right", fontsize=8)
+    record(ax_reb, rebirths)
+    out.append(
+        View(
+            "popularity",
+            "By popularity degree (floor(log2(writes + 1)) of a value): the mean page writes "
+            "from a value's creation to its death and from its death to its rebirth "
+            "(Fig. 4a-b), and its rebirths (Fig. 4c).",
+            fig,
+        )
+    )
+
+    fig, (ax_pool, ax_miss) = plot.panels(1, 2)
+    pools = pd.DataFrame(a.pool_rows())
+    pools["writes_left"] = pools["writes"] - pools["avoided"]
+    xs = range(len(pools))
+    bars = ax_pool.bar(xs, pools["writes_left"], color=BAR_COLOUR)
+    ax_pool.bar_label(
+        bars, labels=[f"-{r:.0%}" for r in pools["reduction"]], fontsize=plot.SMALL, padding=2
+    )
+    plot.category_ticks(ax_pool, [p.removeprefix("lru-") for p in pools["pool"]])
     ax_pool.axhline(a.write_pages, color="grey", ls="--", lw=1, label="no pool")
+    ax_pool.set_xlabel("pool (entries)")
     ax_pool.set_ylabel("page writes left")
     ax_pool.set_title("Figs. 1, 5: writes with an infinite / LRU pool")
-    ax_pool.legend(fontsize=8)
-    if len(a.data["pools"]) > 1:
-        p = a.data["pools"][1]
-        ax_miss.bar([d for d, _, _ in p["by_degree"]], [m for _, _, m in p["by_degree"]])
-        ax_miss.set_title(f"Fig. 6: misses by popularity, LRU of {p['entries']:,} entries")
-    ax_miss.set_xlabel("popularity degree")
-    ax_miss.set_ylabel("pool misses")
-    return fig
+    ax_pool.margins(y=0.12)
+    plot.legend(ax_pool)
+    record(ax_pool, pools[["pool", "entries", "writes", "avoided", "writes_left", "reduction"]])
+    lru = [p for p in a.data["pools"] if p["entries"] is not None]
+    title = "Fig. 6: misses by popularity"
+    if lru:
+        p = min(lru, key=lambda q: q["entries"])
+        misses = pd.DataFrame(p["by_degree"], columns=["degree", "hits", "misses"])
+        ax_miss.bar(misses["degree"], misses["misses"], color=BAR_COLOUR)
+        ax_miss.set_title(f"{title}, LRU of {p['entries']:,} entries")
+        ax_miss.set_xlabel("popularity degree")
+        ax_miss.set_ylabel("pool misses")
+        record(
+            ax_miss,
+            misses.assign(pool=_pool_name(p["entries"]))[["pool", "degree", "hits", "misses"]],
+        )
+    else:
+        no_data(ax_miss, "no LRU pool analysed", title)
+    out.append(
+        View(
+            "pools",
+            "The page writes left with an infinite and with LRU dead-value pools of "
+            "--pools entries (no GC erasing anything; the bars say the write reduction, "
+            "the dashed line the writes without a pool: Figs. 1, 5), and the pool misses "
+            "by popularity degree of the smallest LRU pool (Fig. 6).",
+            fig,
+        )
+    )
+    for ax in (ax_inv, ax_int, ax_reb, ax_miss):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if not a.write_pages:  # a trace of reads and trims only: say so rather than draw axes
+        for view in out:
+            for ax in view.figure.axes:
+                title = ax.get_title()
+                ax.clear()
+                no_data(ax, "no page writes in the trace", title)
+    return out
 
 
-def write_outputs(a: ValueAnalysis, out_dir: str | os.PathLike[str]) -> list[str]:
+def html(a: ValueAnalysis, *, command: str | None = None) -> str:
+    """The analysis's page (`zombiesim.html.Page`): the summary, the figures as inline
+    SVG with their data as CSV, the pools and by-degree tables, and the run (`command`
+    when given)."""
+    import pandas as pd
+
+    from .html.page import Page
+    from .html.views import add_views
+
+    page = Page(f"Values of {a.path} ({a.format})")
+    page.paragraph(
+        f"{a.write_pages:,} page writes, {a.unique_values:,} unique values, "
+        f"{a.invalidations:,} invalidations, {a.rebirths:,} rebirths; "
+        f"{a.live_fraction:.1%} of values live at the end."
+    )
+    add_views(page, views(a))
+    page.heading("Pools")
+    page.table(pd.DataFrame(a.pool_rows()), name="pools")
+    page.heading("By popularity degree")
+    degrees = pd.DataFrame(a.data["by_degree"])
+    if len(degrees):
+        page.table(degrees, name="by_degree")
+    else:
+        page.paragraph("No values were written.")
+    page.run_section(
+        command=command,
+        facts=[
+            ("trace", a.path),
+            ("format", a.format),
+            ("records", f"{a.records:,}"),
+            ("pools", ", ".join(_pool_name(p["entries"]) for p in a.data["pools"])),
+        ],
+    )
+    return page.html()
+
+
+def write_outputs(
+    a: ValueAnalysis, out_dir: str | os.PathLike[str], *, command: str | None = None
+) -> list[str]:
     """Write `pools.csv`, `by_degree.csv`, `cdf.csv`, `misses.csv`, `analysis.json` and
-    `index.html` (tables and plots) into `out_dir`; returns the paths written."""
+    `index.html` (the page `html(a, command=command)`: plots and tables) into `out_dir`;
+    returns the paths written."""
     import json
-
-    from .htmlreport import _STYLE, _png_base64
 
     os.makedirs(out_dir, exist_ok=True)
     files = {
@@ -245,42 +382,11 @@ def write_outputs(a: ValueAnalysis, out_dir: str | os.PathLike[str]) -> list[str
         "cdf.csv": _csv(_cdf_rows(a)),
         "misses.csv": _csv(a.miss_rows()),
         "analysis.json": json.dumps(a.data, indent=2),
+        "index.html": html(a, command=command),
     }
-
-    def table(rows: list[dict[str, Any]]) -> str:
-        if not rows:
-            return "<p>(none)</p>"
-        head = "".join(f"<th>{html.escape(k)}</th>" for k in rows[0])
-        body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(_cell(v))}</td>" for v in r.values()) + "</tr>"
-            for r in rows
-        )
-        return f"<table><tr>{head}</tr>{body}</table>"
-
-    png = _png_base64(figure(a))
-    files["index.html"] = (
-        f"<!doctype html><html><head><meta charset='utf-8'><title>values of "
-        f"{html.escape(a.path)}</title><style>{_STYLE}</style></head><body>"
-        f"<h1>Values of {html.escape(a.path)} ({html.escape(a.format)})</h1>"
-        f"<p>zombiesim {_core.__version__} · {a.write_pages:,} page writes, "
-        f"{a.unique_values:,} unique values, {a.invalidations:,} invalidations, "
-        f"{a.rebirths:,} rebirths; {a.live_fraction:.1%} of values live at the end.</p>"
-        f"<img src='data:image/png;base64,{png}' alt='value analyses'>"
-        f"<h2>Pools</h2>{table(a.pool_rows())}"
-        f"<h2>By popularity degree</h2>{table(a.data['by_degree'])}"
-        "</body></html>"
-    )
     written = []
     for name, text in files.items():
         path = os.path.join(os.fspath(out_dir), name)
         atomic_write(path, text)
         written.append(path)
     return written
-
-
-def _cell(v: Any) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    return str(v)

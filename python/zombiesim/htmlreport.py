@@ -12,9 +12,6 @@ links; the run (command, version, workload, seed, configuration).
 
 from __future__ import annotations
 
-import base64
-import io
-
 from .html import (
     STATE_COLOURS,
     STATE_NAMES,
@@ -26,7 +23,6 @@ from .html import (
     write_comparison_html,
     write_sweep_html,
 )
-from .html.page import STYLE as _STYLE  # noqa: F401 (zs.analyze's page)
 
 __all__ = [
     "STATE_COLOURS",
@@ -39,10 +35,3 @@ __all__ = [
     "write_comparison_html",
     "write_sweep_html",
 ]
-
-
-def _png_base64(fig) -> str:
-    """`fig` as a base64 PNG (for pages not yet built with `Page`: `zs.analyze`'s)."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    return base64.b64encode(buf.getvalue()).decode("ascii")

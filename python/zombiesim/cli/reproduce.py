@@ -77,17 +77,25 @@ def register(sub: Any) -> None:
     seed_option(p)
 
 
-VERDICT_STYLE = {"met": "green", "direction-only": "yellow", "explained": "yellow", "missed": "red"}
+#: The page's verdict colours (green, amber, blue-grey, red) in the terminal.
+VERDICT_STYLE = {
+    "met": "green",
+    "direction-only": "yellow",
+    "explained": "steel_blue",
+    "missed": "red",
+}
 
 
 def claims_table(rep: reproduce.Reproduction) -> Table:
+    """The claims as the page shows them: the verdict beside ours."""
     table = Table(title=f"{rep.title} · scale {rep.scale}", title_justify="left")
-    for name in ("experiment", "metric", "paper", "ours", "expected"):
+    for name in ("experiment", "metric", "paper", "ours"):
         table.add_column(name, overflow="fold")
     table.add_column("verdict", justify="center")
+    table.add_column("expected", overflow="fold")
     for c in rep.claims:
         mark = Text(c.verdict, style=f"bold {VERDICT_STYLE[c.verdict]}")
-        table.add_row(c.experiment, c.metric, c.paper, c.ours, c.expected, mark)
+        table.add_row(c.experiment, c.metric, c.paper, c.ours, mark, c.expected)
     table.caption = rep.summary()
     table.caption_justify = "left"
     return table
@@ -137,6 +145,7 @@ def cmd_reproduce(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
                 seed=args.seed,
                 jobs=args.jobs,
                 progress=multi_progress(bar),
+                command=shlex.join(["zombiesim", *sys.argv[1:]]),
             )
         except SimulationInterrupted as e:
             bar.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -131,7 +132,11 @@ def register(sub: Any) -> None:
         help="LRU pool sizes in entries (default 100000,...,1000000)",
     )
     t.add_argument("--limit", metavar="N", type=int, help="read only the first N records")
-    t.add_argument("--out", metavar="DIR", help="write CSV files and index.html (plots) here")
+    t.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write CSV files, analysis.json and index.html (plots and tables) here",
+    )
     t.add_argument("--json", metavar="OUT", help="write the analysis as JSON (`-` = stdout)")
     on_error_option(t, default="stop")
     trace_import.register(trace_sub)
@@ -398,7 +403,8 @@ def _trace_analyze(args: argparse.Namespace) -> int:
     if top20 is not None:
         out.print(Text(f"the most written 20% of values take {percent(top20)} of the writes"))
     if args.out:
-        written = analyze.write_outputs(a, args.out)
-        note = f"wrote {len(written)} files to {args.out} (index.html: plots)"
+        command = shlex.join(["zombiesim", *sys.argv[1:]])
+        written = analyze.write_outputs(a, args.out, command=command)
+        note = f"wrote {len(written)} files to {args.out} (index.html: plots and tables)"
         out.print(Text(note, style="dim"))
     return EXIT_OK

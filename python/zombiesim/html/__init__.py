@@ -2,12 +2,13 @@
 
 - `comparison_html` / `write_comparison_html`: `zombiesim compare --report` and the demo;
 - `sweep_html` / `write_sweep_html`: a grid of runs;
-- `zombiesim.reproduce.Reproduction.html()`: a reproduction's report.
+- `zombiesim.reproduce.Reproduction.html()`: a reproduction's report;
+- `zombiesim.analyze.html()`: a hashed trace's value analyses (`zombiesim trace analyze`).
 
 Every page is self-contained (inline style, script and SVG plots; no network), its
-figures and tables each carry a CSV link with their numbers, tables scroll sideways and
-sort on a click, and a run section says what ran. `standard_views` are the figures the
-pages share.
+figures and tables each carry a CSV link with their numbers, tables scroll sideways with
+their first column (and any `pin`ned one) kept in view and sort on a click, and a run
+section says what ran. `standard_views` are the figures the pages share.
 """
 
 from .comparison import (

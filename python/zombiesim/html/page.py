@@ -5,6 +5,11 @@ are inline SVG inside `<figure>` with a caption and a "data (CSV)" link carrying
 numbers the plot drew, every table sits in a horizontally scrolling box with
 click-to-sort headers and its own CSV link, and the run section says what ran (command,
 version, workload, seed, configuration).
+
+A table's first column (its label) stays in view while the rest scrolls sideways
+(`position: sticky`), and so do the columns named in `Page.table(..., pin=...)` (a
+claims table's verdict): such a column sticks to the box's right edge while the box is
+scrolled left of it and to the right of the label once scrolled past it.
 """
 
 from __future__ import annotations
@@ -28,19 +33,27 @@ body { font-family: system-ui, sans-serif; margin: 0 auto; padding: 1em 1.5em;
 h1 { font-size: 1.6em; } h2 { margin-top: 1.8em; border-bottom: 1px solid #ddd; }
 nav { font-size: .95em; } nav a { margin-right: 1em; }
 .scroll { overflow-x: auto; max-width: 100%; margin: .4em 0 .3em; }
-table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+table { border-collapse: separate; border-spacing: 0;
+  font-variant-numeric: tabular-nums; }
 th, td { padding: 3px 10px; border-bottom: 1px solid #ddd; text-align: right;
-  white-space: nowrap; vertical-align: top; }
+  white-space: nowrap; vertical-align: top; background: #fff; }
 th { background: #f3f3f3; cursor: pointer; user-select: none; white-space: normal;
   vertical-align: bottom; min-width: 4em; }
+th.pin, td.pin { position: sticky; left: 0; z-index: 1; }
+th.pin:first-child, td.pin:first-child { box-shadow: inset -1px 0 0 #ccc; }
+td.pin.wrap:first-child { min-width: 8em; max-width: 18em; }
+th.pin:not(:first-child), td.pin:not(:first-child) { right: 0;
+  box-shadow: inset 1px 0 0 #ccc, inset -1px 0 0 #ccc; }
 th[aria-sort="ascending"]::after { content: " \\25B2"; font-size: .7em; }
 th[aria-sort="descending"]::after { content: " \\25BC"; font-size: .7em; }
 th.text, td.text { text-align: left; }
 td.wrap { white-space: pre-wrap; min-width: 14em; max-width: 36em; }
 tr.best td { font-weight: bold; color: #1f6f43; }
-td.met { color: #1f6f43; font-weight: bold; }
-td.missed { color: #a02020; font-weight: bold; }
-td.direction-only, td.explained { color: #8a6d00; font-weight: bold; }
+td.met, td.direction-only, td.explained, td.missed { font-weight: bold; text-align: center; }
+td.met { background: #d9f0df; color: #1a5e38; }
+td.direction-only { background: #fcebc0; color: #6e5200; }
+td.explained { background: #e1e7ee; color: #34495e; }
+td.missed { background: #f8d7d7; color: #8f1b1b; }
 a.csv { font-size: .9em; }
 p.table-links { margin: 0 0 1.5em; }
 figure { margin: 1em 0 2em; }
@@ -91,6 +104,27 @@ SCRIPT = """
       });
     });
   });
+  // A pinned column after the first sticks just right of the pinned columns before it.
+  function pin(table) {
+    if (!table.tHead) { return; }
+    var left = 0, offsets = [];
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, col) {
+      if (!th.classList.contains("pin")) { return; }
+      if (col > 0) { offsets.push([col, left]); }
+      left += th.getBoundingClientRect().width;
+    });
+    if (!offsets.length) { return; }
+    Array.prototype.forEach.call(table.rows, function (row) {
+      offsets.forEach(function (o) {
+        var cell = row.cells[o[0]];
+        if (cell) { cell.style.left = o[1] + "px"; }
+      });
+    });
+  }
+  function pinAll() { Array.prototype.forEach.call(tables, pin); }
+  pinAll();
+  window.addEventListener("load", pinAll);
+  window.addEventListener("resize", pinAll);
 })();
 """
 
@@ -251,21 +285,31 @@ class Page:
         cell_classes: Mapping[str, Sequence[str]] | None = None,
         wrap: Sequence[str] = (),
         caption: str | None = None,
+        pin: Sequence[str] = (),
     ) -> None:
         """`frame` as a sortable table in a scrolling box, followed by a CSV link to the
         same frame. `formats` turns a column's values into text (default `cell_text`),
         `row_classes` and `cell_classes` (by column) add CSS classes, `wrap` names the
         columns whose text may wrap (besides those with values over `LONG_TEXT`
-        characters)."""
+        characters). The first column stays in view when the box scrolls sideways, and so
+        do the columns named in `pin` (at the box's right edge until scrolled to, then
+        beside the first column)."""
         formats = formats or {}
         cell_classes = cell_classes or {}
         columns = list(frame.columns)
+        unknown = [c for c in pin if c not in columns]
+        if unknown:
+            raise ValueError(f"pin: no column {', '.join(map(str, unknown))} in the table")
+        pinned = {c for i, c in enumerate(columns) if i == 0 or c in pin}
         text_columns = {c for c in columns if not is_numeric(frame[c])}
         wrap = set(wrap) | {c for c in text_columns if _longest(frame[c]) > LONG_TEXT}
-        head = "".join(
-            f'<th{" class=text" if c in text_columns else ""} scope="col">{esc(str(c))}</th>'
-            for c in columns
-        )
+
+        def head_cell(c) -> str:
+            classes = [k for k, on in (("text", c in text_columns), ("pin", c in pinned)) if on]
+            attrs = f' class="{" ".join(classes)}"' if classes else ""
+            return f'<th{attrs} scope="col">{esc(str(c))}</th>'
+
+        head = "".join(head_cell(c) for c in columns)
         body = []
         for i, row in enumerate(frame.itertuples(index=False)):
             cells = []
@@ -275,6 +319,8 @@ class Page:
                     classes.append("text")
                 if c in wrap:
                     classes.append("wrap")
+                if c in pinned:
+                    classes.append("pin")
                 if c in cell_classes:
                     classes.append(str(cell_classes[c][i]))
                 attrs = f' class="{esc(" ".join(classes))}"' if classes else ""

@@ -16,11 +16,15 @@ rep.claims_frame()          # paper vs ours, each claim's verdict
 rep.summary()               # "14 of 16 claims met, 1 direction only, 1 explained, 0 missed"
 rep.write("out/")           # report.html, claims.csv, <table>.csv
 ```
+
+The report's run section shows the command line (`run(..., command=...)`; by default the
+equivalent `zombiesim reproduce PAPER --scale SCALE --seed SEED`).
 """
 
 from __future__ import annotations
 
 import importlib
+import shlex
 from types import ModuleType
 
 from .._errors import InputError, make_error
@@ -35,6 +39,7 @@ __all__ = [
     "Reproduction",
     "banded",
     "change",
+    "command_line",
     "module",
     "pct",
     "run",
@@ -72,6 +77,17 @@ def module(paper: str) -> ModuleType:
     return importlib.import_module(f"{__name__}.{name}")
 
 
+def command_line(
+    paper: str, *, scale: str = "small", seed: int = 1, jobs: int | None = None
+) -> str:
+    """The `zombiesim reproduce` command that runs what `run(paper, scale=..., seed=...,
+    jobs=...)` runs."""
+    args = ["zombiesim", "reproduce", paper, "--scale", scale, "--seed", str(seed)]
+    if jobs is not None:
+        args += ["--jobs", str(jobs)]
+    return shlex.join(args)
+
+
 def run(
     paper: str,
     *,
@@ -79,8 +95,11 @@ def run(
     seed: int = 1,
     jobs: int | None = None,
     progress=None,
+    command: str | None = None,
 ) -> Reproduction:
-    """Run every experiment of `paper` at `scale` and return the `Reproduction`."""
+    """Run every experiment of `paper` at `scale` and return the `Reproduction`.
+    `command` is the command line its report shows (default: the equivalent
+    `zombiesim reproduce PAPER --scale SCALE --seed SEED`, `command_line`)."""
     mod = module(paper)
     known = tuple(getattr(mod, "SCALES", DEFAULT_SCALES))
     if scale not in known:
@@ -90,4 +109,7 @@ def run(
             "scale",
         )
     ctx = Context(paper=paper, scale=scale, seed=seed, jobs=jobs, progress=progress)
-    return mod.run(ctx)
+    rep = mod.run(ctx)
+    rep.command = command or command_line(paper, scale=scale, seed=seed, jobs=jobs)
+    rep.seed = seed
+    return rep

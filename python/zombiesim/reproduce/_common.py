@@ -197,6 +197,11 @@ class Reproduction:
         default_factory=dict
     )
     notes: list[str] = field(default_factory=list)
+    #: The command line that made it, shown in the report's run section
+    #: (`zombiesim.reproduce.run` sets it).
+    command: str | None = None
+    #: The seed of its runs (`zombiesim.reproduce.run` sets it).
+    seed: int | None = None
 
     @property
     def all_hold(self) -> bool:
@@ -244,8 +249,10 @@ class Reproduction:
         return written
 
     def html(self) -> str:
-        """The report page (`zombiesim.html.Page`): the claims with their verdicts, each
-        figure as SVG with its data as CSV, the result tables, and the run."""
+        """The report page (`zombiesim.html.Page`): the claims (experiment, metric, paper,
+        ours, then the verdict, coloured and kept in view when the table scrolls
+        sideways, then expected and why), each figure as SVG with its data as CSV, the
+        result tables, and the run (`command` when set, paper, scale, seed)."""
         from ..html.page import Page, slug
 
         page = Page(self.title)
@@ -254,13 +261,18 @@ class Reproduction:
             page.paragraph(note)
         page.heading("The paper's numbers beside ours")
         claims = self.claims_frame()
-        shown = ["experiment", "metric", "paper", "ours", "expected", "verdict", "explanation"]
-        page.table(
-            claims[shown].rename(columns={"explanation": "why"}) if len(claims) else claims,
-            name="claims",
-            cell_classes={"verdict": list(claims.get("verdict", []))},
-            wrap=["metric", "paper", "ours", "expected", "why"],
-        )
+        if len(claims):
+            # The verdict right after ours, kept in view when the table scrolls sideways.
+            shown = ["experiment", "metric", "paper", "ours", "verdict", "expected", "explanation"]
+            page.table(
+                claims[shown].rename(columns={"explanation": "why"}),
+                name="claims",
+                cell_classes={"verdict": list(claims["verdict"])},
+                wrap=["metric"],
+                pin=["verdict"],
+            )
+        else:
+            page.paragraph("No claims.")
         if self.figures:
             page.heading("Figures")
         for name, entry in self.figures.items():
@@ -269,5 +281,8 @@ class Reproduction:
         for name, frame in self.tables.items():
             page.heading(f"Table: {name}")
             page.table(frame, name=name)
-        page.run_section(facts=[("paper", self.paper), ("scale", self.scale)])
+        page.run_section(
+            command=self.command,
+            facts=[("paper", self.paper), ("scale", self.scale), ("seed", self.seed)],
+        )
         return page.html()
