@@ -56,6 +56,16 @@ impl Cause {
         )
     }
 
+    /// Whether the operation reclaims space: GC, or a merge of the block-mapped FTLs
+    /// (their collections). Counted in GC latency and GC busy time.
+    #[inline]
+    pub fn collects(self) -> bool {
+        matches!(
+            self,
+            Cause::Gc | Cause::MergeSwitch | Cause::MergePartial | Cause::MergeFull
+        )
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Cause::Host => "host",

@@ -26,6 +26,7 @@ from .common import (
     print_fields,
     progress_bar,
     source,
+    unaware_note,
     write_json,
 )
 from .parser import (
@@ -124,6 +125,8 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             return interrupted()
     if args.json:
         write_json(args.json, rep.to_json())
+    if not args.quiet:
+        unaware_note(rep)
     if show:
         _print_summary(rep, origin(args))
         if args.json:
@@ -155,6 +158,16 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
     dev, pre, run = r["device"], r["precondition"], r["run"]
     status = "interrupted" if run["interrupted"] else "complete"
     by_cause = flash["programs_by_cause"]
+    # A block-mapped FTL collects by merging: its merges are its GC.
+    merges = (r.get("ftl") or {}).get("merges") or {}
+    gc_programs = by_cause["gc"] + sum(by_cause.get(f"merge_{k}", 0) for k in merges)
+    merge_text = (
+        " ("
+        + ", ".join(f"{count(n)} {kind}" for kind, n in merges.items())
+        + f" merge{'' if sum(merges.values()) == 1 else 's'})"
+        if merges
+        else ""
+    )
     lines = [
         ("WAF", _waf(r)),
         (
@@ -166,7 +179,7 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
         (
             "flash",
             f"{count(flash['programs'])} programs (host {count(by_cause['host'])} + GC "
-            f"{count(by_cause['gc'])}"
+            f"{count(gc_programs)}"
             + (f" + buffer {count(by_cause['buffer'])}" if r.get("buffer") else "")
             + (f" + refresh {count(by_cause['refresh'])}" if by_cause.get("refresh") else "")
             + f"), {count(flash['reads'])} reads, {count(flash['erases'])} erases",
@@ -175,7 +188,7 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
             "GC",
             f"{count(gc['pages_copied'])} pages copied from {count(gc['victims'])} victims "
             f"({num(gc['copies_per_victim'], 1)} copies/victim), "
-            f"{count(gc['invocations'])} invocations"
+            f"{count(gc['invocations'])} invocations{merge_text}"
             + (f", GC latency {duration(gc['latency_s'])}" if "latency_s" in gc else ""),
         ),
         (

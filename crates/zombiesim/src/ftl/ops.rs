@@ -184,17 +184,25 @@ impl FlashOps {
         }
     }
 
-    /// The accumulated GC latency (ns): every GC flash read, buffer read (of
+    /// The accumulated GC latency (ns): every flash read, buffer read (of
     /// `buffer_reads`), program (`fast_programs` of them in fast-write mode) and
-    /// erase at its nominal duration; the same sum the timing model takes.
+    /// erase of a collection (GC, or a block-mapped FTL's merge) at its nominal
+    /// duration; the same sum the timing model takes as GC busy time.
     pub fn gc_latency_ns(&self, buffer_reads: u64, fast_programs: u64) -> u64 {
         let c = &self.cost;
-        let programs = self.programs.get(Cause::Gc);
-        self.reads.get(Cause::Gc) * c.read
+        let collecting = |by: &ByCause| -> u64 {
+            Cause::ALL
+                .iter()
+                .filter(|cause| cause.collects())
+                .map(|&cause| by.get(cause))
+                .sum()
+        };
+        let programs = collecting(&self.programs);
+        collecting(&self.reads) * c.read
             + buffer_reads * c.buffer_read
             + (programs - fast_programs) * c.program
             + fast_programs * c.fast_program
-            + self.erases.get(Cause::Gc) * c.erase
+            + collecting(&self.erases) * c.erase
     }
 
     /// The I/O execution time of 004 (ns): every program, erase and non-host flash

@@ -243,10 +243,7 @@ impl FlashTiming {
 
     #[inline]
     fn account(&mut self, cause: Cause, duration: u64) {
-        if matches!(
-            cause,
-            Cause::Gc | Cause::MergeSwitch | Cause::MergePartial | Cause::MergeFull
-        ) {
+        if cause.collects() {
             self.gc_busy += duration;
         }
     }
@@ -695,6 +692,8 @@ mod tests {
         let mut cfg = Config::preset("default").unwrap();
         cfg.flash.planes_per_die = 2;
         cfg.timing.enabled = true;
+        // Operations in issue order (the preset's timed runs use `suspend`).
+        cfg.timing.scheduler = Scheduler::Fifo;
         cfg.timing.read_us = 50.0;
         cfg.timing.program_us = 500.0;
         cfg.timing.erase_us = 3000.0;
