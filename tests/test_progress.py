@@ -33,3 +33,17 @@ def test_drawn_after_the_delay_and_removed_at_the_end():
         callback("measure", 0.25, 100)
         assert bar.shown
     assert "greedy measure" in con.file.getvalue()
+
+
+def test_the_oracles_pre_pass_reports_progress_first(small):
+    """`gc.policy = "oracle"` reads the measured phase ahead of the run: that pass reports
+    its own phase (the CLI's bar shows it) before preconditioning and measuring."""
+    import zombiesim as zs
+
+    phases: list[str] = []
+    cfg = small.override({"gc.policy": "oracle", "gc.oracle_score": "z-greedy"})
+    zs.simulate(
+        cfg, "hotcold:r=0.8,f=0.2,drive_writes=0.3", progress=lambda p, f, w: phases.append(p)
+    )
+    assert phases[0] == "oracle"
+    assert "precondition" in phases and phases.index("precondition") > 0

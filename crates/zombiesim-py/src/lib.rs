@@ -32,6 +32,7 @@ pub(crate) fn progress_bridge<'a>(
             }
             let Some(cb) = callback else { return true };
             let phase = match p.phase {
+                Phase::Oracle => "oracle",
                 Phase::Precondition => "precondition",
                 Phase::Measure => "measure",
             };

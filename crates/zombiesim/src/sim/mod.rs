@@ -72,6 +72,8 @@ fn check_memory(cfg: &Config, opts: &RunOptions) -> Result<()> {
 /// Which part of a run is under way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
+    /// `gc.policy = "oracle"` reads the measured phase's requests ahead of the run.
+    Oracle,
     Precondition,
     Measure,
 }
@@ -177,7 +179,10 @@ pub fn simulate(
     let workload = spec.build(geo.logical_pages, geo.page_size, seed)?;
     let source = workload.clone();
     // gc.policy = "oracle": the measured phase's future, read from a second copy.
-    let future = oracle::prepare(cfg, &geo, opts, || Ok(source.clone()))?;
+    let prepared = oracle::prepare(cfg, &geo, opts, || Ok(source.clone()), progress)?;
+    let (future, go_on) = after_oracle(prepared);
+    let mut stop = stop_at_once;
+    let progress: &mut dyn FnMut(&Progress) -> bool = if go_on { progress } else { &mut stop };
     run(
         cfg,
         &geo,
@@ -223,9 +228,16 @@ pub fn simulate_trace(
     };
     // gc.policy = "oracle": the measured phase's future, read from the trace again (a
     // notified trace's host events are not in it: the oracle's marks replace them).
-    let future = oracle::prepare(cfg, &geo, opts, || {
-        TraceWorkload::open(trace, geo.logical_pages, geo.page_size)
-    })?;
+    let prepared = oracle::prepare(
+        cfg,
+        &geo,
+        opts,
+        || TraceWorkload::open(trace, geo.logical_pages, geo.page_size),
+        progress,
+    )?;
+    let (future, go_on) = after_oracle(prepared);
+    let mut stop = stop_at_once;
+    let progress: &mut dyn FnMut(&Progress) -> bool = if go_on { progress } else { &mut stop };
     run(
         cfg,
         &geo,
@@ -377,6 +389,20 @@ enum Source<'s> {
     App(Box<dyn AppSource + 's>),
     /// The VMs' file systems (`fs:`), whose report section the run fills in.
     Fs(Box<crate::fs::FsWorkload>),
+}
+
+/// The oracle's future for `run`, and whether the run may go on: false when the
+/// pre-pass was stopped (Ctrl-C); the run then stops at once, its report interrupted.
+fn after_oracle(prepared: oracle::Prepared) -> (Option<oracle::FutureList>, bool) {
+    match prepared {
+        Some((future, complete)) => (Some(future), complete),
+        None => (None, true),
+    }
+}
+
+/// A progress callback that stops the run at its first report.
+fn stop_at_once(_: &Progress) -> bool {
+    false
 }
 
 /// Precondition, then run `workload` on a device already validated as `geo` (`future`:

@@ -52,8 +52,9 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::time::{Duration, Instant};
 
-use super::RunOptions;
+use super::{Phase, Progress, RunOptions};
 use crate::config::{
     available_memory, CbAge, Config, FtlLayout, Geometry, MemoryEstimate, NotifyMode, OracleScore,
     PolicySpec,
@@ -370,12 +371,17 @@ fn budget(cfg: &Config, opts: &RunOptions) -> Result<Budget> {
 
 /// With `gc.policy = "oracle"`: the future of the measured phase, read from `replay` (a
 /// fresh copy of its request stream); `None` with any other policy.
+/// The future, and whether it was read to the end: false when `progress` asked to stop
+/// (Ctrl-C), and the run is then to stop at once too.
+pub type Prepared = Option<(FutureList, bool)>;
+
 pub fn prepare<W: Workload>(
     cfg: &Config,
     geo: &Geometry,
     opts: &RunOptions,
     replay: impl FnOnce() -> Result<W>,
-) -> Result<Option<FutureList>> {
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<Prepared> {
     if cfg.gc.policy != PolicySpec::Oracle {
         return Ok(None);
     }
@@ -395,8 +401,31 @@ pub fn prepare<W: Workload>(
     }
     let budget = budget(cfg, opts)?;
     let mut w = replay()?;
-    record(&mut w, geo.logical_pages, budget).map(Some)
+    let expected = w.expected_write_pages();
+    let mut last = Instant::now();
+    let mut going = progress(&Progress {
+        phase: Phase::Oracle,
+        fraction: expected.map(|_| 0.0),
+        write_pages: 0,
+    });
+    let mut tick = |written: u64| {
+        let now = Instant::now();
+        if going && now.duration_since(last) >= PROGRESS_EVERY {
+            last = now;
+            going = progress(&Progress {
+                phase: Phase::Oracle,
+                fraction: expected.map(|e| (written as f64 / e.max(1) as f64).min(1.0)),
+                write_pages: written,
+            });
+        }
+        going
+    };
+    let future = record_with(&mut w, geo.logical_pages, budget, &mut tick)?;
+    Ok(Some((future, going)))
 }
+
+/// How often the pre-pass reports progress (and looks for Ctrl-C).
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
 /// Application and file-system workloads run the host model: the oracle is refused.
 pub fn refuse_app(cfg: &Config) -> Result<()> {
@@ -414,7 +443,19 @@ pub fn refuse_app(cfg: &Config) -> Result<()> {
 
 /// Read `workload` (a fresh copy of the measured phase's request stream) to its end and
 /// build its future on `logical` pages, refusing before the list outgrows `budget`.
-pub fn record(workload: &mut dyn Workload, logical: u64, budget: Budget) -> Result<FutureList> {
+#[cfg(test)]
+fn record(workload: &mut dyn Workload, logical: u64, budget: Budget) -> Result<FutureList> {
+    record_with(workload, logical, budget, &mut |_| true)
+}
+
+/// `record`, calling `tick(host page writes so far)` every few thousand requests; it
+/// stops reading (the list then holds what was read) when `tick` returns false.
+fn record_with(
+    workload: &mut dyn Workload,
+    logical: u64,
+    budget: Budget,
+    tick: &mut dyn FnMut(u64) -> bool,
+) -> Result<FutureList> {
     // What the oracle may hold beside the device, in bytes.
     let room = budget.map(|(limit, device, _)| limit.saturating_sub(device));
     if let (Some(room), Some(w)) = (room, workload.expected_write_pages()) {
@@ -433,7 +474,12 @@ pub fn record(workload: &mut dyn Workload, logical: u64, budget: Budget) -> Resu
     if let Some(w) = workload.expected_write_pages() {
         events.writes.reserve_exact(w.min(u32::MAX as u64) as usize);
     }
+    let mut requests = 0u64;
     while let Some(req) = workload.next_request()? {
+        requests += 1;
+        if requests & 0xFFF == 0 && !tick(events.writes.len() as u64) {
+            break;
+        }
         let pages = req.pages as usize;
         match req.op {
             Op::Write => {
