@@ -218,3 +218,39 @@ def test_a_trace_goes_through_the_cache_open_loop_or_below_it():
     assert above.raw["host"]["write_pages"] < above.raw["app"]["write_pages"]
     below = zs.simulate_trace(cfg.override({"host.trace": "below"}), msr, "msr", remap="modulo")
     assert below.raw["app"] is None
+
+
+# -- zombie-aware settings with nothing to act on -----------------------------------------------
+
+ROOMY = ("--set", "gc.low_watermark=6", "--set", "gc.high_watermark=6",
+         "--set", "ftl.over_provisioning=0.1", "--set", "flash.blocks_per_plane=64")  # fmt: skip
+
+
+def test_a_zombie_aware_scheme_without_a_host_says_the_device_learned_nothing(cli):
+    proc = cli("run", *ROOMY, "--scheme", "zgc", "-w", "uniform:drive_writes=0.1")
+    assert proc.returncode == 0, proc.stderr
+    assert "note:" in proc.stderr and "gc.policy = z-greedy" in proc.stderr
+    assert "gc.zombie_block" in proc.stderr and "learned of none" in proc.stderr
+    # compare says it per run, and only of the runs it applies to.
+    proc = cli("compare", *ROOMY, "--schemes", "ggc,zgc", "-w", "uniform:drive_writes=0.1")
+    assert proc.returncode == 0, proc.stderr
+    assert "zgc: gc.policy = z-greedy" in proc.stderr and "ggc:" not in proc.stderr
+    # With a host buffer that announces its pages, there is nothing to say.
+    proc = cli(
+        "run", *ROOMY, "--set", "host.buffer=16MiB", "--scheme", "zgc",
+        "-w", "uniform:drive_writes=0.1,iops=10000",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "note:" not in proc.stderr
+
+
+@pytest.mark.parametrize("scheme", ["hgc", "sgc"])
+def test_shadow_relocation_without_notifications_is_refused_naming_notify_mode(cli, scheme):
+    proc = cli(
+        "run", "--preset", "shadowgc-1tb", "--scheme", scheme,
+        "--set", "flash.channels=2", "--set", "flash.chips_per_channel=2",
+        "--set", "host.buffer=64MiB", "--set", "device.buffer=64MiB",
+        "--set", "notify.mode=none", "-w", "uniform:drive_writes=0.1,iops=10000",
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "notify.mode" in proc.stderr and "gc.fast_write" in proc.stderr

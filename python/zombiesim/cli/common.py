@@ -111,6 +111,42 @@ def memory_note(cfg: Config, verify: bool = False, runs: int = 1, limit: int | N
     )
 
 
+def unaware_keys(report: Any) -> list[str]:
+    """The zombie- or shadow-aware settings of a run whose device learned of no zombie or
+    host-shadow page (no host model, host buffer or notified trace: the report has no
+    `notify` section), so each acted as its base policy; `[]` when none."""
+    raw = report.raw if hasattr(report, "raw") else report
+    if raw.get("notify") is not None or raw.get("oracle") is not None:
+        return []  # a channel, or the oracle's marks from the future
+    cfg = raw["run"]["config"]
+    policy = str(cfg["gc"]["policy"])
+    keys = []
+    if policy.startswith(("z-", "greedy-delay")):
+        keys.append(f"gc.policy = {policy}")
+    keys += [
+        key
+        for key, on in (
+            ("gc.zombie_block", cfg["gc"].get("zombie_block")),
+            ("gc.fast_write", cfg["gc"].get("fast_write")),
+        )
+        if on
+    ]
+    return keys
+
+
+def unaware_note(report: Any, label: str = "") -> None:
+    """Say (on stderr) that a run's zombie-aware settings had nothing to act on."""
+    keys = unaware_keys(report)
+    if not keys:
+        return
+    who = f"{label}: " if label else ""
+    sys.stderr.write(
+        f"zombiesim: note: {who}{', '.join(keys)} act on pages the host announces, and this "
+        "run has no host that announces any (no host.cache, host.buffer or notified "
+        "trace): the device learned of none and collected as its base policy would\n"
+    )
+
+
 def write_json(path: str, text: str) -> None:
     atomic_write(path, text if text.endswith("\n") else text + "\n")
 

@@ -35,6 +35,7 @@ from .common import (
     out,
     progress_bar,
     source,
+    unaware_note,
     write_json,
 )
 from .parser import (
@@ -58,16 +59,19 @@ examples:
       --workload zipf --jobs 2 --json results.json
   zombiesim compare --set timing.enabled=true --policies greedy,cost-benefit \\
       --trace src1_0.csv --format msr --remap modulo --report trace.html
-  zombiesim compare --preset shadowgc-1tb --schemes ggc,zgc,hgc,dgc,sgc \
-      --workload hotcold:r=0.9,f=0.01,drive_writes=0.5,iops=20000 \
-      --set host.buffer=128MiB --set device.buffer=128MiB --set flash.channels=2 \
+  zombiesim compare --preset shadowgc-1tb --schemes ggc,zgc,hgc,dgc,sgc \\
+      --workload hotcold:r=0.9,f=0.01,drive_writes=0.5,iops=20000 \\
+      --set host.buffer=128MiB --set device.buffer=128MiB --set flash.channels=2 \\
       --set flash.chips_per_channel=2 --set flash.blocks_per_plane=1024 --restart-at 12
+  # every FTL through power losses, each checked by the integrity oracle
+  zombiesim compare --set ftl.kind=page,dftl,fast --set device.buffer=4MiB \\
+      --power-loss-every 2000 --verify --workload uniform:drive_writes=0.5
 
   # one key over several values: the five FTLs on one workload
-  zombiesim compare --preset default --set ftl.kind=page,dftl,superblock,fast,block \
+  zombiesim compare --preset default --set ftl.kind=page,dftl,superblock,fast,block \\
       --workload uniform:drive_writes=2
   # 004's buffers on FAST (the ba-gc preset)
-  zombiesim compare --preset ba-gc --schemes fab,bplru,ba-gc \
+  zombiesim compare --preset ba-gc --schemes fab,bplru,ba-gc \\
       --workload files:file=1MiB,seq=0.7,hot=0.02,r=0.9,size=4KiB,iops=2000
 
 Every run uses the same workload (or trace) and seed, so each sees the same request stream.
@@ -79,7 +83,7 @@ device requests and MiB and the journal's MiB; with the oracle policy among the 
 run (in the table and, as oracle_gain_captured, in --json). --journal varies the
 journal= key of an fs: workload, --ftl is ftl.kind over several values; together, every
 mode on every FTL.
-exit codes: 0 ok, 2 bad input, 130 interrupted
+exit codes: 0 ok, 1 integrity check failed (--verify), 2 bad input, 130 interrupted
 """
 
 
@@ -115,6 +119,12 @@ def register(sub: Any) -> None:
     seed_option(p)
     memory_option(p)
     jobs_option(p)
+    p.add_argument(
+        "--verify",
+        action="store_true",
+        help="run the integrity oracle in every run (slower); with power losses it also "
+        "counts durable pages lost (power_loss.durable_pages_lost)",
+    )
     p.add_argument("--csv", metavar="OUT", help="write one row per run (every report field)")
     p.add_argument("--json", metavar="OUT", help="write {label: report} as JSON (`-` = stdout)")
     p.add_argument("--report", metavar="OUT.html", help="write an HTML report with plots")
@@ -263,6 +273,7 @@ def cmd_compare(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     if not args.quiet:
         memory_note(
             cfg,
+            args.verify,
             runs=min(len(runs), args.jobs or os.cpu_count() or 1),
             limit=args.max_memory,
         )
@@ -272,6 +283,7 @@ def cmd_compare(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
             reports = simulate_many(
                 runs,
                 seed=args.seed,
+                verify=args.verify,
                 max_memory=args.max_memory,
                 force_unsafe=args.force_unsafe,
                 jobs=args.jobs,
@@ -284,6 +296,9 @@ def cmd_compare(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
                 f"partial results written to {', '.join(written)}" if written else ""
             )
     written = _write_outputs(args, reports, cfg, spec)
+    if not args.quiet:
+        for label, rep in reports.items():
+            unaware_note(rep, label)
     if show:
         out.print(compare_table(reports, f"{spec} · seed {args.seed} · {origin(args)}"))
         for path in written:

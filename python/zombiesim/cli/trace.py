@@ -46,7 +46,7 @@ examples:
   zombiesim trace convert src1_0.csv --from msr --to disksim > src1_0.trace
   zombiesim trace convert big.csv --from msr --to native -o big.zst --on-error skip
   zombiesim trace analyze --values nbdkit_hashlog_full_sqlite15s.log.gz --out sqlite-values
-  zombiesim trace analyze --values device_writes_hashed.csv.gz --format pgbench-hashed \
+  zombiesim trace analyze --values device_writes_hashed.csv.gz --format pgbench-hashed \\
       --pools 10000,50000,100000
 
 Files ending in .gz or .zst are decompressed on reading and compressed on writing.

@@ -164,8 +164,9 @@ def comparison_html(
         workload = workload if workload is not None else first.raw["run"]["workload"]
         seed = seed if seed is not None else first.raw["run"]["seed"]
     page = Page(title)
-    if notes:
-        page.paragraph(notes)
+    for part in (notes or "").split("\n\n"):
+        if part.strip():
+            page.paragraph(part.strip())
     best = best_label(reports)
     if reports:
         page.paragraph(

@@ -44,6 +44,13 @@ pub(super) fn validate(cfg: &Config, geo: &Geometry) -> Result<()> {
         ));
     }
     let g = &cfg.gc;
+    if g.fast_write && cfg.notify.mode == NotifyMode::None {
+        return Err(Error::config(
+            "notify.mode",
+            "`none` tells the device of no host-shadow page, so gc.fast_write (hgc, sgc) \
+             would separate nothing: use ideal, piggyback or command (or gc.fast_write = false)",
+        ));
+    }
     if g.fast_write && !g.zombie_block {
         return Err(Error::config(
             "gc.fast_write",

@@ -268,3 +268,28 @@ fn presets_name_the_scheduler_their_timed_runs_use() {
         );
     }
 }
+
+#[test]
+fn fast_write_without_notifications_is_refused_naming_notify_mode() {
+    let mut cfg = Config::preset("shadowgc-1tb").unwrap();
+    cfg.set_many(&[
+        ("host.buffer".into(), "128MiB".into()),
+        ("timing.enabled".into(), "true".into()),
+    ])
+    .unwrap();
+    let hgc = [
+        ("gc.zombie_block".to_string(), "true".to_string()),
+        ("gc.fast_write".to_string(), "true".to_string()),
+    ];
+    let mut silent = cfg.clone();
+    let mut pairs = hgc.to_vec();
+    pairs.push(("notify.mode".into(), "none".into()));
+    let e = silent.set_many(&pairs).unwrap_err();
+    assert!(
+        matches!(e, Error::Config { ref key, .. } if key == "notify.mode"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("gc.fast_write"), "{e}");
+    cfg.set_many(&hgc).unwrap();
+    assert_eq!(cfg.notify.mode, NotifyMode::Piggyback);
+}
