@@ -247,7 +247,10 @@ fn presets_name_the_scheduler_their_timed_runs_use() {
     assert_eq!(cfg.timing.scheduler, Scheduler::Suspend);
     // Set by name, a scheduler that a counting run would not use is refused.
     let mut counting = Config::preset("default").unwrap();
-    let e = counting.set("timing.scheduler", "rps").unwrap_err().to_string();
+    let e = counting
+        .set("timing.scheduler", "rps")
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("timing.scheduler") && e.contains("timing.enabled"),
         "{e}"
