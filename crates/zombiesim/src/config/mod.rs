@@ -612,14 +612,23 @@ impl Config {
     /// timed runs use (`suspend`) and still counts by default.
     fn check_keys_set<'k>(&self, keys: impl IntoIterator<Item = &'k str>) -> Result<()> {
         let t = &self.timing;
+        if t.enabled {
+            return Ok(());
+        }
         for key in keys {
-            if key == "timing.scheduler" && t.scheduler != Scheduler::Fifo && !t.enabled {
+            if key == "timing.scheduler" && t.scheduler != Scheduler::Fifo {
                 return Err(Error::config(
                     "timing.scheduler",
                     format!(
                         "`{}` orders flash operations in time: set timing.enabled = true (or keep `fifo`)",
                         t.scheduler.name()
                     ),
+                ));
+            }
+            if matches!(key, "timing.suspend_us" | "timing.max_suspensions") {
+                return Err(Error::config(
+                    key,
+                    "is read only by timed runs (the suspend scheduler): set timing.enabled = true",
                 ));
             }
         }

@@ -256,6 +256,13 @@ fn presets_name_the_scheduler_their_timed_runs_use() {
         "{e}"
     );
     counting.set("timing.scheduler", "fifo").unwrap();
+    // So are the suspend scheduler's keys, on a counting run that would not read them.
+    let mut counting = Config::preset("default").unwrap();
+    let e = counting
+        .set("timing.max_suspensions", "2")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("timing.max_suspensions"), "{e}");
     // The paper presets say which scheduler their devices had.
     for (preset, scheduler) in [
         ("zombie-chasing", Scheduler::Fifo),
