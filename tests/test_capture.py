@@ -234,10 +234,12 @@ def all_present(monkeypatch, tmp_path):
     (tracefs / "instances").mkdir(parents=True)
     events = [c[0] for c in cap.REQUIRED_EVENTS] + list(cap.OPTIONAL_EVENTS)
     (tracefs / "available_events").write_text("\n".join(events) + "\n")
-    monkeypatch.setattr(cap, "_privileged", lambda: True)
-    monkeypatch.setattr(cap, "_which", lambda program: f"/usr/bin/{program}")
-    real_exists = cap._exists
-    monkeypatch.setattr(cap, "_exists", lambda p: p == "/dev/loop-control" or real_exists(p))
+    monkeypatch.setattr(cap.environment, "_privileged", lambda: True)
+    monkeypatch.setattr(cap.environment, "_which", lambda program: f"/usr/bin/{program}")
+    real_exists = cap.environment._exists
+    monkeypatch.setattr(
+        cap.environment, "_exists", lambda p: p == "/dev/loop-control" or real_exists(p)
+    )
     return tracefs
 
 
@@ -246,13 +248,13 @@ def test_check_environment_all_present(all_present):
 
 
 def test_check_environment_not_root(all_present, monkeypatch):
-    monkeypatch.setattr(cap, "_privileged", lambda: False)
+    monkeypatch.setattr(cap.environment, "_privileged", lambda: False)
     missing = cap.check_environment(tracefs=all_present)
     assert len(missing) == 1 and "root" in missing[0] and "sudo" in missing[0]
 
 
 def test_check_environment_tracefs_unmountable(all_present, monkeypatch, tmp_path):
-    monkeypatch.setattr(cap, "_mount_tracefs", lambda path: "permission denied")
+    monkeypatch.setattr(cap.environment, "_mount_tracefs", lambda path: "permission denied")
     missing = cap.check_environment(tracefs=tmp_path / "nowhere")
     assert len(missing) == 1
     assert "tracefs" in missing[0] and "mount -t tracefs nodev" in missing[0]
@@ -274,23 +276,27 @@ def test_check_environment_optional_events_and_old_name(all_present):
 
 
 def test_check_environment_tools_and_loop(all_present, monkeypatch):
-    monkeypatch.setattr(cap, "_which", lambda p: None if p in ("filefrag", "losetup") else p)
-    monkeypatch.setattr(cap, "_exists", lambda p: p != "/dev/loop-control" and os.path.exists(p))
+    monkeypatch.setattr(
+        cap.environment, "_which", lambda p: None if p in ("filefrag", "losetup") else p
+    )
+    monkeypatch.setattr(
+        cap.environment, "_exists", lambda p: p != "/dev/loop-control" and os.path.exists(p)
+    )
     missing = cap.check_environment(tracefs=all_present)
     text = "\n".join(missing)
     assert len(missing) == 3, missing
     assert "`filefrag` (package e2fsprogs" in text
     assert "`losetup` (package util-linux" in text
     assert "/dev/loop-control" in text and "modprobe loop" in text
-    monkeypatch.setattr(cap, "_which", lambda p: None if p == "mkfs.xfs" else p)
-    monkeypatch.setattr(cap, "_exists", lambda p: True)
+    monkeypatch.setattr(cap.environment, "_which", lambda p: None if p == "mkfs.xfs" else p)
+    monkeypatch.setattr(cap.environment, "_exists", lambda p: True)
     missing = cap.check_environment(fs="xfs", tracefs=all_present)
     assert missing == ["`mkfs.xfs` (package xfsprogs: `apt-get install xfsprogs`)"]
 
 
 def test_capture_refused_names_what_is_missing(monkeypatch, tmp_path):
     monkeypatch.setattr(
-        cap, "check_environment", lambda *a, **k: ["`filefrag` (package e2fsprogs)"]
+        cap.run, "check_environment", lambda *a, **k: ["`filefrag` (package e2fsprogs)"]
     )
     with pytest.raises(InputError, match="capture needs: `filefrag`") as e:
         cap.capture(["true"], tmp_path / "out")

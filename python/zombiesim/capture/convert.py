@@ -1,0 +1,311 @@
+"""The raw ftrace text (`trace_pipe`) turned into the capture folder's CSV files and
+`loop_summary.txt`: `convert_raw` and what it found (`ConvertResult`)."""
+
+from __future__ import annotations
+
+import gzip
+import math
+import os
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from .._errors import InputError, make_error
+from .folder import (
+    DEVICE_CSV,
+    DIRTY_CSV,
+    EXTENTS,
+    INODES,
+    SUMMARY,
+    UPTIME,
+    ExtentMap,
+    _ns,
+    read_inodes,
+    read_uptime_start,
+)
+
+BLOCK = 4096
+SECTORS_PER_BLOCK = BLOCK // 512
+
+#: `comm-pid [cpu] flags timestamp: event: payload` (the flags column is optional);
+#: syscall events print `sys_pwrite64(fd: ...)`.
+_EVENT = re.compile(r"\]\s+(?:[^\s:]+\s+)?(\d+\.\d+): ([A-Za-z0-9_]+)(?:: ?|(?=\())")
+_LOST = re.compile(r"\[LOST (\d+) EVENTS\]")
+#: `7,0 WS 8192 () 966656 + 16 be,0,4 [postgres]` (older kernels: no bytes column)
+_RQ = re.compile(r"^(\d+),(\d+) (\S+) (?:(\d+) )?\((.*?)\) (\d+) \+ (\d+)")
+#: `bdi 7:0: ino=1352 index=0`
+_DIRTY = re.compile(r"^bdi (\S+): ino=(\d+) index=(\d+)")
+_DIRTY_EVENTS = ("writeback_dirty_folio", "writeback_dirty_page")
+#: `dev 7:0 ino c pfn=0x1234 ofs=8192 order=2` (the inode in hex, the offset in bytes)
+_FILEMAP = re.compile(r"^dev (\d+):(\d+) ino ([0-9a-f]+) \S+ ofs=(\d+)(?: order=(\d+))?")
+_FILEMAP_ADD = "mm_filemap_add_to_page_cache"
+_FILEMAP_DELETE = "mm_filemap_delete_from_page_cache"
+
+
+def _wall(ns: int) -> str:
+    """Epoch nanoseconds as seconds with 6 decimals (rounded to the microsecond)."""
+    us = (ns + 500) // 1000
+    return f"{us // 1_000_000}.{us % 1_000_000:06d}"
+
+
+class _Lifetimes:
+    """Percentiles of positive durations in bounded memory: log-spaced bins, 0.5% wide."""
+
+    PER_DECADE = 460
+    FLOOR = 1e-6
+
+    def __init__(self) -> None:
+        self.bins: dict[int, int] = {}
+        self.n = 0
+
+    def add(self, seconds: float) -> None:
+        b = -1 if seconds < self.FLOOR else int(math.log10(seconds / self.FLOOR) * self.PER_DECADE)
+        self.bins[b] = self.bins.get(b, 0) + 1
+        self.n += 1
+
+    def quantile(self, q: float) -> float:
+        if self.n == 0:
+            return math.nan
+        rank = q * (self.n - 1)
+        seen = 0
+        for b in sorted(self.bins):
+            seen += self.bins[b]
+            if seen > rank:
+                return 0.0 if b < 0 else self.FLOOR * 10 ** ((b + 0.5) / self.PER_DECADE)
+        return math.nan
+
+
+@dataclass
+class ConvertResult:
+    """What `convert_raw` found."""
+
+    #: Events kept (on the device, when one is given), by name.
+    events: dict[str, int] = field(default_factory=dict)
+    #: Clean → dirty transitions (`writeback_dirty_folio` events).
+    dirty_events: int = 0
+    #: Rows of pagecache_dirty.csv.gz: one per 4 KiB page, a large folio's event giving one
+    #: row for each of its pages (when the trace has the folio's size, from `filemap`).
+    dirty_rows: int = 0
+    #: ... of them whose inode is not in inodes.txt (a file deleted during the run).
+    dirty_unknown: int = 0
+    #: Distinct pages (inode, index) dirtied, and the files they belong to.
+    dirty_pages: int = 0
+    dirty_files: int = 0
+    #: Write requests with data, and the 4 KiB blocks they wrote (rows of the device CSV).
+    device_requests: int = 0
+    device_blocks: int = 0
+    #: ... of those blocks that belong to a file page after the run.
+    device_blocks_mapped: int = 0
+    #: Distinct files the device writes landed in.
+    device_files: int = 0
+    #: Events the kernel dropped (`[LOST N EVENTS]`: the reader fell behind).
+    lost_events: int = 0
+    #: Pages dirtied and not written to the device before the end of the capture.
+    pages_still_dirty: int = 0
+    #: First dirty → device write, seconds: n, p10, p50, p90.
+    lifetime: tuple[int, float, float, float] = (0, math.nan, math.nan, math.nan)
+
+    @property
+    def device_blocks_unmapped(self) -> int:
+        return self.device_blocks - self.device_blocks_mapped
+
+
+def _open_text(path: Path | str) -> IO[str]:
+    if str(path).endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="")
+    return open(path, encoding="utf-8", errors="replace", newline="")
+
+
+@contextmanager
+def _atomic_gzip(path: Path) -> Iterator[IO[str]]:
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=6, newline="") as f:
+            yield f
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _device_key(device: tuple[int, int] | str | None) -> tuple[int, int] | None:
+    if device is None or isinstance(device, tuple):
+        return device
+    major, sep, minor = device.replace(",", ":").partition(":")
+    if not sep:
+        raise make_error(InputError, f"device `{device}`: expected MAJOR:MINOR", "input")
+    return int(major), int(minor)
+
+
+def _csv_field(text: str) -> str:
+    if any(c in text for c in ',"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def convert_raw(
+    raw_path: Path | str,
+    folder: Path | str,
+    *,
+    device: tuple[int, int] | str | None = None,
+    notes: Sequence[str] = (),
+) -> ConvertResult:
+    """Turn the raw trace `raw_path` (trace_pipe text, `.gz` or plain) into the folder's
+    `pagecache_dirty.csv.gz`, `device_writes_hashed.csv.gz` and `loop_summary.txt`.
+
+    Reads `uptime_start.txt`, `extents.txt` and `inodes.txt` from `folder`. `device`
+    (`(major, minor)` or `"7:0"`) keeps only that device's block, writeback and ext4
+    events; None keeps every device. `notes` are lines appended to `loop_summary.txt`.
+    Streams the trace line by line; memory grows with the extents and the distinct pages
+    dirtied, not with the trace."""
+    folder = Path(folder)
+    uptime_ns, epoch_ns = read_uptime_start(folder / UPTIME)
+    offset_ns = epoch_ns - uptime_ns
+    inodes = read_inodes(folder / INODES)
+    path_inode = {p: i for i, p in inodes.items()}
+    extents = ExtentMap.read(folder / EXTENTS)
+    dev = _device_key(device)
+    block_prefix = f"{dev[0]},{dev[1]} " if dev else None
+    bdi_name = f"{dev[0]}:{dev[1]}" if dev else None
+    ext4_prefix = f"dev {dev[0]},{dev[1]} " if dev else None
+
+    res = ConvertResult()
+    events: dict[str, int] = {}
+    pending: dict[tuple[int, int], int] = {}  # (ino, index) -> first dirty, uptime ns
+    dirtied: set[tuple[int, int]] = set()
+    dirty_inodes: set[int] = set()
+    folios: dict[tuple[int, int], int] = {}  # (ino, index) -> order, for large folios
+    device_files: set[str] = set()
+    lifetimes = _Lifetimes()
+    try:
+        raw = _open_text(raw_path)
+    except OSError as e:
+        raise make_error(InputError, f"cannot read `{raw_path}`: {e.strerror or e}", "io") from e
+    try:
+        with (
+            raw,
+            _atomic_gzip(folder / DIRTY_CSV) as dirty_out,
+            _atomic_gzip(folder / DEVICE_CSV) as dev_out,
+        ):
+            dirty_out.write("t,ino,file,index\n")
+            dev_out.write("t_wall,rwbs,fsblk,file,file_page,content_xxh3,t_app_write\n")
+            for line in raw:
+                m = _EVENT.search(line)
+                if m is None:
+                    lost = _LOST.search(line)
+                    if lost:
+                        res.lost_events += int(lost.group(1))
+                    continue
+                name = m.group(2)
+                payload = line[m.end() :].rstrip("\n")
+                if name.startswith("block_"):
+                    if block_prefix and not payload.startswith(block_prefix):
+                        continue
+                elif name.startswith("ext4_"):
+                    if ext4_prefix and not payload.startswith(ext4_prefix):
+                        continue
+                elif name in (_FILEMAP_ADD, _FILEMAP_DELETE):
+                    fm = _FILEMAP.match(payload)
+                    if fm is None or (dev and (int(fm.group(1)), int(fm.group(2))) != dev):
+                        continue
+                    key = (int(fm.group(3), 16), int(fm.group(4)) // BLOCK)
+                    order = int(fm.group(5) or 0)
+                    if name == _FILEMAP_ADD and order > 0:
+                        folios[key] = order
+                    else:
+                        folios.pop(key, None)
+                elif name in _DIRTY_EVENTS:
+                    d = _DIRTY.match(payload)
+                    if d is None or (bdi_name and d.group(1) != bdi_name):
+                        continue
+                    t = m.group(1)
+                    ino, index = int(d.group(2)), int(d.group(3))
+                    file = inodes.get(ino)
+                    if file is None:
+                        res.dirty_unknown += 1
+                    res.dirty_events += 1
+                    dirty_inodes.add(ino)
+                    t_ns = _ns(t)
+                    name_field = _csv_field(file or "")
+                    for page in range(index, index + (1 << folios.get((ino, index), 0))):
+                        dirty_out.write(f"{t},{ino},{name_field},{page}\n")
+                        res.dirty_rows += 1
+                        key = (ino, page)
+                        dirtied.add(key)
+                        if key not in pending:
+                            pending[key] = t_ns
+                events[name] = events.get(name, 0) + 1
+                if name != "block_rq_issue":
+                    continue
+                r = _RQ.match(payload)
+                if r is None:
+                    continue
+                rwbs, sector, sectors = r.group(3), int(r.group(6)), int(r.group(7))
+                if "W" not in rwbs or sectors == 0:
+                    continue
+                t_ns = _ns(m.group(1))
+                t_wall = _wall(t_ns + offset_ns)
+                res.device_requests += 1
+                first = sector // SECTORS_PER_BLOCK
+                last = (sector + sectors - 1) // SECTORS_PER_BLOCK
+                for fsblk in range(first, last + 1):
+                    hit = extents.lookup(fsblk)
+                    res.device_blocks += 1
+                    if hit is None:
+                        dev_out.write(f"{t_wall},{rwbs},{fsblk},,,,\n")
+                        continue
+                    file, page = hit
+                    res.device_blocks_mapped += 1
+                    device_files.add(file)
+                    dev_out.write(f"{t_wall},{rwbs},{fsblk},{_csv_field(file)},{page},,\n")
+                    ino = path_inode.get(file)
+                    if ino is not None:
+                        since = pending.pop((ino, page), None)
+                        if since is not None:
+                            lifetimes.add(max(0, t_ns - since) / 1e9)
+    except OSError as e:
+        raise make_error(InputError, f"`{raw_path}`: {e.strerror or e}", "io") from e
+    except EOFError as e:
+        raise make_error(InputError, f"`{raw_path}`: truncated ({e})", "io") from e
+
+    res.events = dict(sorted(events.items()))
+    res.dirty_pages = len(dirtied)
+    res.dirty_files = len(dirty_inodes)
+    res.device_files = len(device_files)
+    res.pages_still_dirty = len(pending)
+    res.lifetime = (
+        lifetimes.n,
+        lifetimes.quantile(0.1),
+        lifetimes.quantile(0.5),
+        lifetimes.quantile(0.9),
+    )
+    _write_summary(folder / SUMMARY, res, notes)
+    return res
+
+
+def _write_summary(path: Path, res: ConvertResult, notes: Sequence[str]) -> None:
+    lines = [f"{name:<24}{n:>9}" for name, n in res.events.items()]
+    if res.dirty_rows != res.dirty_events:
+        lines.append(
+            f"page-cache dirty events: {res.dirty_events}, large folios expanded to "
+            f"{res.dirty_rows} 4KiB pages"
+        )
+    lines.append(
+        f"device write 4KiB blocks mapped to a file page: {res.device_blocks_mapped}, "
+        f"unmapped (fs metadata/journal/deleted files): {res.device_blocks_unmapped}"
+    )
+    n, p10, p50, p90 = res.lifetime
+    if n:
+        lines.append(
+            "page-cache zombie lifetime (first dirty -> device write) all   "
+            f"n={n:>6} p10 {p10:.3f} p50 {p50:.3f} p90 {p90:.3f} s"
+        )
+    lines.append(f"pages still dirty at end of capture: {res.pages_still_dirty}")
+    lines.append(f"lost events (trace buffer overrun): {res.lost_events}")
+    lines.extend(notes)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text("\n".join(lines) + "\n")
+    os.replace(tmp, path)

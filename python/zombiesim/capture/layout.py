@@ -1,0 +1,108 @@
+"""The file system's layout after the run: `inodes.txt` and `extents.txt` (`filefrag` on
+every regular file, and the ext4 journal read with `debugfs`)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+from .environment import _which
+from .folder import _EXTENT, EXTENTS, INODES
+
+
+def _list_files(root: Path) -> list[tuple[int, int, str]]:
+    """`(ino, size, relative path)` of every regular file under `root` (symbolic links not
+    followed), in walk order."""
+    files = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            full = os.path.join(dirpath, name)
+            rel = os.path.relpath(full, root)
+            if "\n" in rel:
+                continue
+            try:
+                st = os.lstat(full)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                files.append((st.st_ino, st.st_size, rel))
+    return files
+
+
+#: The pseudo-file the ext4 journal is listed as (inode 8), as in the pgbench capture.
+JOURNAL = "<ext4-journal>"
+JOURNAL_INODE = 8
+
+
+def _journal_extents(device: str) -> list[tuple[int, int, int]]:
+    """`(logical, physical, length)` of the ext4 journal (inode 8) on `device`, read with
+    `debugfs -R "blocks <8>"` (read-only, fine while mounted); empty when that fails."""
+    program = _which("debugfs")
+    if program is None:
+        return []
+    try:
+        proc = subprocess.run(
+            [program, "-R", f"blocks <{JOURNAL_INODE}>", device],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        blocks = [int(b) for b in proc.stdout.split()]
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return []
+    extents: list[tuple[int, int, int]] = []
+    for logical, block in enumerate(blocks):
+        if extents and extents[-1][1] + extents[-1][2] == block:
+            lo, ph, n = extents[-1]
+            extents[-1] = (lo, ph, n + 1)
+        else:
+            extents.append((logical, block, 1))
+    return extents
+
+
+def write_layout(root: Path, folder: Path, journal: str | None = None) -> int:
+    """`inodes.txt` and `extents.txt` of the file system mounted at `root` (with `journal`,
+    an ext4 device, its journal too, as the pseudo-file `<ext4-journal>`); the number of
+    files."""
+    files = _list_files(root)
+    with open(folder / INODES, "w") as f:
+        for ino, size, rel in files:
+            f.write(f"{ino} {size} {rel}\n")
+    extents: dict[str, list[str]] = {rel: [] for _, _, rel in files}
+    names = [rel for _, _, rel in files]
+    for i in range(0, len(names), 200):
+        batch = names[i : i + 200]
+        proc = subprocess.run(
+            [_which("filefrag") or "filefrag", "-e", "-b4096", "--", *batch],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        current: str | None = None
+        for line in proc.stdout.splitlines():
+            if line.startswith("File size of "):
+                head = line[len("File size of ") :]
+                current = head[: head.rfind(" is ")]
+                if current not in extents:
+                    current = None
+            elif current is not None and _EXTENT.match(line):
+                extents[current].append(line)
+    journal_extents = _journal_extents(journal) if journal else []
+    with open(folder / EXTENTS, "w") as f:
+        for rel in names:
+            f.write(f"== {rel}\n")
+            for line in extents[rel]:
+                f.write(line + "\n")
+        if journal_extents:
+            f.write(f"== {JOURNAL}\n")
+            for i, (lo, ph, n) in enumerate(journal_extents):
+                last = "last,eof" if i == len(journal_extents) - 1 else ""
+                f.write(f"{i:4d}: {lo}.. {lo + n - 1}: {ph}.. {ph + n - 1}: {n}: {last}\n")
+    if journal_extents:
+        with open(folder / INODES, "a") as f:
+            f.write(f"{JOURNAL_INODE} 0 {JOURNAL}\n")
+    return len(files)
