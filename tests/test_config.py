@@ -1,3 +1,4 @@
+import json
 import pickle
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
@@ -147,3 +148,42 @@ def test_errors_pickle_with_their_attributes():
     back = pickle.loads(pickle.dumps(info.value))
     assert type(back) is zs.ConfigError
     assert str(back) == str(info.value) and back.exit_code == 2 and back.kind == "config"
+
+
+# -- keys a preset sets for another FTL -------------------------------------------------------
+
+
+def test_a_presets_keys_for_another_ftl_are_dropped_with_a_note(cli):
+    """`--preset ba-gc --set ftl.kind=page`: the preset's FAST keys are read by nothing
+    under page mapping; they go back to their defaults, each with a note. A key the user
+    sets is still refused when nothing reads it."""
+    proc = cli(
+        "run", "--preset", "ba-gc", "--set", "ftl.kind=page",
+        "-w", "uniform:drive_writes=0.1,iops=2000",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "note: `ftl.log_blocks = 128` dropped" in proc.stderr
+    cfg = zs.Config.preset("ba-gc").override({"ftl.kind": "page"})
+    assert cfg.get("ftl.log_blocks") == 0 and len(cfg.notes) == 1
+    assert zs.Config.preset("ba-gc").notes == ()
+    proc = cli(
+        "run", "--preset", "ba-gc", "--set", "ftl.kind=page", "--set", "ftl.log_blocks=64",
+        "-w", "uniform:drive_writes=0.1,iops=2000",
+    )  # fmt: skip
+    assert proc.returncode == 2 and "`ftl.log_blocks`" in proc.stderr
+
+
+def test_compare_applies_a_set_value_to_the_cells_that_read_it(cli, tmp_path):
+    js = tmp_path / "r.json"
+    args = ("compare", "--set", "flash.blocks_per_plane=64", "-w", "uniform:drive_writes=0.2")
+    proc = cli(
+        *args, "--set", "ftl.kind=page,dftl", "--set", "ftl.cmt_entries=4096", "--json", str(js)
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "ftl.kind=page: `ftl.cmt_entries = 4096` dropped" in proc.stderr
+    reports = json.loads(js.read_text())
+    assert reports["ftl.kind=dftl"]["run"]["config"]["ftl"]["cmt_entries"] == 4096
+    assert reports["ftl.kind=page"]["run"]["config"]["ftl"]["kind"] == "page"
+    # A value no cell reads is refused, naming the key.
+    proc = cli(*args, "--set", "ftl.kind=page,fast", "--set", "ftl.cmt_entries=4096")
+    assert proc.returncode == 2 and "`ftl.cmt_entries`: no run reads it" in proc.stderr

@@ -229,13 +229,19 @@ def compare_configs(
     schemes: Iterable[str] | None = None,
     configs: Mapping[str, Config] | None = None,
     vary: tuple[str, Iterable[Any]] | None = None,
+    sets: Iterable[tuple[str, Any]] | None = None,
 ) -> dict[str, Config]:
     """The labelled configurations `compare` runs: one per policy (label = the policy), one
     per scheme (label = the scheme), or both crossed (label `scheme/policy`, the policy set
     after the scheme), or `configs` as given. `vary = (key, values)` runs each of them once
     per value of one config key (label `key=value`, after the scheme's: `scheme/key=value`),
-    e.g. `("ftl.kind", ["page", "dftl", "fast"])`. Raises `ConfigError` for an unknown
-    policy or scheme, or when nothing (or the same label twice) is asked for."""
+    e.g. `("ftl.kind", ["page", "dftl", "fast"])`. With `vary` alone, `sets` (dotted
+    keys and values) are applied to each cell together with its value, where read: a
+    key that some cells do not read (`ftl.cmt_entries` beside `ftl.kind = page,dftl`)
+    applies to the cells that read it and is dropped, with a note (`Config.notes`), from
+    the others; one that no cell reads raises `ConfigError` naming it. Raises
+    `ConfigError` for an unknown policy or scheme, or when nothing (or the same label
+    twice) is asked for."""
     base = Config.coerce(config)
     policies = list(policies) if policies is not None else []
     schemes = list(schemes) if schemes is not None else []
@@ -245,7 +251,28 @@ def compare_configs(
         if not values:
             raise make_error(ConfigError, f"{key}: no values to compare", key)
         if not (policies or schemes or configs):
-            return {f"{key}={v}": base.override({key: v}) for v in values}
+            extra = list(sets or [])
+            drop = [k for k, _ in extra if k != key]
+            cells = {
+                f"{key}={v}": base.override([*extra, (key, v)], where_read=drop) for v in values
+            }
+            for k in drop:
+                dropped = [
+                    next((n for n in c.notes if n.startswith(f"`{k} = ")), None)
+                    for c in cells.values()
+                ]
+                if all(dropped):
+                    raise make_error(
+                        ConfigError, f"config key `{k}`: no run reads it ({dropped[0]})", k
+                    )
+            return cells
+        if sets:
+            raise make_error(
+                ConfigError,
+                "compare_configs: `sets` go with `vary` alone; apply them to the base "
+                "config (Config.override) when crossing with policies, schemes or configs",
+                "config",
+            )
         crossed = compare_configs(base, policies=policies, schemes=schemes, configs=configs)
         return {
             f"{label}/{key}={v}": cfg.override({key: v})

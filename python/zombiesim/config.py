@@ -52,19 +52,24 @@ class Config:
     'cost-benefit'
     """
 
-    __slots__ = ("_inner",)
+    __slots__ = ("_inner", "_notes")
     _inner: _core.Config
+    #: What deriving this config dropped: values a preset or file gave to keys that nothing
+    #: in it reads (`--preset ba-gc --set ftl.kind=page` drops FAST's `ftl.log_blocks`).
+    _notes: tuple[str, ...]
 
     def __init__(self, toml_text: str | None = None, origin: str = "<string>"):
         """Parse a TOML document (`None` = the `default` preset); `origin` names it in errors."""
         object.__setattr__(self, "_inner", _core.Config(toml_text, origin))
+        object.__setattr__(self, "_notes", ())
 
     # -- construction ------------------------------------------------------------------------
 
     @classmethod
-    def _wrap(cls, inner: _core.Config) -> Config:
+    def _wrap(cls, inner: _core.Config, notes: Iterable[str] = ()) -> Config:
         obj = cls.__new__(cls)
         object.__setattr__(obj, "_inner", inner)
+        object.__setattr__(obj, "_notes", tuple(notes))
         return obj
 
     @classmethod
@@ -112,16 +117,31 @@ class Config:
     # -- deriving ----------------------------------------------------------------------------
 
     def override(
-        self, settings: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None
+        self,
+        settings: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None,
+        where_read: Iterable[str] = (),
     ) -> Config:
         """A new config with dotted keys set, e.g. `{"gc.policy": "greedy",
         "flash.page_size": "16KiB", "ftl.over_provisioning": 0.28}`. Applied in order;
         the result is validated as a whole (unknown keys and impossible geometry raise
-        `ConfigError` naming the key)."""
+        `ConfigError` naming the key). A key the settings name that nothing in the result
+        reads is refused; one they do not name (a preset's) goes back to its default, and
+        `notes` says so.
+
+        `where_read` lists named keys to drop (with a note) rather than refuse when
+        nothing reads them: one cell of a comparison, where a `--set` value applies to
+        the cells that read it (`ftl.cmt_entries` to the DFTL cell)."""
         pairs = self._pairs(settings)
         if not pairs:
             return self
-        return Config._wrap(self._inner.set(pairs))
+        inner, notes = self._inner.set(pairs, list(where_read))
+        return Config._wrap(inner, (*self._notes, *notes))
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What deriving this config dropped, one line each (`run` and `compare` print
+        them): values given by a preset or file to keys nothing in it reads."""
+        return self._notes
 
     @staticmethod
     def _pairs(
@@ -165,7 +185,8 @@ class Config:
         """A new config with a scheme's settings applied (see `zombiesim.schemes()`), then
         `overrides` (as `override` takes them), validated together: a scheme may need
         keys only the overrides give (`dgc` needs `device.buffer`)."""
-        return Config._wrap(self._inner.apply_scheme(name, self._pairs(overrides)))
+        inner, notes = self._inner.apply_scheme(name, self._pairs(overrides))
+        return Config._wrap(inner, (*self._notes, *notes))
 
     # -- reading -----------------------------------------------------------------------------
 

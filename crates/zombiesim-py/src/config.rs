@@ -33,21 +33,32 @@ impl PyConfig {
         })
     }
 
-    /// A new config with dotted overrides applied, e.g. `[("gc.policy", "greedy")]`.
-    fn set(&self, pairs: Vec<(String, String)>) -> PyResult<Self> {
+    /// A new config with dotted overrides applied, e.g. `[("gc.policy", "greedy")]`,
+    /// and the notes of the values dropped because nothing reads them (keys the pairs do
+    /// not name, and the named keys listed in `where_read`: one cell of a comparison).
+    #[pyo3(signature = (pairs, where_read = Vec::new()))]
+    fn set(
+        &self,
+        pairs: Vec<(String, String)>,
+        where_read: Vec<String>,
+    ) -> PyResult<(Self, Vec<String>)> {
         let mut inner = self.inner.clone();
-        inner.set_many(&pairs).py()?;
-        Ok(PyConfig { inner })
+        let notes = inner.set_many_where_read(&pairs, &where_read).py()?;
+        Ok((PyConfig { inner }, notes))
     }
 
-    /// A new config with a scheme's settings applied.
+    /// A new config with a scheme's settings applied, and the notes of `set`.
     /// The scheme's settings, then `overrides`, applied and validated together (a
     /// scheme may need keys that only the overrides give, such as a buffer size).
     #[pyo3(signature = (name, overrides = Vec::new()))]
-    fn apply_scheme(&self, name: &str, overrides: Vec<(String, String)>) -> PyResult<Self> {
+    fn apply_scheme(
+        &self,
+        name: &str,
+        overrides: Vec<(String, String)>,
+    ) -> PyResult<(Self, Vec<String>)> {
         let mut pairs = zombiesim::config::scheme_settings(name).py()?;
         pairs.extend(overrides);
-        self.set(pairs)
+        self.set(pairs, Vec::new())
     }
 
     /// The value at a dotted key, as TOML text.

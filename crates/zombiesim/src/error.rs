@@ -15,11 +15,15 @@ pub type Result<T> = std::result::Result<T, Error>;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Error {
     /// A configuration value is unknown, mistyped or impossible. `origin` names the
-    /// file (and line, when known) the value came from, e.g. `my.toml:3`.
+    /// file (and line, when known) the value came from, e.g. `my.toml:3`. `unread`:
+    /// the value is fine, but nothing in this configuration reads the key (a FAST key
+    /// under page mapping): [`crate::Config::set_many`] drops such a value that a
+    /// preset or file gave, and refuses one the caller set.
     Config {
         key: String,
         reason: String,
         origin: Option<String>,
+        unread: bool,
     },
     /// A workload specification (`NAME:key=value,...`) is malformed.
     Workload { spec: String, reason: String },
@@ -46,6 +50,18 @@ impl Error {
             key: key.into(),
             reason: reason.into(),
             origin: None,
+            unread: false,
+        }
+    }
+
+    /// A configuration key that nothing in this configuration reads (`reason` says
+    /// what reads it: "is read only by the `fast` FTL ...").
+    pub fn unread(key: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::Config {
+            key: key.into(),
+            reason: reason.into(),
+            origin: None,
+            unread: true,
         }
     }
 
@@ -93,11 +109,13 @@ impl fmt::Display for Error {
                 key,
                 reason,
                 origin: None,
+                ..
             } => write!(f, "config key `{key}`: {reason}"),
             Error::Config {
                 key,
                 reason,
                 origin: Some(o),
+                ..
             } => write!(f, "{o}: config key `{key}`: {reason}"),
             Error::Workload { spec, reason } => write!(f, "workload `{spec}`: {reason}"),
             Error::Input { file, line, reason } => write!(f, "{file}:{line}: {reason}"),

@@ -324,7 +324,7 @@ pub fn config_set(data: &[u8]) {
         .collect();
     let mut cfg = Config::preset("default").expect("the default preset loads");
     match cfg.set_many(&pairs) {
-        Ok(()) => round_trip(&cfg),
+        Ok(_) => round_trip(&cfg),
         Err(e) => check_config_error(&e),
     }
     if let Some((key, _)) = pairs.first() {

@@ -154,23 +154,45 @@ def write_json(path: str, text: str) -> None:
 # -- configuration and source ----------------------------------------------------------------
 
 
-def load_config(args: argparse.Namespace) -> Config:
-    """--preset / --config, then --scheme, then every --set in order, with --restart-at
-    and --power-loss-at added to `device.restart_at` among the --set values and
-    --power-loss-every setting `device.power_loss_every` after them (validated
-    together)."""
+def base_config(args: argparse.Namespace) -> Config:
+    """--preset / --config, as given."""
     if args.config is not None:
-        cfg = Config.load(args.config)
-    else:
-        cfg = Config.preset(args.preset or "default")
-    sets = restart_sets(cfg, list(args.set or []), getattr(args, "restart_at", None))
+        return Config.load(args.config)
+    return Config.preset(args.preset or "default")
+
+
+def config_sets(args: argparse.Namespace, base: Config) -> list[tuple[str, Any]]:
+    """Every --set in order, with --restart-at and --power-loss-at added to
+    `device.restart_at` among them and --power-loss-every setting
+    `device.power_loss_every` after them."""
+    sets = restart_sets(base, list(args.set or []), getattr(args, "restart_at", None))
     every = getattr(args, "power_loss_every", None)
     if every is not None:
         sets.append((POWER_LOSS_EVERY_KEY, every))
+    return sets
+
+
+def load_config(args: argparse.Namespace) -> Config:
+    """--preset / --config, then --scheme, then every --set (`config_sets`), validated
+    together. What the preset or file set for keys nothing in the result reads is
+    dropped, each with a note on stderr (not with --quiet)."""
+    cfg = base_config(args)
+    sets = config_sets(args, cfg)
     if getattr(args, "scheme", None):
         # Together: a scheme may need keys only --set gives (dgc needs device.buffer).
-        return cfg.scheme(args.scheme, sets)
-    return cfg.override(sets)
+        cfg = cfg.scheme(args.scheme, sets)
+    else:
+        cfg = cfg.override(sets)
+    if not getattr(args, "quiet", False):
+        say_notes(cfg.notes)
+    return cfg
+
+
+def say_notes(notes: Iterable[str], label: str = "") -> None:
+    """`zombiesim: note: ...` on stderr, one line each (`label: ` before each)."""
+    who = f"{label}: " if label else ""
+    for note in notes:
+        sys.stderr.write(f"zombiesim: note: {who}{note}\n")
 
 
 RESTART_KEY = "device.restart_at"

@@ -26,7 +26,9 @@ from ..trace import TraceInput
 from ..workload import Workload
 from .common import (
     EXIT_OK,
+    base_config,
     check_writable,
+    config_sets,
     describe,
     interrupted,
     load_config,
@@ -34,6 +36,7 @@ from .common import (
     origin,
     out,
     progress_bar,
+    say_notes,
     source,
     unaware_note,
     write_json,
@@ -245,7 +248,15 @@ def cmd_compare(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
             "journal",
         )
     axis = ftl_axis(args, axis)
-    cfg = load_config(args)
+    # One key over several values, alone: the --set values go with each cell's value and
+    # apply where read (`--set ftl.cmt_entries=N` to the DFTL cell of ftl.kind=page,dftl).
+    per_cell = axis is not None and not (args.policies or args.schemes or args.journal)
+    if per_cell:
+        base = base_config(args)
+        cells = compare_configs(base, vary=axis, sets=config_sets(args, base))
+        cfg = next(iter(cells.values()))
+    else:
+        cfg = load_config(args)
     src = source(args, args.subparser)
     journals = journal_workloads(args, src)
     spec = describe(src) + (f" (journal: {', '.join(journals)})" if journals else "")
@@ -259,6 +270,11 @@ def cmd_compare(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         )
     if axis is None and journals:
         variants = {"": cfg}
+    elif per_cell:
+        variants = cells
+        if not args.quiet:
+            for label, c in variants.items():
+                say_notes(c.notes, label)
     else:
         variants = compare_configs(cfg, policies=args.policies, schemes=args.schemes, vary=axis)
     if args.ftl:

@@ -172,7 +172,7 @@ impl DeviceConfig {
             }
         }
         if self.buffer_policy != BufferPolicy::Cflru && self.cflru_window != default.cflru_window {
-            return Err(Error::config(
+            return Err(Error::unread(
                 "device.cflru_window",
                 format!(
                     "is read only by the `cflru` policy (device.buffer_policy is `{}`)",

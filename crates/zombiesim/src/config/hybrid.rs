@@ -54,7 +54,7 @@ pub(super) fn validate(cfg: &Config, geo: &Geometry) -> Result<()> {
     let kind = f.kind;
     let d = FtlConfig::default();
     let only = |key: &str, which: FtlKind| {
-        Err(Error::config(
+        Err(Error::unread(
             key,
             format!(
                 "is read only by the `{}` FTL (ftl.kind is `{}`)",
@@ -207,7 +207,7 @@ fn refuse_page_gc_keys(cfg: &Config, kind: FtlKind) -> Result<()> {
         ("ftl.allocation", cfg.ftl.allocation != f.allocation),
     ] {
         if changed {
-            return Err(Error::config(
+            return Err(Error::unread(
                 key,
                 format!(
                     "is read only by the page-mapped FTLs (page, dftl): {why}; \

@@ -507,7 +507,12 @@ impl Config {
             }
         })?;
         let in_origin = |e: Error| match e {
-            Error::Config { key, reason, .. } => {
+            Error::Config {
+                key,
+                reason,
+                unread,
+                ..
+            } => {
                 let line = key_line(text, &key);
                 Error::Config {
                     origin: Some(match line {
@@ -516,6 +521,7 @@ impl Config {
                     }),
                     key,
                     reason,
+                    unread,
                 }
             }
             other => other,
@@ -588,22 +594,69 @@ impl Config {
 
     /// Apply a dotted override such as `gc.policy=greedy` or `flash.page_size=16KiB`.
     /// The value is read as TOML (numbers, booleans, quoted strings); anything that is
-    /// not valid TOML is taken as a bare string.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
+    /// not valid TOML is taken as a bare string. Returns the notes of
+    /// [`Config::set_many`].
+    pub fn set(&mut self, key: &str, value: &str) -> Result<Vec<String>> {
         self.set_many(&[(key.to_string(), value.to_string())])
     }
 
     /// Apply several dotted overrides at once, validating only the final result.
-    pub fn set_many(&mut self, pairs: &[(String, String)]) -> Result<()> {
+    ///
+    /// A key the overrides do not name, whose value (from a preset or a file) nothing in
+    /// the new configuration reads, goes back to its default: `--preset ba-gc --set
+    /// ftl.kind=page` drops the preset's `ftl.log_blocks` (a FAST key). Each such drop is
+    /// one note in the returned list, for the caller to show. A key the overrides name
+    /// and nothing reads is refused ([`Error::unread`]), naming it.
+    pub fn set_many(&mut self, pairs: &[(String, String)]) -> Result<Vec<String>> {
+        self.set_many_where_read(pairs, &[])
+    }
+
+    /// [`Config::set_many`], where the keys of `droppable` that the overrides name are
+    /// dropped (with a note) too when nothing reads them: one cell of a comparison,
+    /// whose `--set` values apply to the cells that read them (`ftl.cmt_entries` to the
+    /// DFTL cell of `ftl.kind = page,dftl`), while the compared key itself must apply.
+    pub fn set_many_where_read(
+        &mut self,
+        pairs: &[(String, String)],
+        droppable: &[String],
+    ) -> Result<Vec<String>> {
         let mut table = self.to_table();
         for (key, value) in pairs {
             set_dotted(&mut table, key, parse_value(value))?;
         }
-        let cfg = Self::from_table(table)?;
-        cfg.validate()?;
-        cfg.check_keys_set(pairs.iter().map(|(k, _)| k.as_str()))?;
-        *self = cfg;
-        Ok(())
+        let defaults = Config::default().to_table();
+        let mut notes = Vec::new();
+        loop {
+            let cfg = Self::from_table(table.clone())?;
+            let checked = cfg
+                .validate()
+                .and_then(|()| cfg.check_keys_set(pairs.iter().map(|(k, _)| k.as_str())));
+            let (key, reason) = match checked {
+                Ok(()) => {
+                    *self = cfg;
+                    return Ok(notes);
+                }
+                Err(Error::Config {
+                    key,
+                    reason,
+                    unread: true,
+                    ..
+                }) if droppable.contains(&key) || !pairs.iter().any(|(k, _)| *k == key) => {
+                    (key, reason)
+                }
+                Err(e) => return Err(e),
+            };
+            let was = lookup(&table, &key).cloned();
+            let default = lookup(&defaults, &key).cloned();
+            match (was, default) {
+                (Some(was), Some(default)) if was != default => {
+                    set_dotted(&mut table, &key, default)?;
+                    notes.push(format!("`{key} = {was}` dropped: it {reason}"));
+                }
+                // Already the default: dropping it changes nothing, so refuse.
+                _ => return Err(Error::unread(key, reason)),
+            }
+        }
     }
 
     /// Checks of keys set by name (`--set`, `Config.override`), beyond `validate`: a key
@@ -626,7 +679,7 @@ impl Config {
                 ));
             }
             if matches!(key, "timing.suspend_us" | "timing.max_suspensions") {
-                return Err(Error::config(
+                return Err(Error::unread(
                     key,
                     "is read only by timed runs (the suspend scheduler): set timing.enabled = true",
                 ));
@@ -808,7 +861,7 @@ impl Config {
         }
         if !oracle {
             if self.gc.oracle_horizon != 0 {
-                return Err(Error::config(
+                return Err(Error::unread(
                     "gc.oracle_horizon",
                     format!(
                         "is read only by gc.policy = \"oracle\" (it is `{}`)",
@@ -817,7 +870,7 @@ impl Config {
                 ));
             }
             if self.gc.oracle_score != OracleScore::Best {
-                return Err(Error::config(
+                return Err(Error::unread(
                     "gc.oracle_score",
                     format!(
                         "is read only by gc.policy = \"oracle\" (it is `{}`)",
@@ -877,7 +930,7 @@ impl Config {
                 ),
             ] {
                 if changed {
-                    return Err(Error::config(
+                    return Err(Error::unread(
                         key,
                         format!(
                             "is read only by timing.scheduler = \"suspend\" (it is `{}`)",
@@ -890,7 +943,7 @@ impl Config {
         let g = &self.gc;
         if g.max_victims_per_trigger == 0 && g.hard_watermark != GcConfig::default().hard_watermark
         {
-            return Err(Error::config(
+            return Err(Error::unread(
                 "gc.hard_watermark",
                 "is read only by bounded GC: set gc.max_victims_per_trigger too",
             ));

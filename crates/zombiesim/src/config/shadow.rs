@@ -38,7 +38,7 @@ pub(super) fn validate(cfg: &Config, geo: &Geometry) -> Result<()> {
             ));
         }
     } else if h.buffer_policy != super::BufferPolicy::Lru {
-        return Err(Error::config(
+        return Err(Error::unread(
             "host.buffer_policy",
             "is read only with a host write buffer: set host.buffer",
         ));
@@ -113,13 +113,13 @@ pub(super) fn validate(cfg: &Config, geo: &Geometry) -> Result<()> {
     }
     let defaults = super::FtlConfig::default();
     if !g.fast_write && f.fast_retention_s != defaults.fast_retention_s {
-        return Err(Error::config(
+        return Err(Error::unread(
             "ftl.fast_retention_s",
             "is read only with fast-write relocation: set gc.fast_write = true",
         ));
     }
     if !g.fast_write && f.retention_s == 0.0 && f.power_off_s != defaults.power_off_s {
-        return Err(Error::config(
+        return Err(Error::unread(
             "ftl.power_off_s",
             "is read only with retention refresh: set gc.fast_write or ftl.retention_s",
         ));

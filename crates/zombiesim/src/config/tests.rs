@@ -230,7 +230,19 @@ fn cost_benefits_age_is_a_page_mapped_key() {
     cfg.set("gc.cb_age", "modified-time").unwrap();
     assert_eq!(cfg.gc.cb_age, super::CbAge::ModifiedTime);
     assert!(cfg.set("gc.cb_age", "yesterday").is_err());
-    let e = cfg.set("ftl.kind", "fast").unwrap_err().to_string();
+    // Set before, by an earlier call, the age is dropped with a note under FAST...
+    let mut fast = cfg.clone();
+    let notes = fast.set("ftl.kind", "fast").unwrap();
+    assert!(notes.iter().any(|n| n.contains("gc.cb_age")), "{notes:?}");
+    assert_eq!(fast.gc.cb_age, GcConfig::default().cb_age);
+    // ...and refused when set together with it.
+    let e = Config::default()
+        .set_many(&[
+            ("gc.cb_age".into(), "modified-time".into()),
+            ("ftl.kind".into(), "fast".into()),
+        ])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("gc.cb_age"), "{e}");
 }
 
@@ -302,4 +314,53 @@ fn fast_write_without_notifications_is_refused_naming_notify_mode() {
     assert!(e.to_string().contains("gc.fast_write"), "{e}");
     cfg.set_many(&hgc).unwrap();
     assert_eq!(cfg.notify.mode, NotifyMode::Piggyback);
+}
+
+#[test]
+fn a_presets_keys_for_another_ftl_are_dropped_with_a_note_the_users_refused() {
+    // ba-gc is a FAST preset: with ftl.kind = page its log blocks are read by nothing.
+    let mut cfg = Config::preset("ba-gc").unwrap();
+    let notes = cfg.set("ftl.kind", "page").unwrap();
+    assert_eq!(cfg.ftl.log_blocks, FtlConfig::default().log_blocks);
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains("ftl.log_blocks = 128") && notes[0].contains("`fast` FTL"),
+        "{notes:?}"
+    );
+    // Named by the caller, the same key is refused, naming it.
+    let mut cfg = Config::preset("ba-gc").unwrap();
+    let e = cfg
+        .set_many(&[
+            ("ftl.kind".into(), "page".into()),
+            ("ftl.log_blocks".into(), "64".into()),
+        ])
+        .unwrap_err();
+    assert!(
+        matches!(e, Error::Config { ref key, unread: true, .. } if key == "ftl.log_blocks"),
+        "{e}"
+    );
+    // One cell of a comparison: a named key nothing reads is dropped, the axis applies.
+    let mut cell = Config::preset("default").unwrap();
+    let pairs = [
+        ("ftl.cmt_entries".to_string(), "4096".to_string()),
+        ("ftl.kind".to_string(), "page".to_string()),
+    ];
+    let notes = cell
+        .set_many_where_read(&pairs, &["ftl.cmt_entries".to_string()])
+        .unwrap();
+    assert_eq!(cell.ftl.kind, FtlKind::Page);
+    assert!(
+        notes[0].starts_with("`ftl.cmt_entries = 4096` dropped"),
+        "{notes:?}"
+    );
+    let mut dftl = Config::preset("default").unwrap();
+    let pairs = [
+        ("ftl.cmt_entries".to_string(), "4096".to_string()),
+        ("ftl.kind".to_string(), "dftl".to_string()),
+    ];
+    assert!(dftl
+        .set_many_where_read(&pairs, &["ftl.cmt_entries".to_string()])
+        .unwrap()
+        .is_empty());
+    assert_eq!(dftl.ftl.cmt_entries, 4096);
 }
