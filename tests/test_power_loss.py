@@ -114,6 +114,16 @@ def test_compare_takes_the_flags(cli, tmp_path):
     assert proc.returncode == 0, proc.stderr
     reports = json.loads(out.read_text())
     assert [r["power_loss"]["events"] for r in reports.values()] == [10, 10]
+    # Without --verify nothing checks what a power loss took; with it, every run says.
+    assert {r["power_loss"]["durable_pages_lost"] for r in reports.values()} == {None}
+    proc = cli(
+        "compare", *SMALL, "--set", "ftl.kind=page,dftl", "--workload", WORKLOAD,
+        "--power-loss-every", "1000", "--verify", "--json", str(out), "--jobs", "1",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    reports = json.loads(out.read_text())
+    assert all(r["run"]["verified"] for r in reports.values())
+    assert [r["power_loss"]["durable_pages_lost"] for r in reports.values()] == [0, 0]
 
 
 def test_python_api_and_to_row(small):
