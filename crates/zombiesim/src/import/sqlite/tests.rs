@@ -1,7 +1,12 @@
 //! Unit tests of the SQLite WAL importer.
 
+use super::join::DbWrites;
+use super::layout::{FileKind, PAGE, SHM_BASE, WAL_BASE};
+use super::row::{Event, Row};
 use super::*;
-use crate::trace::{ReadOptions, TraceFormat, TraceReader};
+use crate::trace::{HostBuffer, ReadOptions, TraceFormat, TraceOp, TraceReader, TraceRecord};
+use rustc_hash::FxHashSet;
+use std::path::PathBuf;
 
 const HEAD: &str = "t,kind,file,pgno,offset,len,commit_size\n";
 
