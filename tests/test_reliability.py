@@ -223,3 +223,31 @@ def test_a_state_too_large_for_memory_is_refused_before_it_allocates(tmp_path):
     )  # fmt: skip
     assert done.returncode == 2 and "flash.blocks_per_plane" in done.stderr
     assert not list((tmp_path / "r" / "cells").glob("*.json"))
+
+
+def test_ctrl_c_while_runs_are_being_submitted_stops_the_started_ones():
+    """A compare's first run reports progress at once, so Ctrl-C may come while the
+    others are still being submitted: the runs already started must be told to stop,
+    or the pool would wait for them to simulate to the end."""
+    import threading
+
+    from zombiesim.api import _run_pool
+
+    stop = threading.Event()
+    started = threading.Event()
+
+    def first() -> str:
+        started.set()
+        if not stop.wait(timeout=30):  # a simulation that ends only when told to
+            return "ran to the end"
+        return "stopped"
+
+    class Interrupting(dict):
+        def items(self):
+            yield "first", first
+            started.wait(timeout=30)
+            raise KeyboardInterrupt  # Ctrl-C while submitting the second run
+
+    results, failure, interrupted = _run_pool(Interrupting(), 2, stop)
+    assert interrupted and failure is None
+    assert results == {"first": "stopped"}

@@ -318,35 +318,56 @@ def _run_pool(
 ) -> tuple[dict[Any, Any], BaseException | None, bool]:
     """Run `tasks` on a thread pool. On a failure or Ctrl-C, set `stop` (running simulations
     notice within ~100 ms), skip what has not started and wait for the rest. Returns the
-    results by key, the first failure, and whether Ctrl-C was pressed."""
+    results by key, the first failure, and whether Ctrl-C was pressed.
+
+    Ctrl-C may arrive at any moment, even while the tasks are still being submitted (a
+    first task reports progress at once): wherever the `KeyboardInterrupt` is raised, it
+    sets `stop` before the pool waits for its threads, which would otherwise simulate to
+    the end. Results are read from the futures once all are done, so an interrupt while
+    they are being looked at loses none."""
     results: dict[Any, Any] = {}
     failure: BaseException | None = None
     interrupted = False
+    futures: dict[cf.Future, Any] = {}
+    reported: set[cf.Future] = set()
+
+    def halt() -> None:
+        stop.set()
+        for f in futures:
+            f.cancel()
+
     with cf.ThreadPoolExecutor(max_workers=_jobs(jobs, len(tasks))) as pool:
-        futures = {pool.submit(fn): key for key, fn in tasks.items()}
-        pending = set(futures)
-        while pending:
+        try:
+            for key, fn in tasks.items():
+                futures[pool.submit(fn)] = key
+        except KeyboardInterrupt:
+            interrupted = True
+            halt()
+        while True:
             try:
-                done, pending = cf.wait(pending, timeout=0.25, return_when=cf.FIRST_COMPLETED)
+                pending = [f for f in futures if not f.done()]
+                if not pending:
+                    break
+                cf.wait(pending, timeout=0.25, return_when=cf.FIRST_COMPLETED)
+                for f in futures:
+                    if f in reported or not f.done() or f.cancelled():
+                        continue
+                    reported.add(f)
+                    if f.exception() is not None:
+                        failure = failure or f.exception()
+                        halt()
+                    elif on_done is not None and not stop.is_set():
+                        on_done(futures[f], f.result())
             except KeyboardInterrupt:
                 interrupted = True
-                stop.set()
-                for f in pending:
-                    f.cancel()
-                continue
-            for f in done:
-                if f.cancelled():
-                    continue
-                exc = f.exception()
-                if exc is not None:
-                    failure = failure or exc
-                    stop.set()
-                    for other in pending:
-                        other.cancel()
-                    continue
-                results[futures[f]] = f.result()
-                if on_done is not None and not stop.is_set():
-                    on_done(futures[f], f.result())
+                halt()
+    for f, key in futures.items():
+        if f.cancelled():
+            continue
+        if f.exception() is None:
+            results[key] = f.result()
+        elif failure is None:
+            failure = f.exception()
     return results, failure, interrupted
 
 
