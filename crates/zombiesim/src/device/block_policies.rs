@@ -32,7 +32,7 @@
 //! smaller TBU region lowered the write hit ratio on every stand-in of
 //! docs/ba-gc.md.)
 
-use super::replacement::{Replacement, SlotView};
+use super::eviction::{Replacement, SlotView};
 use rustc_hash::FxHashMap;
 
 const END: u32 = u32::MAX;

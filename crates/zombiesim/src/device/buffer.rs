@@ -16,7 +16,8 @@
 //! buffer keeps slot arrays and a hash map from logical page to slot; eviction order
 //! is the [`Replacement`] policy's.
 
-use super::replacement::{self, Replacement, SlotView};
+use super::eviction::{Replacement, SlotView};
+use super::replacement;
 use crate::config::DeviceConfig;
 use rustc_hash::FxHashMap;
 use serde::Serialize;

@@ -20,11 +20,12 @@
 
 mod block_policies;
 mod buffer;
+mod eviction;
 mod replacement;
 
 pub use buffer::{BufferCounters, BufferReport, WriteBuffer};
 
-pub use replacement::{Replacement, SlotView};
+pub use eviction::{Replacement, SlotView};
 
 use crate::config::Config;
 use crate::error::Result;
