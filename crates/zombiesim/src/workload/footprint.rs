@@ -23,7 +23,7 @@
 //! slot by one permutation lookup, so the model keeps no list of pages (O(1) time and
 //! memory per request, whatever the window's size).
 
-use super::synthetic::Permutation;
+use super::permutation::Permutation;
 use rand::RngExt;
 use rand_distr::{Distribution, Zipf};
 use rand_pcg::Pcg64Mcg;

@@ -15,6 +15,7 @@ mod app;
 mod footprint;
 mod fs_spec;
 mod oltp;
+mod permutation;
 mod spec;
 mod synthetic;
 mod trace;
