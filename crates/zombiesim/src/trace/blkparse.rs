@@ -29,10 +29,10 @@
 //! `D` or `FWS` (flush, no sectors), with sequence numbers counting from 1. Offsets and
 //! sizes must be whole sectors and counts must fit 32 bits.
 
-use super::reader::{LineError, LineResult, RawRecord};
+use super::codec::WriteError;
+use super::codec::{LineError, LineResult, RawRecord};
 use super::record::{TraceOp, TraceRecord};
 use super::text::{parse_time, parse_u32, parse_u64};
-use super::writer::WriteError;
 use std::io::Write;
 
 /// Bytes per sector.

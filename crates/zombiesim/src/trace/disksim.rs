@@ -21,10 +21,10 @@
 //!
 //! Writing needs offsets and sizes that are whole sectors.
 
-use super::reader::{LineError, LineResult, RawRecord};
+use super::codec::WriteError;
+use super::codec::{LineError, LineResult, RawRecord};
 use super::record::{TraceOp, TraceRecord};
 use super::text::{parse_time, parse_u32, parse_u64, split_n, write_fixed};
-use super::writer::WriteError;
 use std::io::Write;
 
 /// Bytes per sector.

@@ -27,10 +27,10 @@
 //! and at the end `T devN close` for every device (T = the latest time written).
 //! Times are truncated to microseconds; lengths must fit fio's 32-bit field.
 
-use super::reader::{LineError, LineResult, RawRecord};
+use super::codec::WriteError;
+use super::codec::{LineError, LineResult, RawRecord};
 use super::record::{TraceOp, TraceRecord};
 use super::text::{parse_u64, split_n};
-use super::writer::WriteError;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 

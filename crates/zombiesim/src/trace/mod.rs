@@ -33,6 +33,7 @@
 //! ```
 
 pub mod blkparse;
+mod codec;
 pub mod disksim;
 pub mod fio;
 pub mod fiu;

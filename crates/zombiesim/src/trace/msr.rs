@@ -19,10 +19,10 @@
 //!
 //! A first line whose first field is `Timestamp` (a header some tools add) is skipped.
 
-use super::reader::{LineError, LineResult, RawRecord};
+use super::codec::WriteError;
+use super::codec::{LineError, LineResult, RawRecord};
 use super::record::{TraceOp, TraceRecord};
 use super::text::{parse_u32, parse_u64, split_byte, split_n};
-use super::writer::WriteError;
 use std::io::Write;
 
 const FIELDS: &str = "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime";

@@ -29,9 +29,9 @@
 //! numbers below 65 536; a writer must declare host events and values in its header
 //! before it writes them ([`NativeHeader`]).
 
-use super::reader::{LineError, RawRecord};
+use super::codec::WriteError;
+use super::codec::{LineError, RawRecord};
 use super::record::{TraceOp, TraceRecord};
-use super::writer::WriteError;
 use serde::Serialize;
 
 /// The first eight bytes of every native trace written now.

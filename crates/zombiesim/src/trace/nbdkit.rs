@@ -17,7 +17,7 @@
 //!
 //! Read only: zombiesim does not write this format.
 
-use super::reader::{LineError, LineResult, RawRecord};
+use super::codec::{LineError, LineResult, RawRecord};
 use super::record::TraceOp;
 use super::text::{parse_hex, parse_u64};
 use crate::fingerprint::fold128;

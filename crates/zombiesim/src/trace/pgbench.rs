@@ -16,7 +16,7 @@
 //!
 //! The header line is skipped. Read only: zombiesim does not write this format.
 
-use super::reader::{LineError, LineResult, RawRecord};
+use super::codec::{LineError, LineResult, RawRecord};
 use super::record::TraceOp;
 use super::text::{parse_hex, parse_time, parse_u64, split_byte, split_n};
 use crate::fingerprint::fold128;

@@ -27,10 +27,11 @@
 //! - [`ReadOptions::device`] keeps one device; the others are dropped before the time
 //!   base is taken, so a filtered trace also starts at 0.
 
+use super::codec::{LineError, LineResult, RawRecord};
 use super::format::TraceFormat;
 use super::native::NativeHeader;
 use super::options::{OnError, ReadOptions, SkippedLine, MAX_SKIPPED_EXAMPLES};
-use super::record::{TraceOp, TraceRecord};
+use super::record::TraceRecord;
 use super::{blkparse, disksim, fio, fiu, msr, native, nbdkit, pgbench, spc};
 use crate::error::{Error, Result};
 use flate2::read::MultiGzDecoder;
@@ -40,29 +41,6 @@ use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 const BUFFER_BYTES: usize = 256 * 1024;
-
-/// A record as a format parser sees it: time in nanoseconds on the file's own clock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct RawRecord {
-    pub time_ns: u128,
-    pub op: TraceOp,
-    pub offset: u64,
-    pub size: u64,
-    pub device: u32,
-}
-
-/// Why a parser rejected a line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum LineError {
-    /// This line is wrong; the rest may be fine.
-    Malformed(String),
-    /// Nothing after this can be read (no fio header, no native magic).
-    Fatal(String),
-}
-
-/// What a parser makes of one line: a record, nothing (a header, a skipped event kind),
-/// or an error.
-pub(crate) type LineResult = std::result::Result<Option<RawRecord>, LineError>;
 
 /// Per-format parser state.
 #[derive(Debug)]

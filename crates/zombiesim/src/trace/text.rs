@@ -7,7 +7,7 @@
 //! nanosecond are truncated. A number in exponent notation (`1.5e-3`) falls back to a
 //! float parse.
 
-use super::reader::LineError;
+use super::codec::LineError;
 use std::io::{self, Write};
 
 /// Fills an array with the first `N` items of `fields` and counts all of them.

@@ -23,6 +23,7 @@
 //! [`TraceWriter::create`] opens a file and compresses it by extension (`.gz`, `.zst`);
 //! finish it with [`TraceWriter::close`].
 
+use super::codec::WriteError;
 use super::format::TraceFormat;
 use super::native::NativeHeader;
 use super::record::TraceRecord;
@@ -33,20 +34,6 @@ use flate2::Compression;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
-
-/// Why a format's writer refused a record.
-#[derive(Debug)]
-pub(crate) enum WriteError {
-    /// The format cannot represent this record; the reason says why.
-    Unsupported(String),
-    Io(io::Error),
-}
-
-impl From<io::Error> for WriteError {
-    fn from(e: io::Error) -> Self {
-        WriteError::Io(e)
-    }
-}
 
 #[derive(Debug)]
 enum State {
