@@ -56,8 +56,11 @@ def test_interrupted_compare_writes_partial_reports(tmp_path, sig):
     bg.send(sig)
     _, err = bg.communicate(timeout=60)
     assert bg.returncode == (130 if sig == signal.SIGINT else 143), err
+    # Every run that had begun is written, marked interrupted; the signal may come before
+    # the second run has begun (the first announces the start at once), and a run that had
+    # not begun is skipped, as documented.
     reports = json.loads(out.read_text())
-    assert set(reports) == {"greedy", "fifo"}
+    assert reports and set(reports) <= {"greedy", "fifo"}
     for rep in reports.values():
         assert rep["run"]["interrupted"] is True and 0 <= rep["run"]["progress"] < 1
     assert page.read_text().rstrip().endswith("</html>")
