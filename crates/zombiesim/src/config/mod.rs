@@ -209,7 +209,7 @@ impl Config {
         for (key, value) in pairs {
             set_dotted(&mut table, key, parse_value(value))?;
         }
-        let defaults = Config::default().to_table();
+        let mut defaults: Option<toml::Table> = None; // built at the first drop
         let mut notes = Vec::new();
         loop {
             let cfg = Self::from_table(table.clone())?;
@@ -232,7 +232,8 @@ impl Config {
                 Err(e) => return Err(e),
             };
             let was = lookup(&table, &key).cloned();
-            let default = lookup(&defaults, &key).cloned();
+            let defaults = defaults.get_or_insert_with(|| Config::default().to_table());
+            let default = lookup(defaults, &key).cloned();
             match (was, default) {
                 (Some(was), Some(default)) if was != default => {
                     set_dotted(&mut table, &key, default)?;

@@ -101,17 +101,28 @@ pub fn stream_seed(seed: u64, stream: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-struct Ticker<'a> {
+/// The progress callback, called at most every `every`; once it asks to stop, every
+/// later phase of the run (the oracle's pre-pass, preconditioning, measuring) stops too.
+pub(super) struct Ticker<'a> {
     callback: &'a mut dyn FnMut(&Progress) -> bool,
     last: Instant,
     every: Duration,
     stopped: bool,
 }
 
-impl Ticker<'_> {
+impl<'a> Ticker<'a> {
+    fn new(callback: &'a mut dyn FnMut(&Progress) -> bool) -> Self {
+        Ticker {
+            callback,
+            last: Instant::now(),
+            every: Duration::from_millis(100),
+            stopped: false,
+        }
+    }
+
     /// Report progress if enough time passed; false once the callback asked to stop.
     #[inline]
-    fn tick(&mut self, p: impl FnOnce() -> Progress) -> bool {
+    pub(super) fn tick(&mut self, p: impl FnOnce() -> Progress) -> bool {
         if self.stopped {
             return false;
         }
@@ -125,7 +136,7 @@ impl Ticker<'_> {
         !self.stopped
     }
 
-    fn force(&mut self, p: Progress) -> bool {
+    pub(super) fn force(&mut self, p: Progress) -> bool {
         if !self.stopped && !(self.callback)(&p) {
             self.stopped = true;
         }
@@ -134,7 +145,7 @@ impl Ticker<'_> {
 }
 
 /// How often (in loop iterations) to look at the clock.
-const TICK_MASK: u64 = (1 << 12) - 1;
+pub(super) const TICK_MASK: u64 = (1 << 12) - 1;
 
 /// Run one simulation of the synthetic workload `spec` on the device `cfg` describes.
 pub fn simulate(
@@ -161,7 +172,7 @@ pub fn simulate(
             None,
             spec.as_str(),
             opts,
-            progress,
+            &mut Ticker::new(progress),
         );
     }
     if let Some(oltp) = spec.build_oltp(cfg, geo.logical_pages, seed)? {
@@ -173,16 +184,14 @@ pub fn simulate(
             None,
             spec.as_str(),
             opts,
-            progress,
+            &mut Ticker::new(progress),
         );
     }
     let workload = spec.build(geo.logical_pages, geo.page_size, seed)?;
     let source = workload.clone();
     // gc.policy = "oracle": the measured phase's future, read from a second copy.
-    let prepared = oracle::prepare(cfg, &geo, opts, || Ok(source.clone()), progress)?;
-    let (future, go_on) = after_oracle(prepared);
-    let mut stop = stop_at_once;
-    let progress: &mut dyn FnMut(&Progress) -> bool = if go_on { progress } else { &mut stop };
+    let mut ticker = Ticker::new(progress);
+    let future = oracle::prepare(cfg, &geo, opts, || Ok(source.clone()), &mut ticker)?;
     run(
         cfg,
         &geo,
@@ -191,7 +200,7 @@ pub fn simulate(
         future,
         spec.as_str(),
         opts,
-        progress,
+        &mut ticker,
     )
 }
 
@@ -228,16 +237,14 @@ pub fn simulate_trace(
     };
     // gc.policy = "oracle": the measured phase's future, read from the trace again (a
     // notified trace's host events are not in it: the oracle's marks replace them).
-    let prepared = oracle::prepare(
+    let mut ticker = Ticker::new(progress);
+    let future = oracle::prepare(
         cfg,
         &geo,
         opts,
         || TraceWorkload::open(trace, geo.logical_pages, geo.page_size),
-        progress,
+        &mut ticker,
     )?;
-    let (future, go_on) = after_oracle(prepared);
-    let mut stop = stop_at_once;
-    let progress: &mut dyn FnMut(&Progress) -> bool = if go_on { progress } else { &mut stop };
     run(
         cfg,
         &geo,
@@ -246,7 +253,7 @@ pub fn simulate_trace(
         future,
         &trace.label(),
         opts,
-        progress,
+        &mut ticker,
     )
 }
 
@@ -391,20 +398,6 @@ enum Source<'s> {
     Fs(Box<crate::fs::FsWorkload>),
 }
 
-/// The oracle's future for `run`, and whether the run may go on: false when the
-/// pre-pass was stopped (Ctrl-C); the run then stops at once, its report interrupted.
-fn after_oracle(prepared: oracle::Prepared) -> (Option<oracle::FutureList>, bool) {
-    match prepared {
-        Some((future, complete)) => (Some(future), complete),
-        None => (None, true),
-    }
-}
-
-/// A progress callback that stops the run at its first report.
-fn stop_at_once(_: &Progress) -> bool {
-    false
-}
-
 /// Precondition, then run `workload` on a device already validated as `geo` (`future`:
 /// what `gc.policy = "oracle"` knows of the measured phase).
 #[allow(clippy::too_many_arguments)]
@@ -416,7 +409,7 @@ fn run(
     future: Option<oracle::FutureList>,
     label: &str,
     opts: &RunOptions,
-    progress: &mut dyn FnMut(&Progress) -> bool,
+    ticker: &mut Ticker,
 ) -> Result<Report> {
     let started = Instant::now();
     if !matches!(source, Source::Requests(_)) {
@@ -432,12 +425,6 @@ fn run(
     }
     let mut device = Device::new(cfg, stream_seed(opts.seed, STREAM_GC), opts.verify)?;
     let logical = device.logical_pages();
-    let mut ticker = Ticker {
-        callback: progress,
-        last: Instant::now(),
-        every: Duration::from_millis(100),
-        stopped: false,
-    };
 
     device.set_timing(false);
     let own = own_writes(
@@ -446,7 +433,7 @@ fn run(
         synthetic,
         stream_seed(opts.seed, STREAM_PRECONDITION),
     )?;
-    let steady = precondition(cfg, device.ftl_mut(), own, opts, &mut ticker)?;
+    let steady = precondition(cfg, device.ftl_mut(), own, opts, ticker)?;
     let pre = device.counters();
     let pre_content = device.ftl().content_stats().map(|(c, _)| c);
     let timed = cfg.timing.enabled;
@@ -483,7 +470,7 @@ fn run(
         held_every: (geo.pages_per_block as u64 * 4).max(64),
         next_held: 0,
         iter: 0,
-        ticker: &mut ticker,
+        ticker,
     };
     rec.ticker.force(Progress {
         phase: Phase::Measure,

@@ -50,11 +50,7 @@
 //! It is a ceiling on what marking pages by their future death can buy z-greedy, not a
 //! real policy: no device knows the future.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-use std::time::{Duration, Instant};
-
-use super::{Phase, Progress, RunOptions};
+use super::{Phase, Progress, RunOptions, Ticker, TICK_MASK};
 use crate::config::{
     available_memory, CbAge, Config, FtlLayout, Geometry, MemoryEstimate, NotifyMode, OracleScore,
     PolicySpec,
@@ -63,6 +59,8 @@ use crate::device::{Device, Payload};
 use crate::error::{Error, Result};
 use crate::report::OracleReport;
 use crate::workload::{Op, Workload};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// A death distance meaning "never dies in the measured phase" (or further away than
 /// any horizon can reach).
@@ -370,18 +368,16 @@ fn budget(cfg: &Config, opts: &RunOptions) -> Result<Budget> {
 }
 
 /// With `gc.policy = "oracle"`: the future of the measured phase, read from `replay` (a
-/// fresh copy of its request stream); `None` with any other policy.
-/// The future, and whether it was read to the end: false when `progress` asked to stop
-/// (Ctrl-C), and the run is then to stop at once too.
-pub type Prepared = Option<(FutureList, bool)>;
-
+/// fresh copy of its request stream); `None` with any other policy. The pre-pass
+/// reports its progress (phase `Oracle`) through `ticker`; stopped there (Ctrl-C), it
+/// keeps what it read, and the run, which shares the ticker, stops at its first report.
 pub fn prepare<W: Workload>(
     cfg: &Config,
     geo: &Geometry,
     opts: &RunOptions,
     replay: impl FnOnce() -> Result<W>,
-    progress: &mut dyn FnMut(&Progress) -> bool,
-) -> Result<Prepared> {
+    ticker: &mut Ticker,
+) -> Result<Option<FutureList>> {
     if cfg.gc.policy != PolicySpec::Oracle {
         return Ok(None);
     }
@@ -402,30 +398,15 @@ pub fn prepare<W: Workload>(
     let budget = budget(cfg, opts)?;
     let mut w = replay()?;
     let expected = w.expected_write_pages();
-    let mut last = Instant::now();
-    let mut going = progress(&Progress {
+    let report = |written: u64| Progress {
         phase: Phase::Oracle,
-        fraction: expected.map(|_| 0.0),
-        write_pages: 0,
-    });
-    let mut tick = |written: u64| {
-        let now = Instant::now();
-        if going && now.duration_since(last) >= PROGRESS_EVERY {
-            last = now;
-            going = progress(&Progress {
-                phase: Phase::Oracle,
-                fraction: expected.map(|e| (written as f64 / e.max(1) as f64).min(1.0)),
-                write_pages: written,
-            });
-        }
-        going
+        fraction: expected.map(|e| (written as f64 / e.max(1) as f64).min(1.0)),
+        write_pages: written,
     };
-    let future = record_with(&mut w, geo.logical_pages, budget, &mut tick)?;
-    Ok(Some((future, going)))
+    ticker.force(report(0));
+    let mut tick = |written: u64| ticker.tick(|| report(written));
+    record_with(&mut w, geo.logical_pages, budget, &mut tick).map(Some)
 }
-
-/// How often the pre-pass reports progress (and looks for Ctrl-C).
-const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
 /// Application and file-system workloads run the host model: the oracle is refused.
 pub fn refuse_app(cfg: &Config) -> Result<()> {
@@ -477,7 +458,7 @@ fn record_with(
     let mut requests = 0u64;
     while let Some(req) = workload.next_request()? {
         requests += 1;
-        if requests & 0xFFF == 0 && !tick(events.writes.len() as u64) {
+        if requests & TICK_MASK == 0 && !tick(events.writes.len() as u64) {
             break;
         }
         let pages = req.pages as usize;
