@@ -24,7 +24,7 @@ from pathlib import Path
 
 from zombiesim._progress import STARTED_ENV
 
-__all__ = ["Background", "default_signals", "wait_for"]
+__all__ = ["Background", "default_signals", "endless_run", "wait_for"]
 
 
 def default_signals() -> None:
@@ -99,3 +99,12 @@ class Background:
     @property
     def returncode(self) -> int | None:
         return self.proc.returncode
+
+
+def endless_run(tmp_path: Path, *args: str) -> Background:
+    """`zombiesim run ARGS` on a small device with a workload of 100,000 drive-writes
+    (hours): it is still running whenever a test signals it, marker in `tmp_path`."""
+    return Background(
+        "run", "--set", "flash.blocks_per_plane=64", "-w", "uniform:drive_writes=100000",
+        *args, marker=tmp_path / "started",
+    )  # fmt: skip

@@ -5,7 +5,7 @@ import json
 import signal
 
 import pytest
-from processes import Background
+from processes import endless_run
 
 SMALL = ["--set", "flash.blocks_per_plane=64"]
 
@@ -230,10 +230,7 @@ def test_demo_runs_a_current_drives_scheduler_and_explains_its_latencies(tmp_pat
 
 def test_ctrl_c_writes_partial_report_and_exits_130(tmp_path):
     out = tmp_path / "partial.json"
-    bg = Background(
-        "run", *SMALL, "--workload", "uniform:drive_writes=100000", "--json", str(out),
-        marker=tmp_path / "started",
-    )  # fmt: skip
+    bg = endless_run(tmp_path, "--json", str(out))
     bg.wait_started()
     bg.send(signal.SIGINT)
     stdout, stderr = bg.communicate(timeout=30)

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from processes import Background, default_signals, wait_for
+from processes import Background, default_signals, endless_run, wait_for
 
 import zombiesim as zs
 
@@ -118,10 +118,7 @@ def test_a_killed_sweep_leaves_only_whole_files_and_resumes(tmp_path):
 def test_a_killed_run_never_leaves_a_truncated_report(tmp_path):
     out = tmp_path / "rep.json"
     out.write_text('{"old": true}\n')
-    bg = Background(
-        "run", *SMALL, "-w", "uniform:drive_writes=100000", "--json", str(out),
-        marker=tmp_path / "started",
-    )  # fmt: skip
+    bg = endless_run(tmp_path, "--json", str(out))
     bg.wait_started()
     bg.send(signal.SIGKILL)
     bg.communicate(timeout=30)

@@ -20,6 +20,7 @@ from .._format import size
 from .._io import atomic_write, resolve_output
 from .._progress import LazyProgress
 from ..config import Config
+from ..report import Report
 from ..trace import TraceInput, format_names
 from ..workload import Workload
 from ..workload import parse as parse_workload
@@ -111,11 +112,11 @@ def memory_note(cfg: Config, verify: bool = False, runs: int = 1, limit: int | N
     )
 
 
-def unaware_keys(report: Any) -> list[str]:
+def unaware_keys(report: Report) -> list[str]:
     """The zombie- or shadow-aware settings of a run whose device learned of no zombie or
     host-shadow page (no host model, host buffer or notified trace: the report has no
     `notify` section), so each acted as its base policy; `[]` when none."""
-    raw = report.raw if hasattr(report, "raw") else report
+    raw = report.raw
     if raw.get("notify") is not None or raw.get("oracle") is not None:
         return []  # a channel, or the oracle's marks from the future
     cfg = raw["run"]["config"]
@@ -134,17 +135,18 @@ def unaware_keys(report: Any) -> list[str]:
     return keys
 
 
-def unaware_note(report: Any, label: str = "") -> None:
+def unaware_note(report: Report, label: str = "") -> None:
     """Say (on stderr) that a run's zombie-aware settings had nothing to act on."""
     keys = unaware_keys(report)
-    if not keys:
-        return
-    who = f"{label}: " if label else ""
-    sys.stderr.write(
-        f"zombiesim: note: {who}{', '.join(keys)} act on pages the host announces, and this "
-        "run has no host that announces any (no host.cache, host.buffer or notified "
-        "trace): the device learned of none and collected as its base policy would\n"
-    )
+    if keys:
+        say_notes(
+            [
+                f"{', '.join(keys)} act on pages the host announces, and this run has no host "
+                "that announces any (no host.cache, host.buffer or notified trace): the "
+                "device learned of none and collected as its base policy would"
+            ],
+            label,
+        )
 
 
 def write_json(path: str, text: str) -> None:
