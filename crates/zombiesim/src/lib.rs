@@ -36,6 +36,7 @@ pub mod host;
 pub mod import;
 pub mod interface;
 pub mod latency;
+pub mod placement;
 pub mod report;
 pub mod sim;
 pub mod stats;

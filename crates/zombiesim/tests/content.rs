@@ -3,7 +3,7 @@
 //! operations with revival and sharing.
 
 use proptest::prelude::*;
-use zombiesim::ftl::{Ftl, PageMappedFtl};
+use zombiesim::ftl::{Ftl, FtlExt, PageMappedFtl};
 use zombiesim::{simulate, Config, Report, RunOptions, WorkloadSpec};
 
 fn small(settings: &[(&str, &str)]) -> Config {

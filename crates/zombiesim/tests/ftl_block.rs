@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 use std::collections::HashMap;
-use zombiesim::ftl::{BlockMappedFtl, Ftl};
+use zombiesim::ftl::{BlockMappedFtl, Ftl, FtlExt};
 use zombiesim::stats::Cause;
 use zombiesim::Config;
 

@@ -11,7 +11,7 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use std::collections::HashMap;
 use zombiesim::device::{Command, Device};
-use zombiesim::ftl::{Ftl, PageMappedFtl};
+use zombiesim::ftl::{Ftl, FtlExt, PageMappedFtl};
 use zombiesim::stats::{Cause, Counters};
 use zombiesim::workload::Op;
 use zombiesim::Config;

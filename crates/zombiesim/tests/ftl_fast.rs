@@ -5,7 +5,9 @@
 
 use proptest::prelude::*;
 use std::collections::HashMap;
-use zombiesim::ftl::{BlockMappedFtl, BufferView, FastFtl, Ftl, NoBuffer, PageMappedFtl};
+use zombiesim::ftl::{
+    BlockMappedFtl, BufferView, FastFtl, Ftl, FtlExt, NoBuffer, PageMappedFtl, PageWrite,
+};
 use zombiesim::stats::Cause;
 use zombiesim::Config;
 
@@ -97,7 +99,8 @@ fn fig1(buffer_aware: bool) -> (FastFtl, TestBuffer, zombiesim::stats::Counters)
     buf.dirty(2, 302, 0.0);
     buf.dirty(4, 304, 0.0);
     let before = ftl.counters();
-    ftl.write_page(3, Some(203), Cause::Host, &mut buf).unwrap();
+    ftl.write_page(PageWrite::new(3, Some(203), Cause::Host), &mut buf)
+        .unwrap();
     assert_ne!(ftl.log_blocks(), l0, "L0 was merged");
     ftl.verify().unwrap();
     (ftl, buf, before)
@@ -186,7 +189,8 @@ fn fig3(victim: &str) -> (FastFtl, TestBuffer, [u32; 2], [f64; 2]) {
         ftl.log_block_delta(logs[1], &buf),
     ];
     // The trigger: an update that needs a log block when both are full.
-    ftl.write_page(5, None, Cause::Host, &mut buf).unwrap();
+    ftl.write_page(PageWrite::new(5, None, Cause::Host), &mut buf)
+        .unwrap();
     ftl.verify().unwrap();
     (ftl, buf, [logs[0], logs[1]], deltas)
 }
@@ -274,14 +278,14 @@ fn check(settings: &[(&str, &str)], seq: &[Op]) -> Result<FastFtl, TestCaseError
         match *op {
             Op::Write(l) => {
                 buf.pages.remove(&l);
-                ftl.write_page(l, Some(v), Cause::Host, &mut buf)
+                ftl.write_page(PageWrite::new(l, Some(v), Cause::Host), &mut buf)
                     .map_err(fail)?;
                 reference.insert(l, v);
             }
             Op::Run(first, len) => {
                 for l in first..(first + len).min(n) {
                     buf.pages.remove(&l);
-                    ftl.write_page(l, Some(v), Cause::Host, &mut buf)
+                    ftl.write_page(PageWrite::new(l, Some(v), Cause::Host), &mut buf)
                         .map_err(fail)?;
                     reference.insert(l, v);
                 }
@@ -303,7 +307,7 @@ fn check(settings: &[(&str, &str)], seq: &[Op]) -> Result<FastFtl, TestCaseError
             Op::Evict(l) => {
                 if let Some((value, dirty, _)) = buf.pages.remove(&l) {
                     if dirty {
-                        ftl.write_page(l, Some(value), Cause::Buffer, &mut buf)
+                        ftl.write_page(PageWrite::new(l, Some(value), Cause::Buffer), &mut buf)
                             .map_err(fail)?;
                     }
                 }
@@ -322,7 +326,7 @@ fn check(settings: &[(&str, &str)], seq: &[Op]) -> Result<FastFtl, TestCaseError
     for (l, value) in dirty {
         if buf.is_dirty_page(l) {
             buf.pages.get_mut(&l).unwrap().1 = false;
-            ftl.write_page(l, Some(value), Cause::Buffer, &mut buf)
+            ftl.write_page(PageWrite::new(l, Some(value), Cause::Buffer), &mut buf)
                 .map_err(fail)?;
         }
     }
@@ -543,8 +547,11 @@ fn uniform_random_writes_amplify_block_over_fast_over_page() {
             x = x
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
-            ftl.write_page((x >> 33) % n, None, Cause::Host, &mut NoBuffer)
-                .unwrap();
+            ftl.write_page(
+                PageWrite::new((x >> 33) % n, None, Cause::Host),
+                &mut NoBuffer,
+            )
+            .unwrap();
         }
         waf[i] = ftl.counters().since(&start).waf();
     }
@@ -567,8 +574,11 @@ fn padding_a_block_in_order_makes_a_switch_merge() {
     }
     let before = ftl.counters();
     for l in 0..3 {
-        ftl.write_page(l, Some(100 + l), Cause::Buffer, &mut NoBuffer)
-            .unwrap();
+        ftl.write_page(
+            PageWrite::new(l, Some(100 + l), Cause::Buffer),
+            &mut NoBuffer,
+        )
+        .unwrap();
     }
     for l in 3..8 {
         ftl.pad(l, &mut NoBuffer).unwrap();
@@ -578,7 +588,7 @@ fn padding_a_block_in_order_makes_a_switch_merge() {
     assert_eq!(d.programs.get(Cause::Buffer), 8);
     assert_eq!(ftl.sequential_log_block().map(|s| s.1), Some(0));
     // The next sequential block: block 0 is switched in.
-    ftl.write_page(8, Some(108), Cause::Buffer, &mut NoBuffer)
+    ftl.write_page(PageWrite::new(8, Some(108), Cause::Buffer), &mut NoBuffer)
         .unwrap();
     for l in 9..16 {
         ftl.pad(l, &mut NoBuffer).unwrap();

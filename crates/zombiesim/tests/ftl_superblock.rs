@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use std::collections::{HashMap, HashSet};
 use zombiesim::device::{Command, Device, Payload};
-use zombiesim::ftl::{Ftl, PageMappedFtl, SuperblockFtl};
+use zombiesim::ftl::{Ftl, FtlExt, PageMappedFtl, SuperblockFtl};
 use zombiesim::stats::Cause;
 use zombiesim::workload::Op;
 use zombiesim::Config;

@@ -33,6 +33,7 @@ use std::collections::{BTreeSet, HashSet};
 use std::sync::OnceLock;
 use zombiesim::config::{BufferPolicy, FtlKind};
 use zombiesim::device::{Command, Device, PageState, Payload};
+use zombiesim::ftl::FtlExt;
 use zombiesim::workload::Op;
 use zombiesim::{simulate, Config, Error, RunOptions, WorkloadSpec};
 

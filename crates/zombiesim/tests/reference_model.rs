@@ -7,7 +7,7 @@
 use proptest::prelude::*;
 use std::collections::HashMap;
 use zombiesim::config::{GcFrontier, GcScope};
-use zombiesim::ftl::{Ftl, PageMappedFtl};
+use zombiesim::ftl::{Ftl, FtlExt, PageMappedFtl};
 use zombiesim::Config;
 
 #[derive(Clone, Debug)]

@@ -200,7 +200,7 @@ fn bad_workloads_name_the_problem() {
 
 #[test]
 fn requests_beyond_the_device_are_rejected() {
-    use zombiesim::ftl::{Ftl, PageMappedFtl};
+    use zombiesim::ftl::{FtlExt, PageMappedFtl};
     let cfg = small("greedy");
     let mut ftl = PageMappedFtl::new(&cfg, 1, false).unwrap();
     let n = ftl.logical_pages();

@@ -1,7 +1,7 @@
 //! The timing model seen from whole runs: GC delays what queues behind it, and less
 //! over-provisioning (more GC) means higher tail latency.
 
-use zombiesim::ftl::{Ftl, PageMappedFtl};
+use zombiesim::ftl::{Ftl, FtlExt, PageMappedFtl};
 use zombiesim::{simulate, Config, RunOptions, WorkloadSpec};
 
 mod common;

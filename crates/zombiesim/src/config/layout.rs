@@ -28,6 +28,9 @@ pub struct FtlLayout {
     pub gc_first_stream: u32,
     /// The stream GC copies zombie pages to.
     pub zombie_stream: Option<u32>,
+    /// GC streams `gc_first_stream .. gc_first_stream + gc_streams` (one per region,
+    /// unless the placement policy asks for its own number).
+    pub gc_streams: u32,
 }
 
 impl FtlLayout {
@@ -58,27 +61,43 @@ impl FtlLayout {
             ));
         }
         let regions = cfg.ftl.regions.max(1);
+        // The placement policy may want its own number of GC streams.
+        let placement = crate::placement::PlacementSpec::default();
+        let gc_own = placement
+            .gc_streams(regions)
+            .map_err(|(key, why)| Error::config(&key, why))?;
         let gc_first = match cfg.ftl.gc_frontier {
             GcFrontier::Separate => regions,
+            GcFrontier::Shared if gc_own.is_some() => {
+                return Err(Error::config(
+                    "ftl.gc_frontier",
+                    format!(
+                        "`ftl.placement = \"{}\"` gives GC streams of its own; use \"separate\"",
+                        placement
+                    ),
+                ))
+            }
             GcFrontier::Shared => 0,
         };
-        let data_streams = gc_first + regions;
+        let gc_data_streams = gc_own.unwrap_or(regions);
+        let data_streams = gc_first + gc_data_streams;
         // GC copies one victim into up to this many open blocks of its plane, each of
         // which may need a fresh block. A victim frees one block, and all its copies
         // but the first stream's fit in blocks the other streams already hold open,
         // except when those fill: over a burst of GC every extra stream's frontier on
         // every plane of the unit may cross into a fresh block, so the free count may
         // dip by one block per extra stream and plane below where GC began.
-        let gc_streams = regions + u32::from(cfg.gc.zombie_block);
+        let gc_streams = gc_data_streams + u32::from(cfg.gc.zombie_block);
         let needed = per_unit * (gc_streams - 1) + 2;
         if gc_streams > 1 && cfg.gc.low_watermark < needed {
             return Err(Error::config(
                 "gc.low_watermark",
                 format!(
-                    "{} is too low: GC writes to {gc_streams} streams per plane (ftl.regions = {regions}{}) \
+                    "{} is too low: GC writes to {gc_streams} streams per plane (ftl.regions = {regions}, ftl.placement = {}{}) \
                      on the {per_unit} planes of a GC unit, and each extra stream's open block on each \
                      plane may need a fresh block during one burst of GC; use at least {needed}",
                     cfg.gc.low_watermark,
+                    placement,
                     if cfg.gc.zombie_block { " and the zombie block" } else { "" },
                 ),
             ));
@@ -114,6 +133,7 @@ impl FtlLayout {
             regions,
             gc_first_stream: gc_first,
             zombie_stream,
+            gc_streams: gc_data_streams,
         })
     }
 }

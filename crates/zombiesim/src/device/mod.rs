@@ -29,7 +29,7 @@ pub use eviction::{Replacement, SlotView};
 
 use crate::config::Config;
 use crate::error::Result;
-use crate::ftl::{self, BufferView, Ftl, NoBuffer};
+use crate::ftl::{self, BufferView, Ftl, FtlExt, NoBuffer, PageWrite};
 use crate::stats::{Cause, Counters};
 use crate::workload::Op;
 
@@ -407,7 +407,8 @@ impl Device {
     /// A host write of `lpn` straight to flash (no buffer, or FUA).
     #[inline]
     fn write_to_flash(&mut self, lpn: u64, value: Option<u64>) -> Result<()> {
-        self.ftl.write_page(lpn, value, Cause::Host, view!(self))
+        self.ftl
+            .write_page(PageWrite::new(lpn, value, Cause::Host), view!(self))
     }
 
     /// Program the pages the buffer gave up (evicted or flushed dirty pages). A
@@ -425,7 +426,7 @@ impl Device {
             }
             let value = Some(v).filter(|&v| v != NO_VALUE);
             self.ftl
-                .write_page(lpn, value, Cause::Buffer, view!(self))?;
+                .write_page(PageWrite::new(lpn, value, Cause::Buffer), view!(self))?;
         }
         self.writebacks.clear();
         Ok(())

@@ -1,27 +1,28 @@
-//! What every block-mapped FTL (SuperBlock, FAST, block) keeps the same way: the flash
-//! state, the flash-operations layer, counters, the integrity oracle, the host-shadow
-//! bits the notification channel sets, and the trait methods that only pass these on
-//! ([`block_mapped_common!`]).
+//! The state every FTL shares: the flash state, the flash-operations layer, counters,
+//! the integrity oracle, the host-shadow marks the notification channel sets, and the
+//! logical clock. Each FTL keeps one [`FtlBase`] and its own mapping on top.
 //!
 //! ```text
 //!   FtlBase ── flash: FlashState      pages, validity, erase counts (shared arrays)
 //!           ── ops: FlashOps          counts by cause, timing
-//!           ── counters, oracle, host-shadow bits, logical clock
-//!           ── free: FIFO of erased blocks, taken round-robin over the planes
+//!           ── counters, oracle, marks: ZombieMarks, clock (host page writes)
+//!
+//!   page-mapped ── base + l2p + BlockManager (free blocks and victims per GC unit)
+//!   superblock, FAST, block ── base + their block maps + FreeBlocks
 //! ```
 //!
-//! Each FTL keeps its own mapping (data blocks, log blocks, superblocks) on top and
-//! implements writes, reads, trims, merges and its invariant checks itself.
+//! The [`crate::ftl::Ftl`] trait reaches the base through `Ftl::base`; what every FTL
+//! answers the same way (counters, timing, the marks, wear) is answered from it once,
+//! in `impl dyn Ftl`.
 
 use crate::config::{Config, Geometry};
 use crate::error::{Error, Result};
-use crate::flash::{BlockStatus, FlashState, NONE};
-use crate::ftl::{FlashOps, Wear};
+use crate::flash::{FlashState, NONE};
+use crate::ftl::{DeviceEvent, FlashOps, Wear, ZombieMarks};
 use crate::stats::Counters;
 use crate::verify::Oracle;
-use std::collections::VecDeque;
 
-/// The shared state of a block-mapped FTL.
+/// The state every FTL shares.
 pub struct FtlBase {
     pub geo: Geometry,
     pub flash: FlashState,
@@ -30,49 +31,35 @@ pub struct FtlBase {
     pub oracle: Option<Oracle>,
     /// Logical time: host page writes (stamps blocks' last modification).
     pub clock: u64,
-    /// Erased blocks per plane, FIFO (erased blocks go to the back).
-    free: Vec<VecDeque<u32>>,
-    free_count: u32,
-    /// The plane the next block is taken from (round-robin).
-    plane_cursor: u32,
-    /// Host-shadow bits (the host holds a dirty newer copy), set by the notification
-    /// channel; the block-mapped FTLs do not score them, the device reads them.
-    zombie_bits: Vec<u64>,
-    zombie_known: u64,
+    /// Host-shadow marks (the host holds a dirty newer copy), set by the notification
+    /// channel.
+    pub marks: ZombieMarks,
 }
 
 impl FtlBase {
     /// A freshly erased device; `verify` keeps the integrity oracle.
     pub fn new(cfg: &Config, verify: bool) -> Result<Self> {
         let geo = Geometry::new(cfg)?;
+        let stored = geo.logical_pages;
+        Ok(Self::over(cfg, geo, stored, verify))
+    }
+
+    /// A freshly erased device of geometry `geo` (the host's view) storing `stored`
+    /// logical pages (more than the host's when the FTL stores its own, DFTL's
+    /// translation pages).
+    pub fn over(cfg: &Config, geo: Geometry, stored: u64, verify: bool) -> Self {
         let flash = FlashState::new(&geo);
-        let mut free = vec![VecDeque::new(); geo.planes as usize];
-        let mut free_count = 0;
-        for b in 0..geo.blocks {
-            if flash.status[b as usize] == BlockStatus::Free {
-                free[geo.plane_of(b) as usize].push_back(b);
-                free_count += 1;
-            }
-        }
-        let oracle = verify.then(|| {
-            Oracle::new(
-                geo.logical_pages,
-                geo.blocks as u64 * geo.pages_per_block as u64,
-            )
-        });
-        Ok(FtlBase {
+        let oracle =
+            verify.then(|| Oracle::new(stored, geo.blocks as u64 * geo.pages_per_block as u64));
+        FtlBase {
             ops: FlashOps::new(cfg, &geo),
             counters: Counters::default(),
             oracle,
             clock: 0,
-            free,
-            free_count,
-            plane_cursor: 0,
-            zombie_bits: Vec::new(),
-            zombie_known: 0,
+            marks: ZombieMarks::default(),
             flash,
             geo,
-        })
+        }
     }
 
     /// Pages per block.
@@ -92,32 +79,6 @@ impl FtlBase {
                 logical_pages: self.geo.logical_pages,
             })
         }
-    }
-
-    /// Erased blocks available.
-    #[inline]
-    pub fn free_blocks(&self) -> u32 {
-        self.free_count
-    }
-
-    /// Take an erased block (round-robin over the planes, the oldest erased block of
-    /// the plane) and open it for `stream`. Errors if none is left: the FTL's own
-    /// accounting must make sure one is.
-    pub fn take_free(&mut self, stream: u8) -> Result<u32> {
-        let planes = self.geo.planes;
-        for i in 0..planes {
-            let p = (self.plane_cursor + i) % planes;
-            if let Some(b) = self.free[p as usize].pop_front() {
-                self.plane_cursor = (p + 1) % planes;
-                self.free_count -= 1;
-                self.ops.need_erased(p, b);
-                self.flash.open(b, stream);
-                return Ok(b);
-            }
-        }
-        Err(Error::integrity(
-            "no free block is left: the FTL ran out of spare blocks",
-        ))
     }
 
     /// Program `lpn` at page `offset` of the open `block` (offsets only go up within
@@ -194,22 +155,6 @@ impl FtlBase {
         self.flash.invalidate(ppn, self.clock);
     }
 
-    /// Erase `block` (all its pages invalid) for `cause` and put it at the back of its
-    /// plane's free list.
-    pub fn erase(&mut self, block: u32, cause: crate::stats::Cause) {
-        let b = block as usize;
-        if self.flash.status[b] == BlockStatus::Closed {
-            self.flash.take_victim(block);
-        }
-        self.flash.status[b] = BlockStatus::Victim;
-        self.flash.erase(block);
-        let plane = self.geo.plane_of(block);
-        let now = self.ops.now();
-        self.ops.erase(plane, block, now, cause);
-        self.free[plane as usize].push_back(block);
-        self.free_count += 1;
-    }
-
     /// A host read of the page at `ppn` (`NONE`: unwritten), checked by the oracle.
     pub fn host_read(&mut self, lpn: u64, ppn: u32) -> Result<()> {
         self.counters.host_read_pages += 1;
@@ -226,10 +171,29 @@ impl FtlBase {
         Ok(())
     }
 
-    /// A page a buffer pads its victim block with is read from flash (`Cause::Buffer`).
-    pub fn pad_read(&mut self, ppn: u32) {
+    /// A page a buffer pads its victim block with is read from flash
+    /// (`Cause::Buffer`); the content it holds, to be written again (known to the
+    /// oracle when one runs).
+    pub fn pad_read(&mut self, lpn: u64, ppn: u32) -> Option<u64> {
         let plane = self.geo.plane_of(self.flash.block_of(ppn));
         self.ops.read(plane, crate::stats::Cause::Buffer);
+        self.oracle
+            .as_ref()
+            .and_then(|o| o.content_of(lpn as usize))
+    }
+
+    /// What an FTL without background work (no background GC, no retention refresh:
+    /// [`crate::ftl::Capabilities`] refuses the keys that would ask for them) does
+    /// with a device event: timing and the host-shadow marks are the base's; a
+    /// restart forgets the marks.
+    pub fn on_event_without_background(&mut self, event: DeviceEvent) -> Result<()> {
+        match event {
+            DeviceEvent::Timing(on) => self.ops.set_timing(on),
+            DeviceEvent::Idle { .. } | DeviceEvent::Tick { .. } => {}
+            DeviceEvent::Restart { lost, .. } => self.restart(lost),
+            DeviceEvent::HostShadow { lpn, marked } => self.set_zombie(lpn, marked)?,
+        }
+        Ok(())
     }
 
     /// The oracle learns that `lpn` was written (a host or buffer write) to `ppn`.
@@ -274,8 +238,14 @@ impl FtlBase {
             programs: self.ops.programs,
             reads: self.ops.reads,
             erases: self.ops.erases,
-            gc_latency_ns: self.ops.gc_latency_ns(self.counters.gc_buffer_reads, 0),
-            io_time_ns: self.ops.io_time_ns(self.counters.gc_buffer_reads, 0),
+            gc_latency_ns: self.ops.gc_latency_ns(
+                self.counters.gc_buffer_reads,
+                self.counters.gc_fast_programs,
+            ),
+            io_time_ns: self.ops.io_time_ns(
+                self.counters.gc_buffer_reads,
+                self.counters.gc_fast_programs,
+            ),
             ..self.counters
         }
     }
@@ -283,21 +253,10 @@ impl FtlBase {
     /// The host says `lpn` has a dirty newer copy above the device, or not.
     pub fn set_zombie(&mut self, lpn: u64, zombie: bool) -> Result<()> {
         let l = self.check_lpn(lpn)? as usize;
-        if self.zombie_bits.is_empty() {
-            if !zombie {
-                return Ok(());
-            }
-            self.zombie_bits = vec![0; (self.geo.logical_pages as usize).div_ceil(64)];
-        }
-        let mask = 1u64 << (l & 63);
-        let was = self.zombie_bits[l >> 6] & mask != 0;
-        if was != zombie {
-            self.zombie_bits[l >> 6] ^= mask;
-            if zombie {
-                self.zombie_known += 1;
-            } else {
-                self.zombie_known -= 1;
-            }
+        if zombie {
+            self.marks.mark(l, self.geo.logical_pages as usize);
+        } else {
+            self.marks.unmark(l);
         }
         Ok(())
     }
@@ -305,30 +264,19 @@ impl FtlBase {
     /// Whether the device knows `lpn` as host-shadow.
     #[inline]
     pub fn is_host_shadow(&self, lpn: u64) -> bool {
-        let l = lpn as usize;
-        self.zombie_bits
-            .get(l >> 6)
-            .is_some_and(|w| w & (1u64 << (l & 63)) != 0)
-    }
-
-    /// Logical pages known as host-shadow.
-    pub fn known_zombies(&self) -> u64 {
-        self.zombie_known
+        lpn < self.geo.logical_pages && self.marks.is_marked(lpn as usize)
     }
 
     /// A written page is the newest copy: it is not host-shadow any more.
     #[inline]
     pub fn written(&mut self, lpn: u64) {
-        if self.zombie_known > 0 && self.is_host_shadow(lpn) {
-            let _ = self.set_zombie(lpn, false);
-        }
+        self.marks.unmark(lpn as usize);
     }
 
-    /// Restart after a power-off: host-shadow bits are gone, the oracle learns what
+    /// Restart after a power-off: host-shadow marks are gone, the oracle learns what
     /// the buffer lost.
     pub fn restart(&mut self, lost: &[u64]) {
-        self.zombie_bits.clear();
-        self.zombie_known = 0;
+        self.marks.clear();
         if let Some(o) = self.oracle.as_mut() {
             o.power_lost(lost);
         }
@@ -339,26 +287,8 @@ impl FtlBase {
         Wear::of(&self.flash)
     }
 
-    /// Check the free lists and every block's valid count against its validity bits.
-    pub fn check_blocks(&self) -> Result<()> {
-        let mut listed = 0;
-        for list in &self.free {
-            for &b in list {
-                if self.flash.status[b as usize] != BlockStatus::Free {
-                    return Err(Error::integrity(format!(
-                        "block {b} is on a free list but is {:?}",
-                        self.flash.status[b as usize]
-                    )));
-                }
-                listed += 1;
-            }
-        }
-        if listed != self.free_count {
-            return Err(Error::integrity(format!(
-                "{listed} blocks on the free lists, counted {}",
-                self.free_count
-            )));
-        }
+    /// Check every block's valid count against its validity bits.
+    pub fn check_valid_counts(&self) -> Result<()> {
         for b in 0..self.geo.blocks {
             let bits = self.flash.count_valid_bits(b);
             if bits != self.flash.valid_count[b as usize] {
@@ -371,16 +301,6 @@ impl FtlBase {
         Ok(())
     }
 
-    /// Free blocks × pages plus the unwritten pages of `open` blocks.
-    pub fn held_back_pages(&self, open: impl Iterator<Item = u32>) -> u64 {
-        let ppb = self.ppb() as u64;
-        self.free_count as u64 * ppb
-            + open
-                .filter(|&b| b != NONE)
-                .map(|b| ppb - self.flash.write_ptr[b as usize] as u64)
-                .sum::<u64>()
-    }
-
     /// Valid flash pages.
     pub fn valid_pages(&self) -> u64 {
         self.flash.valid_count.iter().map(|&v| v as u64).sum()
@@ -388,134 +308,6 @@ impl FtlBase {
 
     /// Bytes of the shared state.
     pub fn memory_bytes(&self) -> usize {
-        self.flash.memory_bytes() + self.free_count as usize * 4 + self.zombie_bits.len() * 8
+        self.flash.memory_bytes() + self.marks.memory_bytes()
     }
 }
-
-/// The [`crate::ftl::Ftl`] methods every block-mapped FTL shares. The FTL keeps its
-/// [`FtlBase`] in the field `base` and has two inherent methods the macro calls:
-/// `newest(&self, lpn) -> u32`, the physical page of `lpn`'s newest copy (`NONE`: none),
-/// and `write_inner(&mut self, lpn, value, cause, buffer) -> Result<()>`, its write
-/// path. Reads, padding (read the page, write it again with the content it holds) and
-/// `mapped` follow from them. It has no background GC, retention refresh or content
-/// layer: [`crate::ftl::Capabilities`] refuses the keys that would ask for them, so
-/// `idle` and `tick` have nothing to do.
-macro_rules! block_mapped_common {
-    () => {
-        fn write_page(
-            &mut self,
-            lpn: u64,
-            value: Option<u64>,
-            cause: $crate::stats::Cause,
-            buffer: &mut dyn $crate::ftl::BufferView,
-        ) -> $crate::error::Result<()> {
-            self.write_inner(lpn, value, cause, buffer)
-        }
-        fn read(&mut self, lpn: u64) -> $crate::error::Result<()> {
-            let lpn = self.base.check_lpn(lpn)?;
-            let ppn = self.newest(lpn);
-            self.base.host_read(lpn, ppn)
-        }
-        fn pad(
-            &mut self,
-            lpn: u64,
-            buffer: &mut dyn $crate::ftl::BufferView,
-        ) -> $crate::error::Result<()> {
-            let lpn = self.base.check_lpn(lpn)?;
-            let ppn = self.newest(lpn);
-            if ppn == $crate::flash::NONE {
-                return Ok(());
-            }
-            self.base.pad_read(ppn);
-            // The same content is written again.
-            let value = self
-                .base
-                .oracle
-                .as_ref()
-                .and_then(|o| o.content_of(lpn as usize));
-            self.write_inner(lpn, value, $crate::stats::Cause::Buffer, buffer)
-        }
-        fn mapped(&self, lpn: u64) -> Option<u32> {
-            if lpn >= self.base.geo.logical_pages {
-                return None;
-            }
-            Some(self.newest(lpn)).filter(|&p| p != $crate::flash::NONE)
-        }
-        fn logical_pages(&self) -> u64 {
-            self.base.geo.logical_pages
-        }
-        fn prefetch(&self, _lpn: u64) {}
-        fn set_timing(&mut self, on: bool) {
-            self.base.ops.set_timing(on);
-        }
-        fn begin(&mut self, now: u64) {
-            self.base.ops.begin(now);
-        }
-        fn finish(&mut self) -> u64 {
-            self.base.ops.finish()
-        }
-        fn idle(
-            &mut self,
-            _from: u64,
-            _until: u64,
-            _buffer: &mut dyn $crate::ftl::BufferView,
-        ) -> $crate::error::Result<()> {
-            Ok(())
-        }
-        fn tick(
-            &mut self,
-            _now: u64,
-            _buffer: &mut dyn $crate::ftl::BufferView,
-        ) -> $crate::error::Result<()> {
-            Ok(())
-        }
-        fn restart(
-            &mut self,
-            _now: u64,
-            lost: &[u64],
-            _buffer: &mut dyn $crate::ftl::BufferView,
-        ) -> $crate::error::Result<()> {
-            self.base.restart(lost);
-            Ok(())
-        }
-        fn busy_until(&self) -> u64 {
-            self.base.ops.busy_until()
-        }
-        fn timing_summary(&self, elapsed: u64) -> Option<$crate::timing::TimingSummary> {
-            self.base.ops.summary(elapsed)
-        }
-        fn set_zombie(&mut self, lpn: u64, zombie: bool) -> $crate::error::Result<()> {
-            self.base.set_zombie(lpn, zombie)
-        }
-        fn known_zombies(&self) -> u64 {
-            self.base.known_zombies()
-        }
-        fn is_host_shadow(&self, lpn: u64) -> bool {
-            self.base.is_host_shadow(lpn)
-        }
-        fn count_request(&mut self) {
-            self.base.counters.host_requests += 1;
-        }
-        fn host_write_pages(&self) -> u64 {
-            self.base.counters.host_write_pages
-        }
-        fn counters(&self) -> $crate::stats::Counters {
-            self.base.counters()
-        }
-        fn oracle(&self) -> Option<&$crate::verify::Oracle> {
-            self.base.oracle.as_ref()
-        }
-        fn wear(&self) -> $crate::ftl::Wear {
-            self.base.wear()
-        }
-        fn content_stats(
-            &self,
-        ) -> Option<(
-            $crate::content::ContentCounters,
-            $crate::content::ContentGauges,
-        )> {
-            None
-        }
-    };
-}
-pub(crate) use block_mapped_common;

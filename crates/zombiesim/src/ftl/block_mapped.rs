@@ -29,12 +29,16 @@
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, NONE};
-use crate::ftl::{BufferView, Ftl, FtlBase};
+use crate::ftl::{
+    prefetch_entry, BufferView, DeviceEvent, FreeBlocks, Ftl, FtlBase, FtlSummary, PageWrite, Space,
+};
 use crate::stats::Cause;
 
 /// Block-mapped FTL.
 pub struct BlockMappedFtl {
     base: FtlBase,
+    /// Erased blocks per plane.
+    free: FreeBlocks,
     /// Physical data block of every logical block (`NONE`: unmapped).
     data: Vec<u32>,
 }
@@ -43,9 +47,10 @@ impl BlockMappedFtl {
     /// A freshly erased device; `verify` keeps the integrity oracle.
     pub fn new(cfg: &Config, verify: bool) -> Result<Self> {
         let base = FtlBase::new(cfg, verify)?;
+        let free = FreeBlocks::new(&base);
         let ppb = base.ppb() as u64;
         let logical_blocks = base.geo.logical_pages.div_ceil(ppb) as usize;
-        let usable = base.free_blocks() as usize;
+        let usable = free.count() as usize;
         if usable <= logical_blocks {
             return Err(Error::config(
                 "ftl.over_provisioning",
@@ -57,6 +62,7 @@ impl BlockMappedFtl {
         }
         Ok(BlockMappedFtl {
             base,
+            free,
             data: vec![NONE; logical_blocks],
         })
     }
@@ -81,7 +87,7 @@ impl BlockMappedFtl {
         let k = (lpn % ppb as u64) as u32;
         let mut d = self.data[b];
         if d == NONE {
-            d = self.base.take_free(0)?;
+            d = self.free.take(&mut self.base, 0)?;
             self.data[b] = d;
         }
         if k >= self.base.flash.write_ptr[d as usize] {
@@ -91,7 +97,7 @@ impl BlockMappedFtl {
             return Ok(());
         }
         // Read-modify-write into a fresh block.
-        let new = self.base.take_free(0)?;
+        let new = self.free.take(&mut self.base, 0)?;
         let old_first = self.base.flash.first_page(d);
         let plane = self.base.geo.plane_of(d);
         let first_lpn = b as u64 * ppb as u64;
@@ -111,7 +117,7 @@ impl BlockMappedFtl {
                 self.base.oracle_copy(old, to);
             }
         }
-        self.base.erase(d, Cause::MergeFull);
+        self.free.erase(&mut self.base, d, Cause::MergeFull);
         self.data[b] = new;
         let c = &mut self.base.counters;
         c.merges[2] += 1;
@@ -129,7 +135,40 @@ impl BlockMappedFtl {
 }
 
 impl Ftl for BlockMappedFtl {
-    super::base::block_mapped_common!();
+    fn base(&self) -> &FtlBase {
+        &self.base
+    }
+    fn base_mut(&mut self) -> &mut FtlBase {
+        &mut self.base
+    }
+    fn write_page(&mut self, write: PageWrite, buffer: &mut dyn BufferView) -> Result<()> {
+        self.write_inner(write.lpn, write.value, write.cause, buffer)
+    }
+    fn read(&mut self, lpn: u64) -> Result<()> {
+        let lpn = self.base.check_lpn(lpn)?;
+        let ppn = self.newest(lpn);
+        self.base.host_read(lpn, ppn)
+    }
+    fn pad(&mut self, lpn: u64, buffer: &mut dyn BufferView) -> Result<()> {
+        let lpn = self.base.check_lpn(lpn)?;
+        let ppn = self.newest(lpn);
+        if ppn == NONE {
+            return Ok(());
+        }
+        let value = self.base.pad_read(lpn, ppn);
+        self.write_inner(lpn, value, Cause::Buffer, buffer)
+    }
+    fn mapped(&self, lpn: u64) -> Option<u32> {
+        (lpn < self.base.geo.logical_pages)
+            .then(|| self.newest(lpn))
+            .filter(|&p| p != NONE)
+    }
+    fn prefetch(&self, lpn: u64) {
+        prefetch_entry(&self.data, (lpn / self.base.ppb() as u64) as usize);
+    }
+    fn on_event(&mut self, event: DeviceEvent, _buffer: &mut dyn BufferView) -> Result<()> {
+        self.base.on_event_without_background(event)
+    }
 
     fn trim(&mut self, lpn: u64) -> Result<()> {
         let lpn = self.base.check_lpn(lpn)?;
@@ -147,7 +186,7 @@ impl Ftl for BlockMappedFtl {
     }
 
     fn verify(&self) -> Result<()> {
-        self.base.check_blocks()?;
+        self.free.check(&self.base)?;
         let flash = &self.base.flash;
         let ppb = self.base.ppb();
         let mut owner_of = vec![NONE; self.base.geo.blocks as usize];
@@ -195,10 +234,10 @@ impl Ftl for BlockMappedFtl {
                 _ => {}
             }
         }
-        if free != self.base.free_blocks() {
+        if free != self.free.count() {
             return Err(Error::integrity(format!(
                 "{free} blocks are free, the free lists hold {}",
-                self.base.free_blocks()
+                self.free.count()
             )));
         }
         if let Some(o) = &self.base.oracle {
@@ -207,20 +246,20 @@ impl Ftl for BlockMappedFtl {
         Ok(())
     }
 
-    fn held_back_pages(&self) -> u64 {
-        self.base
-            .held_back_pages(self.data.iter().copied().filter(|&d| d != NONE))
+    fn space(&self) -> Space {
+        Space {
+            free_blocks: self.free.count() as u64,
+            held_back_pages: self
+                .free
+                .held_back_pages(&self.base, self.data.iter().copied().filter(|&d| d != NONE)),
+            valid_pages: self.base.valid_pages(),
+        }
     }
 
-    fn free_blocks(&self) -> u64 {
-        self.base.free_blocks() as u64
-    }
-
-    fn valid_pages(&self) -> u64 {
-        self.base.valid_pages()
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.base.memory_bytes() + self.data.len() * 4
+    fn summary(&self) -> FtlSummary {
+        FtlSummary {
+            memory_bytes: self.base.memory_bytes() + self.data.len() * 4,
+            content: None,
+        }
     }
 }

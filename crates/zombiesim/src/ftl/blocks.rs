@@ -1,5 +1,6 @@
-//! The block manager: free blocks, open blocks per write stream, and GC units — the
-//! block bookkeeping every FTL that allocates flash blocks shares.
+//! The block manager: free blocks, open blocks per write stream, GC units, and the
+//! placement policy that picks a page's stream — the block bookkeeping every FTL that
+//! allocates flash blocks shares.
 //!
 //! ```text
 //!   plane 0: free [b3, b9, b12 ...]   open (plane 0, stream s) = b7 | NONE
@@ -16,6 +17,7 @@ use crate::config::{Config, FtlLayout};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
 use crate::gc::{self, VictimPolicy};
+use crate::placement::{Placement, StreamPlan};
 use std::collections::VecDeque;
 
 /// A contiguous range of planes served by one garbage collector.
@@ -34,9 +36,12 @@ pub struct GcUnit {
     pub policy: Box<dyn VictimPolicy>,
 }
 
-/// Free lists, write frontiers and GC units over a device's blocks.
+/// Free lists, write frontiers, GC units and the placement policy over a device's
+/// blocks.
 pub struct BlockManager {
     pub units: Vec<GcUnit>,
+    /// Which stream (write frontier) each page goes to (`ftl.placement`).
+    pub placement: Box<dyn Placement>,
     block_unit: Vec<u32>,
     free: Vec<VecDeque<u32>>,
     open: Vec<u32>,
@@ -85,8 +90,17 @@ impl BlockManager {
                 }
             })
             .collect();
+        let plan = StreamPlan {
+            host_streams: layout.regions,
+            gc_first: layout.gc_first_stream,
+            gc_streams: layout.gc_streams,
+            zombie: layout.zombie_stream,
+            logical_pages: geo.logical_pages,
+            stored_pages: geo.logical_pages as usize,
+        };
         BlockManager {
             units,
+            placement: crate::placement::PlacementSpec::default().build(&plan),
             block_unit,
             free,
             open: vec![NONE; (geo.planes * layout.streams) as usize],

@@ -38,7 +38,9 @@
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, NONE};
-use crate::ftl::{BufferView, Ftl, FtlBase};
+use crate::ftl::{
+    prefetch_entry, BufferView, DeviceEvent, FreeBlocks, Ftl, FtlBase, FtlSummary, PageWrite, Space,
+};
 use crate::stats::Cause;
 
 /// The stream every SuperBlock block is opened for (there is one per superblock, so
@@ -61,6 +63,8 @@ struct Superblock {
 /// The SuperBlock FTL.
 pub struct SuperblockFtl {
     base: FtlBase,
+    /// Erased blocks per plane.
+    free: FreeBlocks,
     /// Logical pages per superblock (`N × pages per block`).
     sb_pages: u64,
     /// Logical to physical page (`NONE`: unmapped).
@@ -99,6 +103,7 @@ impl SuperblockFtl {
     /// A freshly erased device; `verify` keeps the integrity oracle.
     pub fn new(cfg: &Config, verify: bool) -> Result<Self> {
         let base = FtlBase::new(cfg, verify)?;
+        let free = FreeBlocks::new(&base);
         let n = cfg.ftl.superblock_blocks;
         if n == 0 {
             return Err(Error::config(
@@ -140,6 +145,7 @@ impl SuperblockFtl {
             sbs,
             victim_pages: Vec::with_capacity(ppb as usize),
             base,
+            free,
         })
     }
 
@@ -165,7 +171,7 @@ impl SuperblockFtl {
 
     /// Erased blocks in the shared pool.
     pub fn free_blocks(&self) -> u32 {
-        self.base.free_blocks()
+        self.free.count()
     }
 
     #[inline]
@@ -193,7 +199,7 @@ impl SuperblockFtl {
         }
         let sb = &self.sbs[s];
         if (sb.blocks.len() as u32) < sb.cap {
-            let b = self.base.take_free(STREAM)?;
+            let b = self.free.take(&mut self.base, STREAM)?;
             let sb = &mut self.sbs[s];
             sb.blocks.push(b);
             sb.open = b;
@@ -228,7 +234,7 @@ impl SuperblockFtl {
         }
         self.base.counters.gc_invocations += 1;
         self.base.counters.gc_victims += 1;
-        let dest = self.base.take_free(STREAM)?;
+        let dest = self.free.take(&mut self.base, STREAM)?;
         self.base.flash.take_victim(victim);
         let from_plane = self.base.geo.plane_of(victim);
         let mut pages = std::mem::take(&mut self.victim_pages);
@@ -249,7 +255,7 @@ impl SuperblockFtl {
             self.l2p[lpn as usize] = new;
         }
         self.victim_pages = pages;
-        self.base.erase(victim, Cause::Gc);
+        self.free.erase(&mut self.base, victim, Cause::Gc);
         let sb = &mut self.sbs[s];
         sb.blocks[slot] = dest;
         sb.open = dest;
@@ -309,10 +315,10 @@ impl SuperblockFtl {
         let usable = (0..blocks)
             .filter(|&b| flash.status[b] != BlockStatus::Reserved)
             .count() as u32;
-        if owned_total + self.base.free_blocks() != usable {
+        if owned_total + self.free.count() != usable {
             return Err(Error::integrity(format!(
                 "{owned_total} owned + {} free blocks, {usable} usable",
-                self.base.free_blocks()
+                self.free.count()
             )));
         }
         let mut mapped = vec![0u32; self.sbs.len()];
@@ -348,7 +354,40 @@ impl SuperblockFtl {
 }
 
 impl Ftl for SuperblockFtl {
-    super::base::block_mapped_common!();
+    fn base(&self) -> &FtlBase {
+        &self.base
+    }
+    fn base_mut(&mut self) -> &mut FtlBase {
+        &mut self.base
+    }
+    fn write_page(&mut self, write: PageWrite, buffer: &mut dyn BufferView) -> Result<()> {
+        self.write_inner(write.lpn, write.value, write.cause, buffer)
+    }
+    fn read(&mut self, lpn: u64) -> Result<()> {
+        let lpn = self.base.check_lpn(lpn)?;
+        let ppn = self.newest(lpn);
+        self.base.host_read(lpn, ppn)
+    }
+    fn pad(&mut self, lpn: u64, buffer: &mut dyn BufferView) -> Result<()> {
+        let lpn = self.base.check_lpn(lpn)?;
+        let ppn = self.newest(lpn);
+        if ppn == NONE {
+            return Ok(());
+        }
+        let value = self.base.pad_read(lpn, ppn);
+        self.write_inner(lpn, value, Cause::Buffer, buffer)
+    }
+    fn mapped(&self, lpn: u64) -> Option<u32> {
+        (lpn < self.base.geo.logical_pages)
+            .then(|| self.newest(lpn))
+            .filter(|&p| p != NONE)
+    }
+    fn prefetch(&self, lpn: u64) {
+        prefetch_entry(&self.l2p, lpn as usize);
+    }
+    fn on_event(&mut self, event: DeviceEvent, _buffer: &mut dyn BufferView) -> Result<()> {
+        self.base.on_event_without_background(event)
+    }
 
     fn trim(&mut self, lpn: u64) -> Result<()> {
         let l = self.check_lpn(lpn)?;
@@ -363,7 +402,7 @@ impl Ftl for SuperblockFtl {
     }
 
     fn verify(&self) -> Result<()> {
-        self.base.check_blocks()?;
+        self.free.check(&self.base)?;
         self.check_superblocks()?;
         if let Some(o) = &self.base.oracle {
             o.check_all(&self.l2p)?;
@@ -371,26 +410,27 @@ impl Ftl for SuperblockFtl {
         Ok(())
     }
 
-    fn held_back_pages(&self) -> u64 {
-        self.base.held_back_pages(self.sbs.iter().map(|sb| sb.open))
+    fn space(&self) -> Space {
+        Space {
+            free_blocks: self.free.count() as u64,
+            held_back_pages: self
+                .free
+                .held_back_pages(&self.base, self.sbs.iter().map(|sb| sb.open)),
+            valid_pages: self.sbs.iter().map(|sb| sb.valid as u64).sum(),
+        }
     }
 
-    fn free_blocks(&self) -> u64 {
-        self.base.free_blocks() as u64
-    }
-
-    fn valid_pages(&self) -> u64 {
-        self.sbs.iter().map(|sb| sb.valid as u64).sum()
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.base.memory_bytes()
-            + self.l2p.len() * 4
-            + self
-                .sbs
-                .iter()
-                .map(|sb| std::mem::size_of::<Superblock>() + sb.blocks.capacity() * 4)
-                .sum::<usize>()
-            + self.victim_pages.capacity() * 4
+    fn summary(&self) -> FtlSummary {
+        FtlSummary {
+            memory_bytes: self.base.memory_bytes()
+                + self.l2p.len() * 4
+                + self
+                    .sbs
+                    .iter()
+                    .map(|sb| std::mem::size_of::<Superblock>() + sb.blocks.capacity() * 4)
+                    .sum::<usize>()
+                + self.victim_pages.capacity() * 4,
+            content: None,
+        }
     }
 }

@@ -24,6 +24,7 @@ use super::{Measured, Recorder, LOOKAHEAD};
 use crate::config::Config;
 use crate::device::{Command, Device, Payload};
 use crate::error::{Error, Result};
+use crate::ftl::FtlExt;
 use crate::host::{HostWriteBuffer, RecordedHost};
 use crate::interface::HostInterface;
 use crate::report::PowerLossReport;

@@ -20,7 +20,7 @@ use crate::config::{
 use crate::device::Device;
 use crate::error::Result;
 use crate::flash::Geometry;
-use crate::ftl::Ftl;
+use crate::ftl::{Ftl, FtlExt};
 use crate::host::{self, HostSim, HostWriteBuffer};
 use crate::interface::HostInterface;
 use crate::report::{DeviceInfo, PhaseReport, Report, RunInfo};

@@ -63,7 +63,7 @@ impl FastFtl {
         let ppb = self.base.ppb();
         let old = self.data[b as usize];
         let new = if self.has_pages(b, buffer) {
-            let new = self.base.take_free(STREAM_DATA)?;
+            let new = self.free.take(&mut self.base, STREAM_DATA)?;
             let first = b as u64 * ppb as u64;
             for k in 0..ppb {
                 self.move_page(first + k as u64, new, k, Cause::MergeFull, buffer);
@@ -74,12 +74,12 @@ impl FastFtl {
         };
         self.data[b as usize] = new;
         if old != NONE {
-            self.base.erase(old, Cause::MergeFull);
+            self.free.erase(&mut self.base, old, Cause::MergeFull);
         }
         self.base.counters.merges[2] += 1;
         if self.sw != NONE && self.sw_owner == b {
             debug_assert_eq!(self.base.flash.valid_count[self.sw as usize], 0);
-            self.base.erase(self.sw, Cause::MergeFull);
+            self.free.erase(&mut self.base, self.sw, Cause::MergeFull);
             self.base.counters.gc_victims += 1;
             self.sw = NONE;
             self.sw_owner = NONE;
@@ -99,7 +99,7 @@ impl FastFtl {
         let valid = self.base.flash.valid_count[s as usize];
         let written = self.base.flash.write_ptr[s as usize];
         if valid == 0 {
-            self.base.erase(s, Cause::MergeFull);
+            self.free.erase(&mut self.base, s, Cause::MergeFull);
             self.base.counters.gc_victims += 1;
             self.sw = NONE;
             self.sw_owner = NONE;
@@ -125,7 +125,7 @@ impl FastFtl {
         let old = self.data[b as usize];
         self.data[b as usize] = s;
         if old != NONE {
-            self.base.erase(old, cause);
+            self.free.erase(&mut self.base, old, cause);
         }
         self.sw = NONE;
         self.sw_owner = NONE;
@@ -157,7 +157,7 @@ impl FastFtl {
             self.full_merge(b, buffer)?;
         }
         debug_assert_eq!(self.base.flash.valid_count[v as usize], 0);
-        self.base.erase(v, Cause::MergeFull);
+        self.free.erase(&mut self.base, v, Cause::MergeFull);
         self.base.counters.gc_victims += 1;
         let mut j = 0;
         while j < self.rw.len() {
@@ -165,7 +165,7 @@ impl FastFtl {
             let f = &self.base.flash;
             if f.write_ptr[l as usize] == ppb && f.valid_count[l as usize] == 0 {
                 self.rw.remove(j);
-                self.base.erase(l, Cause::MergeFull);
+                self.free.erase(&mut self.base, l, Cause::MergeFull);
                 self.base.counters.gc_victims += 1;
             } else {
                 j += 1;

@@ -51,7 +51,9 @@ mod victim;
 use crate::config::{Config, LogVictim};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, NONE};
-use crate::ftl::{BufferView, Ftl, FtlBase};
+use crate::ftl::{
+    prefetch_entry, BufferView, DeviceEvent, FreeBlocks, Ftl, FtlBase, FtlSummary, PageWrite, Space,
+};
 use crate::stats::Cause;
 use std::collections::VecDeque;
 
@@ -72,6 +74,8 @@ struct Costs {
 /// The FAST FTL.
 pub struct FastFtl {
     base: FtlBase,
+    /// Erased blocks per plane.
+    free: FreeBlocks,
     /// Physical data block of every logical block (`NONE`: unmapped).
     data: Vec<u32>,
     /// Per logical page: the log page (RW or SW) holding its newest copy, or `NONE`.
@@ -91,10 +95,11 @@ impl FastFtl {
     /// A freshly erased device; `verify` keeps the integrity oracle.
     pub fn new(cfg: &Config, verify: bool) -> Result<Self> {
         let base = FtlBase::new(cfg, verify)?;
+        let free = FreeBlocks::new(&base);
         let ppb = base.ppb() as u64;
         let logical_blocks = base.geo.logical_pages.div_ceil(ppb) as usize;
         let rw_max = crate::config::fast_log_blocks(cfg, &base.geo).max(1);
-        let usable = base.free_blocks() as usize;
+        let usable = free.count() as usize;
         if usable < logical_blocks + rw_max as usize + crate::config::FAST_EXTRA_BLOCKS as usize {
             return Err(Error::config(
                 "ftl.log_blocks",
@@ -123,6 +128,7 @@ impl FastFtl {
                 buffer: t.dram_ns / 1000.0,
             },
             base,
+            free,
         })
     }
 
@@ -196,7 +202,7 @@ impl FastFtl {
         loop {
             let mut d = self.data[b];
             if d == NONE {
-                d = self.base.take_free(STREAM_DATA)?;
+                d = self.free.take(&mut self.base, STREAM_DATA)?;
                 self.data[b] = d;
             }
             if k >= self.base.flash.write_ptr[d as usize] {
@@ -208,7 +214,7 @@ impl FastFtl {
                     self.reclaim_sw(buffer)?;
                     continue;
                 }
-                let s = self.base.take_free(STREAM_SW)?;
+                let s = self.free.take(&mut self.base, STREAM_SW)?;
                 self.sw = s;
                 self.sw_owner = b as u32;
                 self.place(s, 0, lpn, value, cause, true);
@@ -233,7 +239,7 @@ impl FastFtl {
                     continue;
                 }
                 None => {
-                    let l = self.base.take_free(STREAM_RW)?;
+                    let l = self.free.take(&mut self.base, STREAM_RW)?;
                     self.rw.push_back(l);
                     l
                 }
@@ -319,11 +325,11 @@ impl FastFtl {
         let in_use = self.data.iter().filter(|&&d| d != NONE).count() as u32
             + self.rw.len() as u32
             + u32::from(self.sw != NONE);
-        if free != self.base.free_blocks() || used != in_use {
+        if free != self.free.count() || used != in_use {
             return Err(Error::integrity(format!(
                 "{free} free and {used} used blocks; the free lists hold {} and FAST \
                  maps {in_use}",
-                self.base.free_blocks()
+                self.free.count()
             )));
         }
         // Every valid page is the newest copy of its logical page, in its place.
@@ -369,7 +375,40 @@ impl FastFtl {
 }
 
 impl Ftl for FastFtl {
-    super::base::block_mapped_common!();
+    fn base(&self) -> &FtlBase {
+        &self.base
+    }
+    fn base_mut(&mut self) -> &mut FtlBase {
+        &mut self.base
+    }
+    fn write_page(&mut self, write: PageWrite, buffer: &mut dyn BufferView) -> Result<()> {
+        self.write_inner(write.lpn, write.value, write.cause, buffer)
+    }
+    fn read(&mut self, lpn: u64) -> Result<()> {
+        let lpn = self.base.check_lpn(lpn)?;
+        let ppn = self.newest(lpn);
+        self.base.host_read(lpn, ppn)
+    }
+    fn pad(&mut self, lpn: u64, buffer: &mut dyn BufferView) -> Result<()> {
+        let lpn = self.base.check_lpn(lpn)?;
+        let ppn = self.newest(lpn);
+        if ppn == NONE {
+            return Ok(());
+        }
+        let value = self.base.pad_read(lpn, ppn);
+        self.write_inner(lpn, value, Cause::Buffer, buffer)
+    }
+    fn mapped(&self, lpn: u64) -> Option<u32> {
+        (lpn < self.base.geo.logical_pages)
+            .then(|| self.newest(lpn))
+            .filter(|&p| p != NONE)
+    }
+    fn prefetch(&self, lpn: u64) {
+        prefetch_entry(&self.data, (lpn / self.base.ppb() as u64) as usize);
+    }
+    fn on_event(&mut self, event: DeviceEvent, _buffer: &mut dyn BufferView) -> Result<()> {
+        self.base.on_event_without_background(event)
+    }
 
     fn trim(&mut self, lpn: u64) -> Result<()> {
         let lpn = self.base.check_lpn(lpn)?;
@@ -384,7 +423,7 @@ impl Ftl for FastFtl {
     }
 
     fn verify(&self) -> Result<()> {
-        self.base.check_blocks()?;
+        self.free.check(&self.base)?;
         self.check_mapping()?;
         if let Some(o) = &self.base.oracle {
             o.check_all(&self.page_view())?;
@@ -392,21 +431,25 @@ impl Ftl for FastFtl {
         Ok(())
     }
 
-    fn held_back_pages(&self) -> u64 {
-        let data = self.data.iter().copied();
-        let logs = self.rw.iter().copied().chain(std::iter::once(self.sw));
-        self.base.held_back_pages(data.chain(logs))
+    fn space(&self) -> Space {
+        Space {
+            free_blocks: self.free.count() as u64,
+            held_back_pages: {
+                let data = self.data.iter().copied();
+                let logs = self.rw.iter().copied().chain(std::iter::once(self.sw));
+                self.free.held_back_pages(&self.base, data.chain(logs))
+            },
+            valid_pages: self.base.valid_pages(),
+        }
     }
 
-    fn free_blocks(&self) -> u64 {
-        self.base.free_blocks() as u64
-    }
-
-    fn valid_pages(&self) -> u64 {
-        self.base.valid_pages()
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.base.memory_bytes() + self.data.len() * 4 + self.log_ppn.len() * 4 + self.rw.len() * 4
+    fn summary(&self) -> FtlSummary {
+        FtlSummary {
+            memory_bytes: self.base.memory_bytes()
+                + self.data.len() * 4
+                + self.log_ppn.len() * 4
+                + self.rw.len() * 4,
+            content: None,
+        }
     }
 }

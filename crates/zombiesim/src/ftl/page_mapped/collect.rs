@@ -1,11 +1,13 @@
 //! Garbage collection of the page-mapped FTL: victim selection, copying out,
 //! erasing; foreground (watermarks) and background (idle time).
 
-use super::{prefetch, PageMappedFtl, ShadowGc};
+use super::{PageMappedFtl, ShadowGc};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, NONE};
+use crate::ftl::prefetch_entry;
 use crate::ftl::BufferView;
 use crate::gc::SelectCtx;
+use crate::placement::GcCopy;
 use crate::stats::Cause;
 use crate::timing::CopyKind;
 
@@ -13,8 +15,8 @@ impl PageMappedFtl {
     /// Ask unit `u`'s policy for a victim (removed from its candidates).
     pub(super) fn select_victim(&mut self, u: usize) -> Option<u32> {
         let mut ctx = SelectCtx {
-            flash: &self.flash,
-            now: self.clock,
+            flash: &self.base.flash,
+            now: self.base.clock,
             rng: &mut self.rng,
         };
         self.blocks.units[u].policy.select(&mut ctx)
@@ -25,18 +27,18 @@ impl PageMappedFtl {
     /// down to `gc.hard_watermark` free blocks.
     pub(super) fn collect(&mut self, u: usize, buffer: &mut dyn BufferView) -> Result<()> {
         self.in_gc = true;
-        self.counters.gc_invocations += 1;
+        self.base.counters.gc_invocations += 1;
         let result = self.collect_inner(u, buffer);
         self.in_gc = false;
         result
     }
 
     fn collect_inner(&mut self, u: usize, buffer: &mut dyn BufferView) -> Result<()> {
-        let ppb = self.geo.pages_per_block;
+        let ppb = self.base.geo.pages_per_block;
         let mut fruitless = 0usize;
         let mut victims = 0u32;
         // GC operations are issued when the request that triggered GC was.
-        let mut start = self.ops.now();
+        let mut start = self.base.ops.now();
         while self.blocks.units[u].free < self.high {
             if self.max_victims > 0
                 && victims >= self.max_victims
@@ -54,7 +56,7 @@ impl PageMappedFtl {
                 }
                 return Ok(());
             };
-            if self.flash.valid_count[victim as usize] == ppb {
+            if self.base.flash.valid_count[victim as usize] == ppb {
                 fruitless += 1;
                 if fruitless > self.blocks.units[u].policy.len() + 1 {
                     return Err(Error::DeviceFull {
@@ -67,7 +69,7 @@ impl PageMappedFtl {
                 fruitless = 0;
             }
             let scored = self.blocks.units[u].policy.last_scored();
-            start += self.ops.search(scored);
+            start += self.base.ops.search(scored);
             self.reclaim(u, victim, start, buffer)?;
         }
         Ok(())
@@ -81,16 +83,16 @@ impl PageMappedFtl {
         start: u64,
         buffer: &mut dyn BufferView,
     ) -> Result<()> {
-        self.flash.take_victim(victim);
-        self.counters.gc_victims += 1;
+        self.base.flash.take_victim(victim);
+        self.base.counters.gc_victims += 1;
         self.relocate_valid(u, victim, start, Cause::Gc, buffer)?;
-        debug_assert_eq!(self.flash.valid_count[victim as usize], 0);
+        debug_assert_eq!(self.base.flash.valid_count[victim as usize], 0);
         if self.content.is_some() {
             self.content_erasing(victim);
         }
-        let plane = self.geo.plane_of(victim);
-        self.flash.erase(victim);
-        self.ops.erase(plane, victim, start, Cause::Gc);
+        let plane = self.base.geo.plane_of(victim);
+        self.base.flash.erase(victim);
+        self.base.ops.erase(plane, victim, start, Cause::Gc);
         self.blocks.release(victim);
         Ok(())
     }
@@ -120,12 +122,12 @@ impl PageMappedFtl {
         let gc = cause == Cause::Gc;
         // Copies stay on the block's plane (copy-back), so each GC stream (one per
         // region, plus the zombie block) needs at most one fresh block per victim.
-        let plane = self.geo.plane_of(block);
+        let plane = self.base.geo.plane_of(block);
         let mut pages = std::mem::take(&mut self.scratch);
         pages.clear();
-        pages.extend(self.flash.valid_pages(block));
+        pages.extend(self.base.flash.valid_pages(block));
         for &ppn in pages.iter().take(AHEAD) {
-            prefetch(&self.l2p, self.flash.owner[ppn as usize] as usize);
+            prefetch_entry(&self.l2p, self.base.flash.owner[ppn as usize] as usize);
         }
         let mut result = Ok(());
         let ShadowGc { reads, fast, skip } = if gc { self.shadow } else { ShadowGc::default() };
@@ -133,32 +135,34 @@ impl PageMappedFtl {
         // GC takes pages out of the buffer as it goes, so this is asked once per page
         // only while some page is dirty.
         let mut any_dirty = buffer.any_dirty();
+        // The age the placement policy reads, before the copies stamp the block.
+        let block_modified = self.base.flash.last_modified[block as usize];
         // Counted here and added once: relocated pages by state, buffer reads, fast programs.
         let mut by_state = [0u64; 4];
         let (mut buffer_reads, mut fast_programs) = (0u64, 0u64);
         for i in 0..pages.len() {
             if let Some(&ahead) = pages.get(i + AHEAD) {
-                prefetch(&self.l2p, self.flash.owner[ahead as usize] as usize);
+                prefetch_entry(&self.l2p, self.base.flash.owner[ahead as usize] as usize);
             }
             let ppn = pages[i];
-            let lpn = self.flash.owner[ppn as usize];
+            let lpn = self.base.flash.owner[ppn as usize];
             let zombie = self.is_zombie(lpn as usize);
             let device = any_dirty && buffer.is_dirty(lpn as u64);
             if zombie {
                 self.change_zombies(block, false);
             }
-            self.flash.invalidate(ppn, self.clock);
+            self.base.flash.invalidate(ppn, self.base.clock);
             self.blocks.units[u].valid -= 1;
             if !gc {
-                if self.flash.status[block as usize] == BlockStatus::Closed {
-                    let valid = self.flash.valid_count[block as usize];
+                if self.base.flash.status[block as usize] == BlockStatus::Closed {
+                    let valid = self.base.flash.valid_count[block as usize];
                     self.blocks.units[u].policy.invalidated(block, valid);
                 }
             } else if skip && device && !zombie {
                 // Only the buffer holds the newest copy now: nothing is copied.
                 self.l2p[lpn as usize] = NONE;
-                self.counters.gc_skipped += 1;
-                if let Some(o) = &mut self.oracle {
+                self.base.counters.gc_skipped += 1;
+                if let Some(o) = &mut self.base.oracle {
                     o.skip(lpn as usize);
                 }
                 continue;
@@ -175,8 +179,14 @@ impl PageMappedFtl {
             } else {
                 None
             };
-            self.ops.copy(plane, start, kind, cause);
-            let stream = self.gc_stream(lpn as usize, gc && zombie);
+            self.base.ops.copy(plane, start, kind, cause);
+            let copy = GcCopy {
+                lpn: lpn as usize,
+                zombie: gc && zombie,
+                block_modified,
+                now: self.base.clock,
+            };
+            let stream = self.blocks.placement.gc_stream(&copy);
             let new = match self.program_open(plane, stream, lpn, cause, start) {
                 Some(new) => new,
                 None => match self.program(plane, stream, lpn, cause, start, buffer) {
@@ -195,12 +205,12 @@ impl PageMappedFtl {
             buffer_reads += u64::from(from_buffer);
             fast_programs += u64::from(kind.fast);
             if zombie {
-                self.change_zombies(self.flash.block_of(new), true);
+                self.change_zombies(self.base.flash.block_of(new), true);
                 if gc {
-                    self.counters.gc_zombie_pages_copied += 1;
+                    self.base.counters.gc_zombie_pages_copied += 1;
                 }
             }
-            if let Some(o) = &mut self.oracle {
+            if let Some(o) = &mut self.base.oracle {
                 if from_buffer {
                     match value {
                         Some(v) => o.write_value(lpn as usize, new, v),
@@ -218,7 +228,7 @@ impl PageMappedFtl {
         self.scratch = pages;
         let moved: u64 = by_state.iter().sum();
         if gc {
-            let c = &mut self.counters;
+            let c = &mut self.base.counters;
             c.gc_pages_copied += moved;
             for (total, n) in c.gc_copied_by_state.iter_mut().zip(by_state) {
                 *total += n;
@@ -226,7 +236,7 @@ impl PageMappedFtl {
             c.gc_buffer_reads += buffer_reads;
             c.gc_fast_programs += fast_programs;
         } else {
-            self.counters.refresh_pages += moved;
+            self.base.counters.refresh_pages += moved;
         }
         result
     }
@@ -237,15 +247,15 @@ impl PageMappedFtl {
         while let Some((block, fast)) = self
             .refresh
             .as_mut()
-            .and_then(|r| r.next_due(now, &self.flash))
+            .and_then(|r| r.next_due(now, &self.base.flash))
         {
-            match self.flash.status[block as usize] {
+            match self.base.flash.status[block as usize] {
                 BlockStatus::Closed => self.refresh_block(block, fast, buffer)?,
                 BlockStatus::Open => {
                     // Still a write frontier: look again a little later.
                     let r = self.refresh.as_mut().expect("refresh on");
                     let due = now + r.retry_ns(fast);
-                    r.defer(block, self.flash.open_seq[block as usize], due, fast);
+                    r.defer(block, self.base.flash.open_seq[block as usize], due, fast);
                 }
                 _ => {}
             }
@@ -260,8 +270,8 @@ impl PageMappedFtl {
         if !self.shadow.fast {
             return Ok(());
         }
-        for block in 0..self.geo.blocks {
-            let status = self.flash.status[block as usize];
+        for block in 0..self.base.geo.blocks {
+            let status = self.base.flash.status[block as usize];
             if matches!(status, BlockStatus::Closed | BlockStatus::Open) && self.is_fast(block) {
                 self.refresh_block(block, true, buffer)?;
             }
@@ -272,15 +282,15 @@ impl PageMappedFtl {
     /// Move a block's valid pages to normal-mode blocks; GC erases it later (a closed
     /// block; an open one stays the frontier).
     fn refresh_block(&mut self, block: u32, fast: bool, buffer: &mut dyn BufferView) -> Result<()> {
-        if self.flash.valid_count[block as usize] == 0 {
+        if self.base.flash.valid_count[block as usize] == 0 {
             return Ok(());
         }
-        self.counters.refresh_blocks += 1;
-        self.counters.refresh_fast_blocks += u64::from(fast);
+        self.base.counters.refresh_blocks += 1;
+        self.base.counters.refresh_fast_blocks += u64::from(fast);
         let u = self.blocks.unit_of_block(block);
         let was = self.in_gc;
         self.in_gc = true;
-        let result = self.relocate_valid(u, block, self.ops.now(), Cause::Refresh, buffer);
+        let result = self.relocate_valid(u, block, self.base.ops.now(), Cause::Refresh, buffer);
         self.in_gc = was;
         result?;
         if !self.in_gc && self.blocks.units[u].free < self.low {
@@ -299,10 +309,10 @@ impl PageMappedFtl {
         until: u64,
         buffer: &mut dyn BufferView,
     ) -> Result<()> {
-        if self.background == 0 || !self.ops.timed() {
+        if self.background == 0 || !self.base.ops.timed() {
             return Ok(());
         }
-        let ppb = self.geo.pages_per_block;
+        let ppb = self.base.geo.pages_per_block;
         let mut start = from;
         while start < until {
             let target = self.background;
@@ -314,17 +324,17 @@ impl PageMappedFtl {
             };
             let victim = self.select_victim(u);
             let Some(victim) = victim else { break };
-            if self.flash.valid_count[victim as usize] == ppb {
-                self.blocks.units[u].policy.insert(victim, &self.flash);
+            if self.base.flash.valid_count[victim as usize] == ppb {
+                self.blocks.units[u].policy.insert(victim, &self.base.flash);
                 break;
             }
             self.in_gc = true;
             let result = self.reclaim(u, victim, start, buffer);
             self.in_gc = false;
             result?;
-            self.counters.gc_background_victims += 1;
-            let plane = self.geo.plane_of(victim);
-            start = self.ops.ready_at(plane, start).unwrap_or(until);
+            self.base.counters.gc_background_victims += 1;
+            let plane = self.base.geo.plane_of(victim);
+            start = self.base.ops.ready_at(plane, start).unwrap_or(until);
         }
         Ok(())
     }

@@ -122,21 +122,25 @@ impl PageMappedFtl {
     /// A host write with content awareness on (`value` = the page's fingerprint).
     pub(super) fn write_content(
         &mut self,
-        lpn: u64,
-        value: Option<u64>,
-        cause: Cause,
+        write: crate::ftl::PageWrite,
         buffer: &mut dyn crate::ftl::BufferView,
     ) -> Result<()> {
+        let crate::ftl::PageWrite {
+            lpn,
+            value,
+            cause,
+            hint,
+        } = write;
         let l = self.check_lpn(lpn)?;
-        self.clock += 1;
+        self.base.clock += 1;
         if cause == Cause::Host {
-            self.counters.host_write_pages += 1;
+            self.base.counters.host_write_pages += 1;
         }
         // The host's write is the newest copy (no longer a zombie); DAC promotes it.
         let mapped = self.l2p[l];
         self.drop_zombie(l, mapped);
-        let stream = self.host_stream(l, mapped != NONE);
-        let (now, timing_on) = (self.ops.now(), self.ops.timed());
+        let stream = self.host_stream(l, mapped != NONE, hint);
+        let (now, timing_on) = (self.base.ops.now(), self.base.ops.timed());
         let c = content!(self);
         if let Some(p) = &mut c.pool {
             p.tick();
@@ -167,7 +171,7 @@ impl PageMappedFtl {
                 bump(
                     &mut c.popularity,
                     l,
-                    self.flash.owner[old as usize] as usize,
+                    self.base.flash.owner[old as usize] as usize,
                 );
                 return self.mapped_done(l, v, start);
             }
@@ -181,7 +185,7 @@ impl PageMappedFtl {
             let plane = self.host_plane();
             let ppn = self.program(plane, stream, l as u32, cause, start, buffer)?;
             self.l2p[l] = ppn;
-            if let Some(o) = &mut self.oracle {
+            if let Some(o) = &mut self.base.oracle {
                 o.write(l, ppn);
             }
             return self.content_programmed(l, ppn, None);
@@ -189,7 +193,7 @@ impl PageMappedFtl {
         // Dedup: the value is live somewhere.
         let c = content!(self);
         if let Some(p) = live(c, v) {
-            let owner = self.flash.owner[p as usize];
+            let owner = self.base.flash.owner[p as usize];
             c.sharing.as_mut().expect("dedup").join(l as u32, p, owner);
             c.counters.deduplicated += 1;
             bump(&mut c.popularity, l, owner as usize);
@@ -213,7 +217,7 @@ impl PageMappedFtl {
         let plane = self.host_plane();
         let ppn = self.program(plane, stream, l as u32, cause, start, buffer)?;
         self.l2p[l] = ppn;
-        if let Some(o) = &mut self.oracle {
+        if let Some(o) = &mut self.base.oracle {
             o.write_value(l, ppn, v);
         }
         self.content_programmed(l, ppn, Some(v))
@@ -223,17 +227,17 @@ impl PageMappedFtl {
     /// page dies (and is pooled: its content is still on flash).
     pub(super) fn trim_content(&mut self, lpn: u64) -> Result<()> {
         let l = self.check_lpn(lpn)?;
-        self.counters.host_trim_pages += 1;
+        self.base.counters.host_trim_pages += 1;
         let old = self.l2p[l];
         if old != NONE {
             self.release(l, old);
             self.l2p[l] = NONE;
         }
         content!(self).popularity[l] = 0;
-        if let Some(o) = &mut self.oracle {
+        if let Some(o) = &mut self.base.oracle {
             o.trim(l);
         }
-        self.ops.dram();
+        self.base.ops.dram();
         Ok(())
     }
 
@@ -253,10 +257,10 @@ impl PageMappedFtl {
     /// A write served without a program: the oracle learns the value, the request
     /// waits for the hash and one mapping-table access.
     fn mapped_done(&mut self, l: usize, v: u64, start: u64) -> Result<()> {
-        if let Some(o) = &mut self.oracle {
+        if let Some(o) = &mut self.base.oracle {
             o.write_mapped(l, v);
         }
-        self.ops.dram_from(start);
+        self.base.ops.dram_from(start);
         Ok(())
     }
 
@@ -271,8 +275,8 @@ impl PageMappedFtl {
                 // The departing page may carry the highest count: hand it on.
                 let pop = c.popularity[l].max(c.popularity[other as usize]);
                 c.popularity[other as usize] = pop;
-                if self.flash.owner[ppn as usize] == l as u32 {
-                    self.flash.owner[ppn as usize] = other;
+                if self.base.flash.owner[ppn as usize] == l as u32 {
+                    self.base.flash.owner[ppn as usize] = other;
                 }
                 debug_assert_ne!(value, NO_VALUE);
                 return;
@@ -327,10 +331,10 @@ impl PageMappedFtl {
 
     /// Make dead page `ppn` (holding `v`) the live copy of `l`.
     fn revive(&mut self, l: usize, ppn: u32, v: u64, popularity: u32) {
-        let (block, valid) = self.flash.revive(ppn, l as u32, self.clock);
+        let (block, valid) = self.base.flash.revive(ppn, l as u32, self.base.clock);
         let u = self.blocks.unit_of_block(block);
         self.blocks.units[u].valid += 1;
-        match self.flash.status[block as usize] {
+        match self.base.flash.status[block as usize] {
             BlockStatus::Closed => self.blocks.units[u].policy.revived(block, valid),
             BlockStatus::Open => {}
             s => unreachable!("revived a page of a {s:?} block"),
@@ -354,13 +358,13 @@ impl PageMappedFtl {
         if delta == 0 {
             return;
         }
-        let block = self.flash.block_of(ppn);
+        let block = self.base.flash.block_of(ppn);
         let c = self.content.as_deref_mut().expect("content layer on");
         let bw = &mut c.block_weight[block as usize];
         *bw = (*bw as i64 + delta) as u32;
         let weight = *bw;
         let u = self.blocks.unit_of_block(block);
-        let valid = self.flash.valid_count[block as usize];
+        let valid = self.base.flash.valid_count[block as usize];
         self.blocks.units[u].policy.reweighed(block, valid, weight);
     }
 
@@ -384,8 +388,8 @@ impl PageMappedFtl {
 
     /// GC is about to erase `block`: its pooled dead pages leave the pool.
     pub(super) fn content_erasing(&mut self, block: u32) {
-        let first = self.flash.first_page(block);
-        let n = self.flash.write_ptr[block as usize];
+        let first = self.base.flash.first_page(block);
+        let n = self.base.flash.write_ptr[block as usize];
         let c = self.content.as_deref_mut().expect("content layer on");
         for ppn in first..first + n {
             if let Some(p) = &mut c.pool {
@@ -407,8 +411,8 @@ impl PageMappedFtl {
             Some(s) => {
                 let mut pages = 0u64;
                 let mut extra = 0u64;
-                for b in 0..self.geo.blocks {
-                    for p in self.flash.valid_pages(b) {
+                for b in 0..self.base.geo.blocks {
+                    for p in self.base.flash.valid_pages(b) {
                         let r = s.refs(p) as u64;
                         if r > 1 {
                             pages += 1;
@@ -449,19 +453,20 @@ impl PageMappedFtl {
             return Ok(0);
         };
         let bad = |m: String| Err(Error::integrity(m));
-        let mut weights = vec![0u32; self.geo.blocks as usize];
+        let mut weights = vec![0u32; self.base.geo.blocks as usize];
         if let Some(p) = &c.pool {
             let mut pages = 0u64;
             for (key, ppn) in p.pooled_pages() {
                 pages += 1;
-                let block = self.flash.block_of(ppn);
-                let st = self.flash.status[block as usize];
-                if self.flash.is_valid(ppn) || matches!(st, BlockStatus::Free | BlockStatus::Victim)
+                let block = self.base.flash.block_of(ppn);
+                let st = self.base.flash.status[block as usize];
+                if self.base.flash.is_valid(ppn)
+                    || matches!(st, BlockStatus::Free | BlockStatus::Victim)
                 {
                     return bad(format!("pooled page {ppn} is valid or in a {st:?} block"));
                 }
                 let want = if c.pool_policy == PoolPolicy::Lx {
-                    self.flash.owner[ppn as usize] as u64
+                    self.base.flash.owner[ppn as usize] as u64
                 } else {
                     c.value[ppn as usize]
                 };
@@ -501,7 +506,7 @@ impl PageMappedFtl {
             extra += n as u64 - 1;
         }
         for (&v, &ppn) in &s.live {
-            if !self.flash.is_valid(ppn) || c.value[ppn as usize] != v {
+            if !self.base.flash.is_valid(ppn) || c.value[ppn as usize] != v {
                 return bad(format!(
                     "live value {v:#x} points at physical page {ppn}, which does not hold it"
                 ));

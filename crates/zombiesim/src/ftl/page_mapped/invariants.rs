@@ -8,32 +8,32 @@ impl PageMappedFtl {
     /// Valid pages per GC unit, as the invariant check recounts them.
     fn unit_valid_counts(&self) -> Vec<u64> {
         let mut counts = vec![0u64; self.blocks.units.len()];
-        for block in 0..self.geo.blocks {
+        for block in 0..self.base.geo.blocks {
             counts[self.blocks.unit_of_block(block)] +=
-                self.flash.valid_count[block as usize] as u64;
+                self.base.flash.valid_count[block as usize] as u64;
         }
         counts
     }
 
     pub(super) fn check_invariants(&self) -> Result<()> {
-        let ppb = self.geo.pages_per_block;
+        let ppb = self.base.geo.pages_per_block;
         let mut closed_per_unit = vec![0usize; self.blocks.units.len()];
         let mut free_blocks = 0usize;
         let mut valid_total = 0u64;
-        for block in 0..self.geo.blocks {
+        for block in 0..self.base.geo.blocks {
             let b = block as usize;
-            let bits = self.flash.count_valid_bits(block);
-            if bits != self.flash.valid_count[b] {
+            let bits = self.base.flash.count_valid_bits(block);
+            if bits != self.base.flash.valid_count[b] {
                 return Err(Error::integrity(format!(
                     "block {block}: valid count {} but {bits} valid bits",
-                    self.flash.valid_count[b]
+                    self.base.flash.valid_count[b]
                 )));
             }
             valid_total += bits as u64;
-            match self.flash.status[b] {
+            match self.base.flash.status[b] {
                 BlockStatus::Free => {
                     free_blocks += 1;
-                    if self.flash.write_ptr[b] != 0 || bits != 0 {
+                    if self.base.flash.write_ptr[b] != 0 || bits != 0 {
                         return Err(Error::integrity(format!(
                             "free block {block} is not erased"
                         )));
@@ -41,7 +41,7 @@ impl PageMappedFtl {
                 }
                 BlockStatus::Closed => {
                     closed_per_unit[self.blocks.unit_of_block(block)] += 1;
-                    if self.flash.write_ptr[b] != ppb {
+                    if self.base.flash.write_ptr[b] != ppb {
                         return Err(Error::integrity(format!(
                             "closed block {block} is not full"
                         )));
@@ -60,7 +60,7 @@ impl PageMappedFtl {
                     )));
                 }
                 BlockStatus::Reserved => {
-                    if self.flash.write_ptr[b] != 0 {
+                    if self.base.flash.write_ptr[b] != 0 {
                         return Err(Error::integrity(format!(
                             "reserved block {block} was written"
                         )));
@@ -78,7 +78,7 @@ impl PageMappedFtl {
         for f in self.blocks.free_lists() {
             if let Some(&b) = f
                 .iter()
-                .find(|&&b| self.flash.status[b as usize] != BlockStatus::Free)
+                .find(|&&b| self.base.flash.status[b as usize] != BlockStatus::Free)
             {
                 return Err(Error::integrity(format!(
                     "block {b} is in a free list but not free"
@@ -112,17 +112,17 @@ impl PageMappedFtl {
                 continue;
             }
             mapped += 1;
-            if !self.flash.is_valid(ppn)
-                || (self.flash.owner[ppn as usize] != lpn as u32 && !self.content_shared(ppn))
+            if !self.base.flash.is_valid(ppn)
+                || (self.base.flash.owner[ppn as usize] != lpn as u32 && !self.content_shared(ppn))
             {
                 return Err(Error::integrity(format!(
                     "logical page {lpn} maps to physical page {ppn}, which is {} and owned by {}",
-                    if self.flash.is_valid(ppn) {
+                    if self.base.flash.is_valid(ppn) {
                         "valid"
                     } else {
                         "invalid"
                     },
-                    self.flash.owner[ppn as usize]
+                    self.base.flash.owner[ppn as usize]
                 )));
             }
         }

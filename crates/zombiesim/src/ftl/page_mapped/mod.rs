@@ -25,31 +25,27 @@
 use crate::config::{Allocation, Config, FtlLayout};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
-use crate::ftl::{BlockManager, BufferView, FlashOps, Ftl, RefreshQueues, Wear};
-use crate::stats::{Cause, Counters};
-use crate::timing::TimingSummary;
-use crate::verify::Oracle;
+use crate::ftl::{
+    prefetch_entry, BlockManager, BufferView, DeviceEvent, Ftl, FtlBase, FtlSummary, PageWrite,
+    RefreshQueues, Space,
+};
+use crate::placement::{HostWrite, WriteHint};
+use crate::stats::Cause;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use translation::Translation;
 
 /// The page-mapped FTL.
 pub struct PageMappedFtl {
-    geo: Geometry,
+    /// Flash state, operations, counters, oracle, zombie marks, logical clock.
+    base: FtlBase,
     /// GC units and write streams.
     layout: FtlLayout,
-    flash: FlashState,
     l2p: Vec<u32>,
-    /// One bit per logical page the device knows as a zombie (allocated on first use).
-    zombie_bits: Option<Vec<u64>>,
-    zombie_known: u64,
-    /// DAC region of each logical page (empty with one region).
-    region: Vec<u8>,
     /// Free lists, write frontiers, GC units and their victim policies.
     blocks: BlockManager,
     host_cursor: u32,
     allocation: Allocation,
-    clock: u64,
     in_gc: bool,
     low: u32,
     high: u32,
@@ -59,13 +55,9 @@ pub struct PageMappedFtl {
     hard: u32,
     /// Background GC target (0 = off).
     background: u32,
-    counters: Counters,
-    oracle: Option<Oracle>,
     rng: Pcg64Mcg,
     /// Reused buffer of a victim's valid pages.
     scratch: Vec<u32>,
-    /// Reads, programs, copies and erases: counted by cause and timed.
-    ops: FlashOps,
     /// Content-aware flash (dedup, dead-value pool), when `content` enables it.
     content: Option<Box<content::ContentState>>,
     /// What GC does with shadow pages (003).
@@ -101,22 +93,6 @@ impl ShadowGc {
     }
 }
 
-/// Ask the CPU to start loading `table[index]` into cache (a hint; no effect on results).
-#[inline(always)]
-fn prefetch(table: &[u32], index: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(slot) = table.get(index) {
-        // SAFETY: prefetching is a hint that never faults; `slot` is a valid reference.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                (slot as *const u32).cast::<i8>(),
-            )
-        };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (table, index);
-}
-
 impl PageMappedFtl {
     /// A freshly erased device. `seed` drives the randomised policies; `verify` keeps
     /// the integrity oracle.
@@ -137,28 +113,15 @@ impl PageMappedFtl {
         layout: FtlLayout,
         dftl: Option<Box<Translation>>,
     ) -> Result<Self> {
-        let flash = FlashState::new(&geo);
-        let blocks = BlockManager::new(cfg, &inner, &layout, &flash);
         let stored = inner.logical_pages as usize;
-        let oracle = verify.then(|| {
-            Oracle::new(
-                stored as u64,
-                geo.blocks as u64 * geo.pages_per_block as u64,
-            )
-        });
+        let base = FtlBase::over(cfg, geo, stored as u64, verify);
+        let (geo, flash) = (&base.geo, &base.flash);
+        let blocks = BlockManager::new(cfg, &inner, &layout, flash);
         Ok(PageMappedFtl {
             l2p: vec![NONE; stored],
-            zombie_bits: None,
-            zombie_known: 0,
-            region: if layout.regions > 1 {
-                vec![0; stored]
-            } else {
-                Vec::new()
-            },
             blocks,
             host_cursor: 0,
             allocation: cfg.ftl.allocation,
-            clock: 0,
             in_gc: false,
             low: cfg.gc.low_watermark,
             high: cfg.gc.high_watermark,
@@ -169,11 +132,8 @@ impl PageMappedFtl {
             } else {
                 0
             },
-            counters: Counters::default(),
-            oracle,
             rng: Pcg64Mcg::seed_from_u64(seed),
             scratch: Vec::with_capacity(geo.pages_per_block as usize),
-            ops: FlashOps::new(cfg, &geo),
             content: cfg.content.enabled().then(|| {
                 Box::new(content::ContentState::new(
                     cfg,
@@ -196,25 +156,24 @@ impl PageMappedFtl {
             }),
             now_ns: 0,
             dftl,
-            flash,
-            geo,
+            base,
             layout,
         })
     }
 
     /// The resolved geometry.
     pub fn geometry(&self) -> &Geometry {
-        &self.geo
+        &self.base.geo
     }
 
     /// The flash state (read-only), for tests and analyses.
     pub fn flash(&self) -> &FlashState {
-        &self.flash
+        &self.base.flash
     }
 
     /// The physical page a logical page maps to, if any.
     pub fn lookup(&self, lpn: u64) -> Option<u32> {
-        if lpn >= self.geo.logical_pages {
+        if lpn >= self.base.geo.logical_pages {
             return None;
         }
         self.l2p.get(lpn as usize).copied().filter(|&p| p != NONE)
@@ -224,32 +183,27 @@ impl PageMappedFtl {
     /// or for the device's write buffer (`Cause::Buffer`); the newest copy of `lpn` as
     /// far as the device knows, so whatever it knew of `lpn` as a zombie is gone.
     #[inline]
-    fn write_one(
-        &mut self,
-        lpn: u64,
-        value: Option<u64>,
-        cause: Cause,
-        buffer: &mut dyn BufferView,
-    ) -> Result<()> {
+    fn write_one(&mut self, write: PageWrite, buffer: &mut dyn BufferView) -> Result<()> {
         if self.content.is_some() {
-            return self.write_content(lpn, value, cause, buffer);
+            return self.write_content(write, buffer);
         }
-        let l = self.check_lpn(lpn)?;
-        self.clock += 1;
-        if cause == Cause::Host {
-            self.counters.host_write_pages += 1;
+        let l = self.check_lpn(write.lpn)?;
+        self.base.clock += 1;
+        if write.cause == Cause::Host {
+            self.base.counters.host_write_pages += 1;
         }
         let old = self.l2p[l];
         self.drop_zombie(l, old);
         if old != NONE {
             self.invalidate(old);
         }
-        let stream = self.host_stream(l, old != NONE);
+        let stream = self.host_stream(l, old != NONE, write.hint);
         let plane = self.host_plane();
-        let ppn = self.program(plane, stream, l as u32, cause, self.ops.now(), buffer)?;
+        let now = self.base.ops.now();
+        let ppn = self.program(plane, stream, l as u32, write.cause, now, buffer)?;
         self.l2p[l] = ppn;
-        if let Some(o) = &mut self.oracle {
-            match value {
+        if let Some(o) = &mut self.base.oracle {
+            match write.value {
                 Some(v) => o.write_value(l, ppn, v),
                 None => o.write(l, ppn),
             }
@@ -257,25 +211,37 @@ impl PageMappedFtl {
         Ok(())
     }
 
+    /// The stream a host (or buffer) write of `l` goes to: the placement policy's.
+    #[inline]
+    pub(super) fn host_stream(&mut self, l: usize, overwrite: bool, hint: WriteHint) -> u32 {
+        let write = HostWrite {
+            lpn: l,
+            overwrite,
+            hint,
+            now: self.base.clock,
+        };
+        self.blocks.placement.host_stream(&write)
+    }
+
     #[inline]
     fn check_lpn(&self, lpn: u64) -> Result<usize> {
-        if lpn < self.geo.logical_pages {
+        if lpn < self.base.geo.logical_pages {
             Ok(lpn as usize)
         } else {
             Err(Error::OutOfRange {
                 lpn,
-                logical_pages: self.geo.logical_pages,
+                logical_pages: self.base.geo.logical_pages,
             })
         }
     }
 
     #[inline]
     fn invalidate(&mut self, ppn: u32) {
-        let (block, valid) = self.flash.invalidate(ppn, self.clock);
+        let (block, valid) = self.base.flash.invalidate(ppn, self.base.clock);
         let u = self.blocks.unit_of_block(block);
         let unit = &mut self.blocks.units[u];
         unit.valid -= 1;
-        if self.flash.status[block as usize] == BlockStatus::Closed {
+        if self.base.flash.status[block as usize] == BlockStatus::Closed {
             unit.policy.invalidated(block, valid);
         }
     }
@@ -284,11 +250,11 @@ impl PageMappedFtl {
     /// timing on, the first plane (from the round-robin cursor) that can start soonest.
     #[inline]
     fn host_plane(&mut self) -> u32 {
-        let planes = self.geo.planes;
+        let planes = self.base.geo.planes;
         let mut plane = self.host_cursor;
-        if self.allocation == Allocation::Dynamic && self.ops.timed() {
-            let now = self.ops.now();
-            let ready = |p: u32| self.ops.ready_at(p, now).unwrap_or(now);
+        if self.allocation == Allocation::Dynamic && self.base.ops.timed() {
+            let now = self.base.ops.now();
+            let ready = |p: u32| self.base.ops.ready_at(p, now).unwrap_or(now);
             let full = |p: u32| {
                 let unit = &self.blocks.units[self.blocks.unit_of_plane(p)];
                 unit.valid >= unit.valid_limit
@@ -352,29 +318,31 @@ impl PageMappedFtl {
         if block == NONE {
             return None;
         }
-        let (ppn, full) = self.flash.program(block, lpn, self.clock);
+        let (ppn, full) = self.base.flash.program(block, lpn, self.base.clock);
         let u = self.blocks.unit_of_block(block);
         self.blocks.units[u].valid += 1;
         // Relocations are timed as a whole with their copy.
-        self.ops.program(self.geo.plane_of(block), cause, start);
+        self.base
+            .ops
+            .program(self.base.geo.plane_of(block), cause, start);
         if full {
             self.blocks.set_open(plane, stream, NONE);
-            self.blocks.units[u].policy.insert(block, &self.flash);
+            self.blocks.units[u].policy.insert(block, &self.base.flash);
         }
         Some(ppn)
     }
 
     fn open_block(&mut self, plane: u32, stream: u32, buffer: &mut dyn BufferView) -> Result<()> {
         let block = self.blocks.take_free(plane)?;
-        let on_plane = self.geo.plane_of(block);
-        self.ops.need_erased(on_plane, block);
-        self.flash.open(block, stream as u8);
+        let on_plane = self.base.geo.plane_of(block);
+        self.base.ops.need_erased(on_plane, block);
+        self.base.flash.open(block, stream as u8);
         self.blocks.set_open(plane, stream, block);
         if let Some(r) = self.refresh.as_mut() {
             let fast = self.shadow.fast && Some(stream) == self.layout.zombie_stream;
             r.opened(
                 block,
-                self.flash.open_seq[block as usize],
+                self.base.flash.open_seq[block as usize],
                 self.now_ns,
                 fast,
             );
@@ -390,25 +358,20 @@ impl PageMappedFtl {
     #[inline]
     fn is_fast(&self, block: u32) -> bool {
         self.shadow.fast
-            && Some(self.flash.stream[block as usize] as u32) == self.layout.zombie_stream
+            && Some(self.base.flash.stream[block as usize] as u32) == self.layout.zombie_stream
     }
 }
 
 impl PageMappedFtl {
     /// [`Ftl::write_page`] through the full mapping table.
     #[inline]
-    fn write_mapped(
-        &mut self,
-        lpn: u64,
-        value: Option<u64>,
-        cause: Cause,
-        buffer: &mut dyn BufferView,
-    ) -> Result<()> {
-        let keep_zombie =
-            cause == Cause::Buffer && self.zombie_known > 0 && self.is_host_shadow(lpn);
-        self.write_one(lpn, value, cause, buffer)?;
+    fn write_mapped(&mut self, write: PageWrite, buffer: &mut dyn BufferView) -> Result<()> {
+        let keep_zombie = write.cause == Cause::Buffer
+            && self.base.marks.known() > 0
+            && self.base.is_host_shadow(write.lpn);
+        self.write_one(write, buffer)?;
         if keep_zombie {
-            self.mark_zombie(lpn)?;
+            self.mark_zombie(write.lpn)?;
         }
         Ok(())
     }
@@ -420,16 +383,17 @@ impl PageMappedFtl {
         if let Some(c) = self.content.as_deref_mut() {
             c.on_read(l);
         }
-        self.counters.host_read_pages += 1;
+        self.base.counters.host_read_pages += 1;
         let ppn = self.l2p[l];
         if ppn == NONE {
-            self.counters.host_read_unmapped += 1;
-            self.ops.dram();
+            self.base.counters.host_read_unmapped += 1;
+            self.base.ops.dram();
         } else {
-            self.ops
-                .host_read(self.geo.plane_of(self.flash.block_of(ppn)));
+            self.base
+                .ops
+                .host_read(self.base.geo.plane_of(self.base.flash.block_of(ppn)));
         }
-        if let Some(o) = &self.oracle {
+        if let Some(o) = &self.base.oracle {
             o.check_read(l, (ppn != NONE).then_some(ppn))?;
         }
         Ok(())
@@ -450,11 +414,13 @@ impl PageMappedFtl {
                 "a padding buffer cannot run with the content layer (content.*)",
             ));
         }
-        self.ops
-            .read(self.geo.plane_of(self.flash.block_of(ppn)), Cause::Buffer);
+        self.base.ops.read(
+            self.base.geo.plane_of(self.base.flash.block_of(ppn)),
+            Cause::Buffer,
+        );
         // The page keeps its content (known to the oracle when one runs).
-        let value = self.oracle.as_ref().and_then(|o| o.content_of(l));
-        self.write_mapped(lpn, value, Cause::Buffer, buffer)
+        let value = self.base.oracle.as_ref().and_then(|o| o.content_of(l));
+        self.write_mapped(PageWrite::new(lpn, value, Cause::Buffer), buffer)
     }
 
     /// [`Ftl::trim`] through the full mapping table.
@@ -464,50 +430,41 @@ impl PageMappedFtl {
             return self.trim_content(lpn);
         }
         let l = self.check_lpn(lpn)?;
-        self.counters.host_trim_pages += 1;
+        self.base.counters.host_trim_pages += 1;
         let ppn = self.l2p[l];
         self.drop_zombie(l, ppn);
         if ppn != NONE {
             self.invalidate(ppn);
             self.l2p[l] = NONE;
         }
-        if let Some(o) = &mut self.oracle {
+        if let Some(o) = &mut self.base.oracle {
             o.trim(l);
         }
-        self.ops.dram();
+        self.base.ops.dram();
         Ok(())
     }
 }
 
 impl Ftl for PageMappedFtl {
-    fn logical_pages(&self) -> u64 {
-        self.geo.logical_pages
+    #[inline]
+    fn base(&self) -> &FtlBase {
+        &self.base
+    }
+
+    #[inline]
+    fn base_mut(&mut self) -> &mut FtlBase {
+        &mut self.base
     }
 
     /// A write-back from the device buffer is not the newest copy when the host holds
     /// a newer dirty one (the page was twin-shadow): the new flash copy stays
     /// host-shadow.
     #[inline]
-    fn write_page(
-        &mut self,
-        lpn: u64,
-        value: Option<u64>,
-        cause: Cause,
-        buffer: &mut dyn BufferView,
-    ) -> Result<()> {
+    fn write_page(&mut self, write: PageWrite, buffer: &mut dyn BufferView) -> Result<()> {
         if self.dftl.is_some() {
-            return self.dftl_write_page(lpn, value, cause, buffer);
+            return self.dftl_write_page(write, buffer);
         }
-        self.write_mapped(lpn, value, cause, buffer)
-    }
-
-    fn content_stats(
-        &self,
-    ) -> Option<(
-        crate::content::ContentCounters,
-        crate::content::ContentGauges,
-    )> {
-        PageMappedFtl::content_stats(self)
+        self.write_mapped(write, buffer)
     }
 
     fn read(&mut self, lpn: u64) -> Result<()> {
@@ -515,6 +472,13 @@ impl Ftl for PageMappedFtl {
             return self.dftl_read(lpn);
         }
         self.read_mapped(lpn)
+    }
+
+    fn trim(&mut self, lpn: u64) -> Result<()> {
+        if self.dftl.is_some() {
+            return self.dftl_trim(lpn);
+        }
+        self.trim_mapped(lpn)
     }
 
     /// Padding rewrites the page's current content (read, then written for the
@@ -527,116 +491,54 @@ impl Ftl for PageMappedFtl {
         self.pad_mapped(lpn, buffer)
     }
 
-    fn trim(&mut self, lpn: u64) -> Result<()> {
-        if self.dftl.is_some() {
-            return self.dftl_trim(lpn);
-        }
-        self.trim_mapped(lpn)
-    }
-    #[inline]
-    fn prefetch(&self, lpn: u64) {
-        prefetch(&self.l2p, lpn as usize);
-    }
-
-    fn set_timing(&mut self, on: bool) {
-        self.ops.set_timing(on);
-        if let Some(c) = self.content.as_deref_mut() {
-            c.reset_time();
-        }
-    }
-
-    #[inline]
-    fn begin(&mut self, now: u64) {
-        self.ops.begin(now);
-    }
-
-    #[inline]
-    fn finish(&mut self) -> u64 {
-        self.ops.finish()
-    }
-
-    fn busy_until(&self) -> u64 {
-        self.ops.busy_until()
-    }
-
-    fn idle(&mut self, from: u64, until: u64, buffer: &mut dyn BufferView) -> Result<()> {
-        self.background_collect(from, until, buffer)?;
-        self.dftl_flush_pending(buffer)
-    }
-
-    fn tick(&mut self, now: u64, buffer: &mut dyn BufferView) -> Result<()> {
-        self.now_ns = self.now_ns.max(now);
-        if self.refresh.is_some() {
-            self.refresh_due(buffer)?;
-            self.dftl_flush_pending(buffer)?;
-        }
-        Ok(())
-    }
-
-    fn restart(&mut self, now: u64, lost: &[u64], buffer: &mut dyn BufferView) -> Result<()> {
-        self.now_ns = self.now_ns.max(now);
-        self.clear_all_zombies();
-        if let Some(o) = self.oracle.as_mut() {
-            o.power_lost(lost);
-        }
-        self.refresh_fast_blocks(buffer)?;
-        self.dftl_flush_pending(buffer)
-    }
-
-    fn timing_summary(&self, elapsed: u64) -> Option<TimingSummary> {
-        self.ops.summary(elapsed)
-    }
-
-    fn count_request(&mut self) {
-        self.counters.host_requests += 1;
-    }
-
-    #[inline]
-    fn host_write_pages(&self) -> u64 {
-        self.counters.host_write_pages
-    }
-
-    fn counters(&self) -> Counters {
-        Counters {
-            programs: self.ops.programs,
-            reads: self.ops.reads,
-            erases: self.ops.erases,
-            gc_latency_ns: self.ops.gc_latency_ns(
-                self.counters.gc_buffer_reads,
-                self.counters.gc_fast_programs,
-            ),
-            io_time_ns: self.ops.io_time_ns(
-                self.counters.gc_buffer_reads,
-                self.counters.gc_fast_programs,
-            ),
-            ..self.counters
-        }
-    }
-
-    fn set_zombie(&mut self, lpn: u64, zombie: bool) -> Result<()> {
-        if zombie {
-            self.mark_zombie(lpn)
-        } else {
-            self.unmark_zombie(lpn)
-        }
-    }
-
-    fn known_zombies(&self) -> u64 {
-        self.zombie_known
-    }
-
-    fn is_host_shadow(&self, lpn: u64) -> bool {
-        lpn < self.geo.logical_pages && self.is_zombie(lpn as usize)
-    }
-
     fn mapped(&self, lpn: u64) -> Option<u32> {
         self.lookup(lpn)
+    }
+
+    #[inline]
+    fn prefetch(&self, lpn: u64) {
+        prefetch_entry(&self.l2p, lpn as usize);
+    }
+
+    fn on_event(&mut self, event: DeviceEvent, buffer: &mut dyn BufferView) -> Result<()> {
+        match event {
+            DeviceEvent::Timing(on) => {
+                self.base.ops.set_timing(on);
+                if let Some(c) = self.content.as_deref_mut() {
+                    c.reset_time();
+                }
+                Ok(())
+            }
+            DeviceEvent::Idle { from, until } => {
+                self.background_collect(from, until, buffer)?;
+                self.dftl_flush_pending(buffer)
+            }
+            DeviceEvent::Tick { now } => {
+                self.now_ns = self.now_ns.max(now);
+                if self.refresh.is_some() {
+                    self.refresh_due(buffer)?;
+                    self.dftl_flush_pending(buffer)?;
+                }
+                Ok(())
+            }
+            DeviceEvent::Restart { now, lost } => {
+                self.now_ns = self.now_ns.max(now);
+                self.clear_all_zombies();
+                if let Some(o) = self.base.oracle.as_mut() {
+                    o.power_lost(lost);
+                }
+                self.refresh_fast_blocks(buffer)?;
+                self.dftl_flush_pending(buffer)
+            }
+            DeviceEvent::HostShadow { lpn, marked: true } => self.mark_zombie(lpn),
+            DeviceEvent::HostShadow { lpn, marked: false } => self.unmark_zombie(lpn),
+        }
     }
 
     fn verify(&self) -> Result<()> {
         self.check_invariants()?;
         self.check_zombies()?;
-        if let Some(o) = &self.oracle {
+        if let Some(o) = &self.base.oracle {
             o.check_all(&self.l2p)?;
         }
         if let Some(t) = &self.dftl {
@@ -645,36 +547,28 @@ impl Ftl for PageMappedFtl {
         Ok(())
     }
 
-    fn oracle(&self) -> Option<&Oracle> {
-        self.oracle.as_ref()
+    fn space(&self) -> Space {
+        Space {
+            free_blocks: self.blocks.free_blocks(),
+            held_back_pages: self
+                .blocks
+                .held_back_pages(&self.base.flash, self.base.geo.pages_per_block),
+            valid_pages: self.blocks.valid_pages(),
+        }
     }
 
-    fn wear(&self) -> Wear {
-        Wear::of(&self.flash)
-    }
-
-    fn held_back_pages(&self) -> u64 {
-        self.blocks
-            .held_back_pages(&self.flash, self.geo.pages_per_block)
-    }
-
-    fn free_blocks(&self) -> u64 {
-        self.blocks.free_blocks()
-    }
-
-    fn valid_pages(&self) -> u64 {
-        self.blocks.valid_pages()
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.flash.memory_bytes()
-            + self.l2p.len() * 4
-            + self.blocks.memory_bytes()
-            + self.region.len()
-            + self.zombie_bits.as_ref().map_or(0, |b| b.len() * 8)
-            + self.content.as_ref().map_or(0, |c| c.memory_bytes())
-            + self.refresh.as_ref().map_or(0, |r| r.memory_bytes())
-            + self.dftl.as_ref().map_or(0, |t| t.memory_bytes())
+    fn summary(&self) -> FtlSummary {
+        FtlSummary {
+            memory_bytes: self.base.flash.memory_bytes()
+                + self.l2p.len() * 4
+                + self.blocks.memory_bytes()
+                + self.blocks.placement.memory_bytes()
+                + self.base.marks.memory_bytes()
+                + self.content.as_ref().map_or(0, |c| c.memory_bytes())
+                + self.refresh.as_ref().map_or(0, |r| r.memory_bytes())
+                + self.dftl.as_ref().map_or(0, |t| t.memory_bytes()),
+            content: self.content_stats(),
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 use super::*;
+use crate::ftl::FtlExt;
 
 fn ftl() -> PageMappedFtl {
     let mut cfg = Config::preset("default").unwrap();
@@ -26,7 +27,7 @@ fn the_oracle_catches_a_stale_mapping() {
     // Point page 0 at the physical page page 1 holds, and page 1 at page 0's.
     let (a, b) = (f.l2p[0], f.l2p[1]);
     f.l2p.swap(0, 1);
-    f.flash.owner.swap(a as usize, b as usize);
+    f.base.flash.owner.swap(a as usize, b as usize);
     let err = f.verify().unwrap_err().to_string();
     assert!(err.contains("newest version"), "{err}");
     assert!(f.read(0).is_err());
@@ -35,8 +36,8 @@ fn the_oracle_catches_a_stale_mapping() {
 #[test]
 fn the_invariants_catch_a_wrong_valid_count() {
     let mut f = ftl();
-    let b = f.flash.block_of(f.l2p[0]) as usize;
-    f.flash.valid_count[b] += 1;
+    let b = f.base.flash.block_of(f.l2p[0]) as usize;
+    f.base.flash.valid_count[b] += 1;
     let err = f.verify().unwrap_err().to_string();
     assert!(err.contains("valid count"), "{err}");
 }

@@ -409,10 +409,10 @@ impl PageMappedFtl {
     /// back when dirty). Whether a translation page was read from flash.
     fn cmt_access(&mut self, l: usize, buffer: &mut dyn BufferView) -> Result<bool> {
         if self.tr().touch(l) {
-            self.counters.cmt_hits += 1;
+            self.base.counters.cmt_hits += 1;
             return Ok(false);
         }
-        self.counters.cmt_misses += 1;
+        self.base.counters.cmt_misses += 1;
         let t = self.tr().page_of(l);
         let read = self.read_translation(t);
         if self.tr().full() {
@@ -438,8 +438,8 @@ impl PageMappedFtl {
         if ppn == NONE {
             return false;
         }
-        let plane = self.geo.plane_of(self.flash.block_of(ppn));
-        self.ops.read(plane, Cause::Translation);
+        let plane = self.base.geo.plane_of(self.base.flash.block_of(ppn));
+        self.base.ops.read(plane, Cause::Translation);
         true
     }
 
@@ -455,12 +455,12 @@ impl PageMappedFtl {
         if old != NONE {
             self.invalidate(old);
         }
-        let stream = self.host_stream(l, old != NONE);
+        let stream = self.host_stream(l, old != NONE, crate::placement::WriteHint::NONE);
         let plane = self.host_plane();
-        let start = self.ops.now();
+        let start = self.base.ops.now();
         let ppn = self.program(plane, stream, l as u32, Cause::Translation, start, buffer)?;
         self.l2p[l] = ppn;
-        if let Some(o) = &mut self.oracle {
+        if let Some(o) = &mut self.base.oracle {
             o.write(l, ppn);
         }
         Ok(())
@@ -486,7 +486,7 @@ impl PageMappedFtl {
     pub(super) fn dftl_relocated(&mut self, ppns: &[u32]) {
         let tr = self.dftl.as_deref_mut().expect("DFTL is on");
         for &ppn in ppns {
-            let l = self.flash.owner[ppn as usize] as usize;
+            let l = self.base.flash.owner[ppn as usize] as usize;
             if (l as u64) < tr.host {
                 tr.relocated(l);
             }
@@ -496,14 +496,12 @@ impl PageMappedFtl {
     #[inline(never)]
     pub(super) fn dftl_write_page(
         &mut self,
-        lpn: u64,
-        value: Option<u64>,
-        cause: Cause,
+        write: crate::ftl::PageWrite,
         buffer: &mut dyn BufferView,
     ) -> Result<()> {
-        let l = self.dftl_begin(lpn)?;
+        let l = self.dftl_begin(write.lpn)?;
         self.cmt_access(l, buffer)?;
-        self.write_mapped(lpn, value, cause, buffer)?;
+        self.write_mapped(write, buffer)?;
         self.tr().dirty(l);
         self.dftl_flush_pending(buffer)
     }
@@ -513,8 +511,8 @@ impl PageMappedFtl {
     pub(super) fn dftl_read(&mut self, lpn: u64) -> Result<()> {
         let l = self.dftl_begin(lpn)?;
         if self.cmt_access(l, &mut NoBuffer)? {
-            let done = self.ops.finish();
-            self.ops.begin(done);
+            let done = self.base.ops.finish();
+            self.base.ops.begin(done);
         }
         self.read_mapped(lpn)?;
         self.dftl_flush_pending(&mut NoBuffer)
@@ -548,7 +546,7 @@ impl PageMappedFtl {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ftl::Ftl;
+    use crate::ftl::{Ftl, FtlExt};
 
     /// One plane of 16 blocks × 16 pages of 512 B (128 mappings per translation
     /// page), greedy GC, a CMT of one entry.
@@ -586,11 +584,12 @@ mod tests {
         }
         f.verify().unwrap();
         let victim = f.select_victim(0).unwrap();
-        let host = f.geo.logical_pages;
+        let host = f.base.geo.logical_pages;
         let moved: Vec<u64> = f
+            .base
             .flash
             .valid_pages(victim)
-            .map(|p| f.flash.owner[p as usize] as u64)
+            .map(|p| f.base.flash.owner[p as usize] as u64)
             .filter(|&l| l < host)
             .collect();
         assert!(moved.len() >= 2, "the victim holds {moved:?}");

@@ -1,0 +1,111 @@
+//! Age-class placement of GC copies (`ftl.placement = "gc-age:K"`): a page GC copies
+//! goes to one of `K` GC streams by how long its block went unmodified, so that pages
+//! that survived long (cold) are not mixed again with pages that only just survived
+//! (warm) — the separation of GC-rewritten data by age that SepBIT and MiDAS build on.
+//!
+//! ```text
+//!   age = now − block_modified      (host page writes; one drive write = L pages)
+//!   class = min(K − 1, ⌊log2(1 + 4·age / L)⌋)
+//!           age < L/4: 0,  < 3L/4: 1,  < 7L/4: 2,  ...  (doubling bands)
+//!   GC copy ──► GC stream gc_first + class    (the zombie stream first, as in dac)
+//!   host write ──► stream 0
+//! ```
+//!
+//! It needs one region (`ftl.regions = 1`) and GC streams of its own
+//! (`ftl.gc_frontier = "separate"`).
+
+use super::{GcCopy, HostWrite, Placement, PlacementEntry, StreamPlan};
+
+pub(super) const ENTRY: PlacementEntry = PlacementEntry {
+    name: "gc-age",
+    about: "gc-age:K (GC copies go to K streams by the age of their block, K ≥ 2)",
+    gc_streams: |param, regions| match param {
+        Some(k) if (2..=16).contains(&k) => {
+            if regions > 1 {
+                Err((
+                    "ftl.regions".into(),
+                    format!(
+                        "`gc-age:{k}` places GC copies by age, not by region; use ftl.regions = 1"
+                    ),
+                ))
+            } else {
+                Ok(Some(k))
+            }
+        }
+        Some(k) => Err((
+            "ftl.placement".into(),
+            format!("`gc-age:{k}`: K must be at least 2 and at most 16"),
+        )),
+        None => Err((
+            "ftl.placement".into(),
+            "`gc-age` needs the number of age classes: `gc-age:K` (K at least 2)".into(),
+        )),
+    },
+    build: |param, plan| Box::new(GcAge::new(param.unwrap_or(2), plan)),
+};
+
+/// GC copies by age class.
+pub struct GcAge {
+    classes: u32,
+    gc_first: u32,
+    zombie: Option<u32>,
+    /// A quarter of a drive write, in host page writes (the first band).
+    band: u64,
+}
+
+impl GcAge {
+    pub fn new(classes: u32, plan: &StreamPlan) -> Self {
+        debug_assert_eq!(plan.gc_streams, classes);
+        GcAge {
+            classes,
+            gc_first: plan.gc_first,
+            zombie: plan.zombie,
+            band: (plan.logical_pages / 4).max(1),
+        }
+    }
+
+    /// The age class of a page whose block was last modified `age` writes ago.
+    pub fn class(&self, age: u64) -> u32 {
+        let bands = 1 + age / self.band;
+        (63 - bands.leading_zeros()).min(self.classes - 1)
+    }
+}
+
+impl Placement for GcAge {
+    fn host_stream(&mut self, _write: &HostWrite) -> u32 {
+        0
+    }
+
+    fn gc_stream(&mut self, copy: &GcCopy) -> u32 {
+        if copy.zombie {
+            if let Some(z) = self.zombie {
+                return z;
+            }
+        }
+        self.gc_first + self.class(copy.now.saturating_sub(copy.block_modified))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_double_in_age_and_stop_at_k() {
+        let plan = StreamPlan {
+            host_streams: 1,
+            gc_first: 1,
+            gc_streams: 3,
+            zombie: None,
+            logical_pages: 400,
+            stored_pages: 400,
+        };
+        let p = GcAge::new(3, &plan);
+        // Bands of 100 writes: 1 + age/100 = 1 → 0, 2..3 → 1, 4.. → 2 (capped).
+        let classes: Vec<u32> = [0, 99, 100, 299, 300, 10_000]
+            .iter()
+            .map(|&a| p.class(a))
+            .collect();
+        assert_eq!(classes, [0, 0, 1, 1, 2, 2]);
+    }
+}

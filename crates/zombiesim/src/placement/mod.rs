@@ -1,0 +1,236 @@
+//! Where a page is written: the placement policy of a page-allocating FTL.
+//!
+//! A page-allocating FTL keeps one open block per `(plane, stream)`: its write
+//! frontiers. Which stream a page goes to is the placement policy's decision, made
+//! for every host (or buffer) write and every GC or refresh copy:
+//!
+//! ```text
+//!   device::Command ── WriteHint ──► PageWrite ──► Placement::host_stream(HostWrite) ─┐
+//!                                                                                    ├─► stream s
+//!   GC / refresh copy of a valid page ──────────► Placement::gc_stream(GcCopy) ───────┘
+//!                                                    │
+//!   the FTL programs the page into the open block of (plane, s), opening one if needed
+//! ```
+//!
+//! The streams a policy may use are laid out once, from the configuration
+//! ([`StreamPlan`]): host streams `0 .. host_streams`, GC streams
+//! `gc_first .. gc_first + gc_streams` (the host's own when `ftl.gc_frontier =
+//! "shared"`), and the zombie stream when `gc.zombie_block` is on.
+//!
+//! Policies are listed in [`REGISTRY`]; `ftl.placement` names one as `name` or
+//! `name:param`. Adding a policy is a module of this folder and one line there.
+
+mod dac;
+mod gc_age;
+
+use std::fmt;
+use std::str::FromStr;
+
+pub use dac::Dac;
+pub use gc_age::GcAge;
+
+/// What the writer says about a page it writes: a placement handle (a stream, an
+/// NVMe placement identifier) and an expected lifetime. Neither binds the FTL: a
+/// policy reads what it understands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct WriteHint {
+    /// The writer's placement handle (`None`: no preference).
+    pub stream: Option<u16>,
+    /// The writer's estimate of when the page will be overwritten or trimmed, in
+    /// host page writes from now (`None`: unknown).
+    pub lifetime: Option<u64>,
+}
+
+impl WriteHint {
+    /// No hint.
+    pub const NONE: WriteHint = WriteHint {
+        stream: None,
+        lifetime: None,
+    };
+}
+
+/// A host or buffer write to place.
+#[derive(Clone, Copy, Debug)]
+pub struct HostWrite {
+    /// The logical page (an index into the FTL's stored pages).
+    pub lpn: usize,
+    /// Whether the page had a flash copy (this write overwrites it).
+    pub overwrite: bool,
+    /// What the writer said.
+    pub hint: WriteHint,
+    /// Logical time now (host page writes so far).
+    pub now: u64,
+}
+
+/// A valid page GC (or retention refresh) copies out of a block.
+#[derive(Clone, Copy, Debug)]
+pub struct GcCopy {
+    /// The logical page.
+    pub lpn: usize,
+    /// The device knows the page as host-shadow (a zombie), and this is GC (refresh
+    /// moves every page as it is).
+    pub zombie: bool,
+    /// Logical time when the block being emptied was last modified (a page written
+    /// or invalidated): the page is at least `now - block_modified` old.
+    pub block_modified: u64,
+    /// Logical time now.
+    pub now: u64,
+}
+
+/// The streams a policy places into, laid out from the configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamPlan {
+    /// Host streams `0 .. host_streams`.
+    pub host_streams: u32,
+    /// The first GC stream.
+    pub gc_first: u32,
+    /// GC streams `gc_first .. gc_first + gc_streams`.
+    pub gc_streams: u32,
+    /// The zombie stream (`gc.zombie_block`).
+    pub zombie: Option<u32>,
+    /// Logical pages the host addresses (the scale of logical time: one drive write).
+    pub logical_pages: u64,
+    /// Logical pages the FTL stores (the host's, and DFTL's translation pages).
+    pub stored_pages: usize,
+}
+
+/// A placement policy: which stream each page goes to.
+pub trait Placement: Send {
+    /// The stream of a host or buffer write (one of the host streams).
+    fn host_stream(&mut self, write: &HostWrite) -> u32;
+    /// The stream of a GC or refresh copy (a GC stream or the zombie stream).
+    fn gc_stream(&mut self, copy: &GcCopy) -> u32;
+    /// Bytes of the policy's own state.
+    fn memory_bytes(&self) -> usize {
+        0
+    }
+}
+
+/// Why a setting is refused: the config key to change, and the reason.
+pub type Refusal = (String, String);
+
+/// One placement policy of the registry.
+pub struct PlacementEntry {
+    /// Its name in `ftl.placement`.
+    pub name: &'static str,
+    /// The syntax and a line on what it does.
+    pub about: &'static str,
+    /// The number of GC streams it needs for `param` (`None`: one per `ftl.regions`),
+    /// or why `param` (or a setting it cannot work with) is refused, naming the key.
+    pub gc_streams: fn(param: Option<u32>, regions: u32) -> Result<Option<u32>, Refusal>,
+    /// Build it over a stream plan.
+    pub build: fn(param: Option<u32>, plan: &StreamPlan) -> Box<dyn Placement>,
+}
+
+/// Every placement policy. The first is the default.
+pub const REGISTRY: &[PlacementEntry] = &[dac::ENTRY, gc_age::ENTRY];
+
+/// `ftl.placement`: a registered policy and its parameter (the default: the first).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlacementSpec {
+    index: u16,
+    param: Option<u32>,
+}
+
+impl PlacementSpec {
+    /// Its registry entry.
+    pub fn entry(self) -> &'static PlacementEntry {
+        &REGISTRY[self.index as usize]
+    }
+
+    /// Its parameter.
+    pub fn param(self) -> Option<u32> {
+        self.param
+    }
+
+    /// Whether it is the default policy.
+    pub fn is_default(self) -> bool {
+        self.index == 0
+    }
+
+    /// GC streams it needs with `regions` hot/cold regions (`None`: one per region);
+    /// an error names the key to change and why.
+    pub fn gc_streams(self, regions: u32) -> Result<Option<u32>, Refusal> {
+        (self.entry().gc_streams)(self.param, regions)
+    }
+
+    /// The policy, over `plan`.
+    pub fn build(self, plan: &StreamPlan) -> Box<dyn Placement> {
+        (self.entry().build)(self.param, plan)
+    }
+}
+
+impl fmt::Display for PlacementSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.param {
+            Some(p) => write!(f, "{}:{p}", self.entry().name),
+            None => f.write_str(self.entry().name),
+        }
+    }
+}
+
+impl FromStr for PlacementSpec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        let (name, param) = match s.split_once(':') {
+            Some((n, p)) => {
+                let p = p
+                    .parse::<u32>()
+                    .map_err(|_| format!("`{s}`: the parameter must be a whole number"))?;
+                (n, Some(p))
+            }
+            None => (s, None),
+        };
+        let index = REGISTRY
+            .iter()
+            .position(|e| e.name == name)
+            .ok_or_else(|| {
+                let known: Vec<&str> = REGISTRY.iter().map(|e| e.about).collect();
+                format!("unknown placement `{s}` (known: {})", known.join("; "))
+            })?;
+        let spec = PlacementSpec {
+            index: index as u16,
+            param,
+        };
+        // The parameter's own range (settings it needs are checked with the layout).
+        spec.gc_streams(1).map_err(|(_, why)| why)?;
+        Ok(spec)
+    }
+}
+
+impl serde::Serialize for PlacementSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PlacementSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_round_trip_and_unknown_names_list_the_known() {
+        for s in ["dac", "gc-age:3"] {
+            assert_eq!(s.parse::<PlacementSpec>().unwrap().to_string(), s);
+        }
+        assert!(PlacementSpec::default().is_default());
+        let err = "nope".parse::<PlacementSpec>().unwrap_err();
+        assert!(
+            err.contains("unknown placement `nope`") && err.contains("gc-age:K"),
+            "{err}"
+        );
+        let err = "gc-age:1".parse::<PlacementSpec>().unwrap_err();
+        assert!(err.contains("at least 2"), "{err}");
+        assert!("gc-age".parse::<PlacementSpec>().is_err());
+        assert!("dac:2".parse::<PlacementSpec>().is_err());
+    }
+}
