@@ -2,6 +2,7 @@
 //! allocates and where GC writes, retention, and the keys of the hybrid FTLs (FAST's
 //! log blocks, DFTL's mapping cache, SuperBlock's size), with their defaults.
 
+use crate::placement::PlacementSpec;
 use serde::{Deserialize, Serialize};
 
 /// Which flash translation layer runs the device.
@@ -100,6 +101,9 @@ pub struct FtlConfig {
     pub reserved_blocks: u32,
     pub gc_frontier: GcFrontier,
     pub allocation: Allocation,
+    /// Which stream each page is written to (`crate::placement::REGISTRY`): `dac`
+    /// (the regions below and the zombie block) or another registered policy.
+    pub placement: PlacementSpec,
     /// Hot/cold clustering (DAC): logical pages move between this many regions, up one
     /// when the host overwrites them, down one when GC copies them; each region writes
     /// to its own open block. 1 = no clustering.
@@ -134,6 +138,7 @@ impl Default for FtlConfig {
             reserved_blocks: 0,
             gc_frontier: GcFrontier::Separate,
             allocation: Allocation::Dynamic,
+            placement: PlacementSpec::default(),
             regions: 1,
             retention_s: 0.0,
             fast_retention_s: 7.0 * 86400.0,

@@ -205,6 +205,7 @@ fn refuse_page_gc_keys(cfg: &Config, kind: FtlKind) -> Result<()> {
         ),
         ("ftl.gc_frontier", cfg.ftl.gc_frontier != f.gc_frontier),
         ("ftl.allocation", cfg.ftl.allocation != f.allocation),
+        ("ftl.placement", cfg.ftl.placement != f.placement),
     ] {
         if changed {
             return Err(Error::unread(

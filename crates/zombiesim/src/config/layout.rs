@@ -62,8 +62,9 @@ impl FtlLayout {
         }
         let regions = cfg.ftl.regions.max(1);
         // The placement policy may want its own number of GC streams.
-        let placement = crate::placement::PlacementSpec::default();
-        let gc_own = placement
+        let gc_own = cfg
+            .ftl
+            .placement
             .gc_streams(regions)
             .map_err(|(key, why)| Error::config(&key, why))?;
         let gc_first = match cfg.ftl.gc_frontier {
@@ -73,7 +74,7 @@ impl FtlLayout {
                     "ftl.gc_frontier",
                     format!(
                         "`ftl.placement = \"{}\"` gives GC streams of its own; use \"separate\"",
-                        placement
+                        cfg.ftl.placement
                     ),
                 ))
             }
@@ -97,7 +98,7 @@ impl FtlLayout {
                      on the {per_unit} planes of a GC unit, and each extra stream's open block on each \
                      plane may need a fresh block during one burst of GC; use at least {needed}",
                     cfg.gc.low_watermark,
-                    placement,
+                    cfg.ftl.placement,
                     if cfg.gc.zombie_block { " and the zombie block" } else { "" },
                 ),
             ));

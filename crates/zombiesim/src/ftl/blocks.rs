@@ -100,7 +100,7 @@ impl BlockManager {
         };
         BlockManager {
             units,
-            placement: crate::placement::PlacementSpec::default().build(&plan),
+            placement: cfg.ftl.placement.build(&plan),
             block_unit,
             free,
             open: vec![NONE; (geo.planes * layout.streams) as usize],

@@ -1,15 +1,18 @@
 //! Age-class placement of GC copies (`ftl.placement = "gc-age:K"`): a page GC copies
-//! goes to one of `K` GC streams by how long its block went unmodified, so that pages
-//! that survived long (cold) are not mixed again with pages that only just survived
-//! (warm) — the separation of GC-rewritten data by age that SepBIT and MiDAS build on.
+//! goes to one of `K` GC streams by its age — how long ago the host wrote it — so that
+//! pages that survived long (cold) are not mixed again with pages that only just
+//! survived (warm): the separation of GC-rewritten data by age that SepBIT and MiDAS
+//! build on.
 //!
 //! ```text
-//!   age = now − block_modified      (host page writes; one drive write = L pages)
-//!   class = min(K − 1, ⌊log2(1 + 4·age / L)⌋)
-//!           age < L/4: 0,  < 3L/4: 1,  < 7L/4: 2,  ...  (doubling bands)
-//!   GC copy ──► GC stream gc_first + class    (the zombie stream first, as in dac)
-//!   host write ──► stream 0
+//!   host write of L ──► written[L] = now; stream 0
+//!   GC copy of L    ──► age = now − written[L]   (host page writes; a drive write = N pages)
+//!                       class = min(K − 1, ⌊log2(1 + 4·age / N)⌋)
+//!                               age < N/4: 0,  < 3N/4: 1,  < 7N/4: 2, ...  (doubling bands)
+//!                   ──► GC stream gc_first + class   (known zombies: the zombie stream, as dac)
 //! ```
+//!
+//! It keeps the logical time of every page's last host write (8 bytes a page).
 //!
 //! It needs one region (`ftl.regions = 1`) and GC streams of its own
 //! (`ftl.gc_frontier = "separate"`).
@@ -51,6 +54,8 @@ pub struct GcAge {
     zombie: Option<u32>,
     /// A quarter of a drive write, in host page writes (the first band).
     band: u64,
+    /// The logical time of each page's last host write.
+    written: Vec<u64>,
 }
 
 impl GcAge {
@@ -61,10 +66,11 @@ impl GcAge {
             gc_first: plan.gc_first,
             zombie: plan.zombie,
             band: (plan.logical_pages / 4).max(1),
+            written: vec![0; plan.stored_pages],
         }
     }
 
-    /// The age class of a page whose block was last modified `age` writes ago.
+    /// The age class of a page the host wrote `age` host page writes ago.
     pub fn class(&self, age: u64) -> u32 {
         let bands = 1 + age / self.band;
         (63 - bands.leading_zeros()).min(self.classes - 1)
@@ -72,7 +78,8 @@ impl GcAge {
 }
 
 impl Placement for GcAge {
-    fn host_stream(&mut self, _write: &HostWrite) -> u32 {
+    fn host_stream(&mut self, write: &HostWrite) -> u32 {
+        self.written[write.lpn] = write.now;
         0
     }
 
@@ -82,7 +89,12 @@ impl Placement for GcAge {
                 return z;
             }
         }
-        self.gc_first + self.class(copy.now.saturating_sub(copy.block_modified))
+        let age = copy.now.saturating_sub(self.written[copy.lpn]);
+        self.gc_first + self.class(age)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.written.len() * 8
     }
 }
 

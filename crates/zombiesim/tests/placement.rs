@@ -1,0 +1,122 @@
+//! Placement policies (`ftl.placement`): the default (`dac`) keeps today's streams;
+//! `gc-age:K` sends GC copies to K streams by the age of their block; settings a
+//! policy cannot work with are refused naming the key.
+
+use std::collections::BTreeSet;
+use zombiesim::ftl::{Ftl, FtlExt, PageMappedFtl};
+use zombiesim::{Config, Error};
+
+/// One plane of 64 blocks × 16 pages, OP 25%, greedy GC.
+fn small(settings: &[(&str, &str)]) -> zombiesim::Result<Config> {
+    let mut cfg = Config::preset("default").unwrap();
+    let mut pairs: Vec<(String, String)> = vec![
+        ("flash.channels".into(), "1".into()),
+        ("flash.chips_per_channel".into(), "1".into()),
+        ("flash.dies_per_chip".into(), "1".into()),
+        ("flash.planes_per_die".into(), "1".into()),
+        ("flash.blocks_per_plane".into(), "64".into()),
+        ("flash.pages_per_block".into(), "16".into()),
+        ("ftl.over_provisioning".into(), "0.25".into()),
+        ("gc.low_watermark".into(), "4".into()),
+        ("gc.high_watermark".into(), "5".into()),
+    ];
+    pairs.extend(settings.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    cfg.set_many(&pairs)?;
+    Ok(cfg)
+}
+
+/// Streams of the blocks that hold data after a skewed run (90% of writes to 10% of
+/// the pages), checked by the oracle.
+fn streams_after_a_skewed_run(cfg: &Config) -> (BTreeSet<u8>, u64) {
+    let mut ftl = PageMappedFtl::new(cfg, 1, true).unwrap();
+    let n = ftl.logical_pages();
+    let mut x = 12345u64;
+    for lpn in 0..n {
+        ftl.write(lpn).unwrap();
+    }
+    for _ in 0..(8 * n) {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let r = x >> 33;
+        let lpn = if r % 10 < 9 { r % (n / 10) } else { r % n };
+        ftl.write(lpn).unwrap();
+    }
+    ftl.verify().unwrap();
+    let flash = ftl.flash();
+    let streams = (0..flash.blocks())
+        .filter(|&b| flash.valid_count[b as usize] > 0)
+        .map(|b| flash.stream[b as usize])
+        .collect();
+    (streams, ftl.counters().gc_pages_copied)
+}
+
+#[test]
+fn the_default_places_host_writes_and_gc_copies_in_one_stream_each() {
+    let (streams, copied) = streams_after_a_skewed_run(&small(&[]).unwrap());
+    assert!(copied > 0, "GC ran");
+    assert_eq!(streams, BTreeSet::from([0, 1]));
+}
+
+#[test]
+fn gc_age_sends_gc_copies_to_its_age_classes() {
+    let cfg = small(&[
+        ("ftl.placement", "gc-age:3"),
+        ("gc.low_watermark", "6"),
+        ("gc.high_watermark", "7"),
+    ])
+    .unwrap();
+    assert_eq!(cfg.ftl.placement.to_string(), "gc-age:3");
+    let (streams, copied) = streams_after_a_skewed_run(&cfg);
+    assert!(copied > 0, "GC ran");
+    // Host stream 0; GC streams 1, 2, 3 (young, older, oldest): cold pages copied
+    // again and again reach the oldest class.
+    assert!(streams.contains(&0) && streams.contains(&3), "{streams:?}");
+    assert!(streams.iter().all(|&s| s <= 3), "{streams:?}");
+}
+
+fn refused_key(settings: &[(&str, &str)]) -> String {
+    let err = small(settings).and_then(|cfg| {
+        zombiesim::ftl::build(&cfg, 1, false)?;
+        Ok(())
+    });
+    match err {
+        Err(Error::Config { key, .. }) => key,
+        other => panic!("{settings:?} was not refused: {other:?}"),
+    }
+}
+
+#[test]
+fn settings_a_placement_cannot_work_with_are_refused_naming_the_key() {
+    // Age classes replace regions; GC needs streams of its own.
+    assert_eq!(
+        refused_key(&[("ftl.placement", "gc-age:3"), ("ftl.regions", "2")]),
+        "ftl.regions"
+    );
+    assert_eq!(
+        refused_key(&[("ftl.placement", "gc-age:3"), ("ftl.gc_frontier", "shared")]),
+        "ftl.gc_frontier"
+    );
+    // Three GC streams per plane need a higher watermark than the default's.
+    assert_eq!(
+        refused_key(&[("ftl.placement", "gc-age:3"), ("gc.low_watermark", "3")]),
+        "gc.low_watermark"
+    );
+    // Bad values name the key and list the policies.
+    for bad in ["gc-age", "gc-age:1", "gc-age:x", "nope"] {
+        let err = small(&[("ftl.placement", bad)]).unwrap_err().to_string();
+        assert!(err.contains("ftl.placement"), "{bad}: {err}");
+    }
+    // The block-mapped FTLs place pages by their mapping.
+    let mut cfg = Config::preset("default").unwrap();
+    let err = cfg
+        .set_many(&[
+            ("ftl.kind".into(), "fast".into()),
+            ("ftl.placement".into(), "gc-age:2".into()),
+        ])
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Config { key, .. } if key == "ftl.placement"),
+        "{err}"
+    );
+}
