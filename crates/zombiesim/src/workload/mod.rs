@@ -19,6 +19,7 @@ mod permutation;
 mod spec;
 mod synthetic;
 mod trace;
+mod trace_info;
 mod values;
 
 pub use app::{AppOp, AppSource, IoKind, RequestSource};
@@ -26,7 +27,8 @@ pub use fs_spec::{Bench as FsBench, FsParams, JournalMode, DEFAULT_MEMORY};
 pub use oltp::OltpWorkload;
 pub use spec::{WorkloadInfo, WorkloadSpec, WORKLOADS};
 pub use synthetic::Synthetic;
-pub use trace::{TraceInfo, TraceSpec, TraceWorkload};
+pub use trace::{TraceSpec, TraceWorkload};
+pub use trace_info::TraceInfo;
 pub use values::ValueModel;
 
 use crate::error::Result;
