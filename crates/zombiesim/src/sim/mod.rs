@@ -19,7 +19,7 @@ use crate::device::Device;
 use crate::error::Result;
 use crate::flash::Geometry;
 use crate::host::HostSim;
-use crate::report::{DeviceInfo, PhaseReport, Report, RunInfo};
+use crate::report::{Report, RunParts};
 use crate::workload::{
     AppSource, RequestSource, Synthetic, TraceSpec, TraceWorkload, WorkloadSpec,
 };
@@ -334,123 +334,39 @@ fn run(
             write_pages: measured.host_write_pages,
         });
     }
-    let (host, flash, gc) = Report::sections(&measured);
-    let held_mean = rec.held_mean(ftl);
-    let effective_op = rec.effective_over_provisioning(ftl, geo.physical_pages);
-    let series = std::mem::take(&mut rec.series);
-    let mut host_buffer = None;
-    let mut power_loss = None;
-    let (elapsed_ns, latency, throughput, app, cache, notify) = match measured_phase {
-        Measured::Device(iface, hb, recorded, losses) => {
-            let notify = hb.as_ref().map(|h| h.notify_report()).or(recorded);
-            host_buffer = hb.map(|h| h.report());
-            power_loss = Some(losses);
-            (
-                iface.elapsed(),
-                timed.then(|| iface.latency()),
-                timed.then(|| iface.throughput()),
-                None,
-                None,
-                notify,
-            )
-        }
-        Measured::Host(o) => (
-            o.elapsed_ns,
-            Some(o.device_latency),
-            Some(o.device_throughput),
-            Some(o.app),
-            Some(o.cache),
-            Some(o.notify),
-        ),
-    };
-    let timing = ftl.timing_summary(elapsed_ns);
-    let latency = latency.map(|mut l| {
-        l.gc_blocked = timing.as_ref().map(|t| t.gc_blocked.clone());
-        l
-    });
-    let wall = started.elapsed().as_secs_f64();
-    let content = ftl.content_stats().map(|(c, g)| {
-        let c = pre_content.map_or(c, |p| c.since(&p));
-        crate::content::ContentReport::new(&cfg.content, &c, &g, measured.host_write_pages)
-    });
-    Ok(Report {
-        waf: measured.defined_waf(),
-        host,
-        flash,
-        gc,
-        ftl: crate::report::FtlReport::new(cfg.ftl.kind, &measured),
-        io_time_s: measured.io_time_ns as f64 / 1e9,
-        wear: ftl.wear(),
-        device: DeviceInfo {
-            logical_pages: logical,
-            physical_pages: geo.physical_pages,
-            page_size: geo.page_size,
-            pages_per_block: geo.pages_per_block,
-            blocks: geo.blocks,
-            planes: geo.planes,
-            gc_units: crate::config::FtlLayout::new(cfg, geo)?.units.len() as u32,
-            over_provisioning: geo.over_provisioning(),
-            held_back_pages_mean: held_mean,
-            effective_over_provisioning: effective_op,
-            state_bytes: device.memory_bytes() as u64,
-        },
-        elapsed_s: timed.then_some(elapsed_ns as f64 / 1e9),
-        latency,
-        throughput,
+    let driver = measured_phase.sections(timed);
+    let timing = ftl.timing_summary(driver.elapsed_ns);
+    Report::assemble(RunParts {
+        cfg,
+        geo,
+        label,
+        seed: opts.seed,
+        verify: opts.verify,
+        reproducible: opts.reproducible,
+        logical,
+        pre,
+        pre_content,
+        steady,
+        measured,
+        interrupted,
+        fraction,
+        wall_s: started.elapsed().as_secs_f64(),
+        measured_wall_s: measured_wall,
+        held_back_pages_mean: rec.held_mean(ftl),
+        effective_over_provisioning: rec.effective_over_provisioning(ftl, geo.physical_pages),
+        series: std::mem::take(&mut rec.series),
+        driver,
         timing,
-        trace: trace_info,
-        app,
-        cache,
-        notify,
-        series,
-        precondition: PhaseReport {
-            host_write_pages: pre.host_write_pages,
-            flash_programs: pre.programs.total(),
-            flash_erases: pre.erases.total(),
-            gc_pages_copied: pre.gc_pages_copied,
-            waf: pre.defined_waf(),
-            drive_writes: pre.host_write_pages as f64 / logical as f64,
-            steady,
-        },
-        run: RunInfo {
-            version: crate::VERSION.to_string(),
-            seed: opts.seed,
-            workload: label.to_string(),
-            config: serde_json::to_value(cfg).expect("configs serialize"),
-            wall_s: (!opts.reproducible).then_some(wall),
-            measured_wall_s: (!opts.reproducible).then_some(measured_wall),
-            verified: opts.verify,
-            interrupted,
-            progress: if interrupted {
-                fraction.unwrap_or(0.0)
-            } else {
-                1.0
-            },
-        },
-        content,
+        wear: ftl.wear(),
+        content: ftl.content_stats(),
+        state_bytes: device.memory_bytes() as u64,
         buffer: device.buffer_report(),
-        host_buffer,
-        refresh: cfg.needs_clock().then(|| crate::report::RefreshReport {
-            blocks: measured.refresh_blocks,
-            fast_blocks: measured.refresh_fast_blocks,
-            pages: measured.refresh_pages,
-            restarts: device.restarts(),
-            program_share: if measured.programs.total() == 0 {
-                0.0
-            } else {
-                measured.programs.get(crate::stats::Cause::Refresh) as f64
-                    / measured.programs.total() as f64
-            },
-        }),
-        power_loss: (!cfg.device.restart_at.is_empty() || cfg.device.power_loss_every > 0).then(
-            || crate::report::PowerLossReport {
-                // Checked after every power loss: a loss would have stopped the run.
-                durable_pages_lost: opts
-                    .verify
-                    .then(|| ftl.oracle().map_or(0, |o| o.lost_pages() as u64)),
-                ..power_loss.unwrap_or_default()
-            },
-        ),
+        restarts: device.restarts(),
+        // Checked after every power loss: a loss would have stopped the run.
+        durable_pages_lost: opts
+            .verify
+            .then(|| ftl.oracle().map_or(0, |o| o.lost_pages() as u64)),
+        trace: trace_info,
         fs: fs_report,
         oracle,
     })
