@@ -8,7 +8,8 @@
 //! | `untar` | 25 000 files in 1 500 directories, log-normal sizes (median 3.5 KiB, σ 1.4: mean ≈ 9.3 KiB, ≈ 230 MB, Linux 2.6.11's tree), 10 KiB tar records, 50 µs CPU per KiB (bzip2) |
 //! | `kernel_compile` | an existing tree of 1 500 sources (median 8 KiB) and 2 000 headers (median 4 KiB); per object: read the source and 20 headers, 40 ms CPU, write the object (≈ 1.5 × the source) and its 2 KiB `.cmd`; per 20 objects a `built-in.o`; at the end `vmlinux` and a 2 MiB image |
 
-use super::ext3::{Ext3, Ino};
+use super::ext3::Ext3;
+use super::inode::Ino;
 use crate::error::Result;
 use crate::workload::FsBench as Bench;
 use rand::{RngExt, SeedableRng};

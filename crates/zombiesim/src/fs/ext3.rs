@@ -22,6 +22,8 @@
 //! transaction commits. Not modelled: access times (`noatime`), directory lookups'
 //! reads, xattrs, extents (ext3 has none), block reservation windows.
 
+use super::bitmap::{bit, find_clear, set};
+use super::inode::{Extent, Ino, Inode, DIRECT, DIRENT_BYTES};
 use super::io::FsIo;
 use super::journal::{Journal, JournalMode};
 use super::layout::{Layout, FIRST_INODE, ROOT_INODE};
@@ -30,41 +32,6 @@ use crate::workload::IoKind;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::VecDeque;
-
-/// An inode number.
-pub type Ino = u32;
-
-/// Direct block pointers in an inode.
-const DIRECT: u64 = 12;
-/// Directory entries per block of `block_bytes` (32 bytes each on average).
-const DIRENT_BYTES: u64 = 32;
-
-#[derive(Clone, Copy, Debug)]
-struct Extent {
-    lblk: u64,
-    pblk: u64,
-    len: u64,
-}
-
-#[derive(Debug, Default)]
-struct Dir {
-    blocks: Vec<u64>,
-    counts: Vec<u32>,
-    hint: usize,
-}
-
-#[derive(Debug, Default)]
-struct Inode {
-    size: u64,
-    nblocks: u64,
-    extents: Vec<Extent>,
-    /// Indirect blocks in allocation order: [IND, DIND, second-level …].
-    indirect: Vec<u64>,
-    dir: Option<Box<Dir>>,
-    parent: Ino,
-    /// Index of the parent's directory block holding this inode's entry.
-    slot: u32,
-}
 
 /// File-system operations done, by kind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
@@ -113,35 +80,6 @@ pub struct Ext3 {
     /// Blocks freed by the commit in progress, allocatable once it is done.
     unreleased: Vec<u64>,
     pub ops: OpCounts,
-}
-
-#[inline]
-fn bit(bits: &[u64], i: u64) -> bool {
-    bits[(i >> 6) as usize] & (1 << (i & 63)) != 0
-}
-
-#[inline]
-fn set(bits: &mut [u64], i: u64, on: bool) {
-    let w = &mut bits[(i >> 6) as usize];
-    if on {
-        *w |= 1 << (i & 63);
-    } else {
-        *w &= !(1 << (i & 63));
-    }
-}
-
-/// The first clear bit in `from..to`.
-fn find_clear(bits: &[u64], from: u64, to: u64) -> Option<u64> {
-    let mut i = from;
-    while i < to {
-        let w = bits[(i >> 6) as usize] | ((1u64 << (i & 63)) - 1);
-        if w != u64::MAX {
-            let b = (i & !63) + (!w).trailing_zeros() as u64;
-            return (b < to).then_some(b);
-        }
-        i = (i & !63) + 64;
-    }
-    None
 }
 
 impl Ext3 {

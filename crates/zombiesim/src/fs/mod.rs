@@ -23,15 +23,18 @@
 //! ([`crash`]) replays the same steps against an adversarial cache and a disk image.
 
 mod bench;
+mod bitmap;
 pub mod crash;
 mod ext3;
+mod inode;
 mod io;
 mod journal;
 pub mod layout;
 
 pub use crate::workload::{FsBench as BenchSpec, FsParams, DEFAULT_MEMORY};
 pub use bench::{build as build_bench, vm_rng, Workload as Bench};
-pub use ext3::{Ext3, Ino, OpCounts};
+pub use ext3::{Ext3, OpCounts};
+pub use inode::Ino;
 pub use io::{CommitRecord, FsIo, JournalBlock};
 pub use journal::{initial_super, Journal, JournalCounters, JournalMode};
 pub use layout::Layout;

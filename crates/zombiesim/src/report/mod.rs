@@ -2,8 +2,10 @@
 //! (`docs/report.md`): the top-level counters and `waf` cover the measured phase;
 //! preconditioning is reported apart under `precondition`.
 
+mod assemble;
 mod host;
 
+pub(crate) use assemble::{MeasuredSections, RunParts};
 pub use host::{
     AppReport, AwarenessPoint, CacheReport, ChannelCounters, NotifyReport, WritebackPages,
 };

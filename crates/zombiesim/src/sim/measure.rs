@@ -19,8 +19,9 @@
 //! device that keeps a clock needs. `device.power_loss_every` counts requests and
 //! needs no clock.
 
+use super::measured::Measured;
 use super::oracle::FutureNotifier;
-use super::{Measured, Recorder, LOOKAHEAD};
+use super::recorder::Recorder;
 use crate::config::Config;
 use crate::device::{Command, Device, Payload};
 use crate::error::{Error, Result};
@@ -30,6 +31,9 @@ use crate::interface::HostInterface;
 use crate::report::PowerLossReport;
 use crate::workload::{Op, Request, Workload};
 use std::collections::VecDeque;
+
+/// Requests drawn ahead of the one being simulated (for prefetching).
+pub(super) const LOOKAHEAD: usize = 8;
 
 /// The device's clock as the measured phase drives it: ticks, and the restart times
 /// it reaches.

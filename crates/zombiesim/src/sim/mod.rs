@@ -14,47 +14,39 @@
 //! progress callback is called at most every ~100 ms; returning `false` stops the
 //! run, which still returns a report, marked `run.interrupted`.
 
-use crate::config::{
-    available_memory, Config, MemoryEstimate, PreconditionPattern, TracePlacement,
-};
+use crate::config::{available_memory, Config, MemoryEstimate, TracePlacement};
 use crate::device::Device;
 use crate::error::Result;
 use crate::flash::Geometry;
-use crate::ftl::{Ftl, FtlExt};
-use crate::host::{self, HostSim, HostWriteBuffer};
-use crate::interface::HostInterface;
-use crate::report::{DeviceInfo, PhaseReport, Report, RunInfo};
-use crate::stats::{Counters, SeriesPoint};
+use crate::ftl::FtlExt;
+use crate::host::HostSim;
+use crate::report::{Report, RunParts};
 use crate::workload::{
-    AppSource, RequestSource, Synthetic, TraceSpec, TraceWorkload, Workload, WorkloadSpec,
+    AppSource, RequestSource, Synthetic, TraceSpec, TraceWorkload, WorkloadSpec,
 };
-use rand::{RngExt, SeedableRng};
-use rand_pcg::Pcg64Mcg;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 mod measure;
+mod measured;
+mod options;
 mod oracle;
+mod precondition;
+mod progress;
+mod recorder;
+mod seeds;
+mod source;
+
+pub use options::RunOptions;
+pub use progress::{Phase, Progress};
+pub use seeds::stream_seed;
 
 use measure::measure_device;
-
-/// Requests drawn ahead of the one being simulated (for prefetching).
-const LOOKAHEAD: usize = 8;
-
-/// Options of one run that are not part of the device's configuration.
-#[derive(Clone, Debug, Default)]
-pub struct RunOptions {
-    pub seed: u64,
-    /// Keep the integrity oracle and check invariants every drive-write and at the end.
-    pub verify: bool,
-    /// Leave wall-clock times out of the report (byte-identical reports).
-    pub reproducible: bool,
-    /// Refuse a run whose estimated state exceeds this many bytes (`None`: the memory
-    /// the operating system says is available, where it can tell).
-    pub max_memory: Option<u64>,
-    /// Run a configuration that is refused as unsafe (the skip policy with a volatile
-    /// buffer), so that its data loss can be shown.
-    pub force_unsafe: bool,
-}
+use measured::Measured;
+use precondition::{own_writes, precondition};
+use progress::Ticker;
+use recorder::{HostObserver, Recorder};
+use seeds::{STREAM_GC, STREAM_PRECONDITION, STREAM_WORKLOAD};
+use source::Source;
 
 /// Refuse, before allocating, a run whose state would not fit (see
 /// [`MemoryEstimate`]).
@@ -68,84 +60,6 @@ fn check_memory(cfg: &Config, opts: &RunOptions) -> Result<()> {
         },
     }
 }
-
-/// Which part of a run is under way.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
-    /// `gc.policy = "oracle"` reads the measured phase's requests ahead of the run.
-    Oracle,
-    Precondition,
-    Measure,
-}
-
-/// What the progress callback is told.
-#[derive(Clone, Copy, Debug)]
-pub struct Progress {
-    pub phase: Phase,
-    /// Fraction of this phase done, when known.
-    pub fraction: Option<f64>,
-    /// Host page writes so far in this phase.
-    pub write_pages: u64,
-}
-
-/// Independent seeded streams.
-const STREAM_WORKLOAD: u64 = 1;
-const STREAM_PRECONDITION: u64 = 2;
-const STREAM_GC: u64 = 3;
-
-/// Derive the seed of one random stream from the run seed (SplitMix64).
-pub fn stream_seed(seed: u64, stream: u64) -> u64 {
-    let mut z = seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// The progress callback, called at most every `every`; once it asks to stop, every
-/// later phase of the run (the oracle's pre-pass, preconditioning, measuring) stops too.
-pub(super) struct Ticker<'a> {
-    callback: &'a mut dyn FnMut(&Progress) -> bool,
-    last: Instant,
-    every: Duration,
-    stopped: bool,
-}
-
-impl<'a> Ticker<'a> {
-    fn new(callback: &'a mut dyn FnMut(&Progress) -> bool) -> Self {
-        Ticker {
-            callback,
-            last: Instant::now(),
-            every: Duration::from_millis(100),
-            stopped: false,
-        }
-    }
-
-    /// Report progress if enough time passed; false once the callback asked to stop.
-    #[inline]
-    pub(super) fn tick(&mut self, p: impl FnOnce() -> Progress) -> bool {
-        if self.stopped {
-            return false;
-        }
-        let now = Instant::now();
-        if now.duration_since(self.last) >= self.every {
-            self.last = now;
-            if !(self.callback)(&p()) {
-                self.stopped = true;
-            }
-        }
-        !self.stopped
-    }
-
-    pub(super) fn force(&mut self, p: Progress) -> bool {
-        if !self.stopped && !(self.callback)(&p) {
-            self.stopped = true;
-        }
-        !self.stopped
-    }
-}
-
-/// How often (in loop iterations) to look at the clock.
-pub(super) const TICK_MASK: u64 = (1 << 12) - 1;
 
 /// Run one simulation of the synthetic workload `spec` on the device `cfg` describes.
 pub fn simulate(
@@ -276,126 +190,6 @@ fn check_notified(cfg: &Config, workload: &TraceWorkload, page_size: u64) -> Res
         ));
     }
     Ok(())
-}
-
-/// What the measured phase records as it goes: the time series, the mean held-back
-/// pages, periodic integrity checks and progress. Shared by the device-level loop and
-/// the host model.
-struct Recorder<'t, 'c> {
-    pre: Counters,
-    logical: u64,
-    series_every: u64,
-    series: Vec<SeriesPoint>,
-    last_point: Counters,
-    next_point: u64,
-    verify: bool,
-    next_verify: u64,
-    held_sum: f64,
-    held_samples: u64,
-    /// Whether every logical page has been written (by the fill or by the run itself):
-    /// only then do held-back pages say how much spare space GC has.
-    filled: bool,
-    filled_held_sum: f64,
-    filled_samples: u64,
-    held_every: u64,
-    next_held: u64,
-    iter: u64,
-    ticker: &'t mut Ticker<'c>,
-}
-
-impl Recorder<'_, '_> {
-    /// After a device operation: sample, check, report progress. False once stopped.
-    #[inline]
-    fn after(
-        &mut self,
-        device: &mut Device,
-        fraction: impl FnOnce() -> Option<f64>,
-    ) -> Result<bool> {
-        let written = device.host_write_pages() - self.pre.host_write_pages;
-        let ftl = device.ftl();
-        if written >= self.next_held {
-            let held = ftl.held_back_pages() as f64;
-            self.held_sum += held;
-            self.held_samples += 1;
-            self.filled = self.filled || ftl.valid_pages() >= self.logical;
-            if self.filled {
-                self.filled_held_sum += held;
-                self.filled_samples += 1;
-            }
-            self.next_held = written + self.held_every;
-        }
-        if self.series_every > 0 && written >= self.next_point {
-            let now = device.counters();
-            let free = device.ftl().free_blocks();
-            self.series
-                .push(series_point(&self.pre, &self.last_point, &now, free));
-            self.last_point = now;
-            self.next_point = written + self.series_every;
-        }
-        if self.verify && written >= self.next_verify {
-            device.verify()?;
-            self.next_verify = written + self.logical;
-        }
-        self.iter += 1;
-        if self.iter & TICK_MASK == 0 {
-            self.ticker.tick(|| Progress {
-                phase: Phase::Measure,
-                fraction: fraction(),
-                write_pages: written,
-            });
-        }
-        Ok(!self.ticker.stopped)
-    }
-
-    fn held_mean(&self, ftl: &dyn Ftl) -> f64 {
-        if self.held_samples == 0 {
-            ftl.held_back_pages() as f64
-        } else {
-            self.held_sum / self.held_samples as f64
-        }
-    }
-
-    /// `(physical − held back) / logical − 1` over the samples taken once every logical
-    /// page had been written; `None` when there were none (a device that filled itself
-    /// only partly: its never-written space is not spare space GC works with).
-    fn effective_over_provisioning(&self, ftl: &dyn Ftl, physical: u64) -> Option<f64> {
-        let held = if self.filled_samples > 0 {
-            self.filled_held_sum / self.filled_samples as f64
-        } else if self.held_samples == 0 && self.filled {
-            ftl.held_back_pages() as f64
-        } else {
-            return None;
-        };
-        Some((physical as f64 - held) / self.logical as f64 - 1.0)
-    }
-}
-
-/// The host model's view of the recorder.
-struct HostObserver<'r, 't, 'c> {
-    recorder: &'r mut Recorder<'t, 'c>,
-    fraction: Option<f64>,
-}
-
-impl host::Observer for HostObserver<'_, '_, '_> {
-    fn after_command(&mut self, device: &mut Device) -> Result<bool> {
-        let fraction = self.fraction;
-        self.recorder.after(device, || fraction)
-    }
-
-    fn progress(&mut self, fraction: Option<f64>) {
-        self.fraction = fraction;
-    }
-}
-
-/// What drives the measured phase.
-enum Source<'s> {
-    /// Requests straight to the device interface (or through the host model when
-    /// `host.*` enables it).
-    Requests(Box<dyn Workload>),
-    /// Application operations that need the host model (`oltp`).
-    App(Box<dyn AppSource + 's>),
-    /// The VMs' file systems (`fs:`), whose report section the run fills in.
-    Fs(Box<crate::fs::FsWorkload>),
 }
 
 /// Precondition, then run `workload` on a device already validated as `geo` (`future`:
@@ -541,123 +335,39 @@ fn run(
             write_pages: measured.host_write_pages,
         });
     }
-    let (host, flash, gc) = Report::sections(&measured);
-    let held_mean = rec.held_mean(ftl);
-    let effective_op = rec.effective_over_provisioning(ftl, geo.physical_pages);
-    let series = std::mem::take(&mut rec.series);
-    let mut host_buffer = None;
-    let mut power_loss = None;
-    let (elapsed_ns, latency, throughput, app, cache, notify) = match measured_phase {
-        Measured::Device(iface, hb, recorded, losses) => {
-            let notify = hb.as_ref().map(|h| h.notify_report()).or(recorded);
-            host_buffer = hb.map(|h| h.report());
-            power_loss = Some(losses);
-            (
-                iface.elapsed(),
-                timed.then(|| iface.latency()),
-                timed.then(|| iface.throughput()),
-                None,
-                None,
-                notify,
-            )
-        }
-        Measured::Host(o) => (
-            o.elapsed_ns,
-            Some(o.device_latency),
-            Some(o.device_throughput),
-            Some(o.app),
-            Some(o.cache),
-            Some(o.notify),
-        ),
-    };
-    let timing = ftl.timing_summary(elapsed_ns);
-    let latency = latency.map(|mut l| {
-        l.gc_blocked = timing.as_ref().map(|t| t.gc_blocked.clone());
-        l
-    });
-    let wall = started.elapsed().as_secs_f64();
-    let content = ftl.content_stats().map(|(c, g)| {
-        let c = pre_content.map_or(c, |p| c.since(&p));
-        crate::content::ContentReport::new(&cfg.content, &c, &g, measured.host_write_pages)
-    });
-    Ok(Report {
-        waf: measured.defined_waf(),
-        host,
-        flash,
-        gc,
-        ftl: crate::report::FtlReport::new(cfg.ftl.kind, &measured),
-        io_time_s: measured.io_time_ns as f64 / 1e9,
-        wear: ftl.wear(),
-        device: DeviceInfo {
-            logical_pages: logical,
-            physical_pages: geo.physical_pages,
-            page_size: geo.page_size,
-            pages_per_block: geo.pages_per_block,
-            blocks: geo.blocks,
-            planes: geo.planes,
-            gc_units: crate::config::FtlLayout::new(cfg, geo)?.units.len() as u32,
-            over_provisioning: geo.over_provisioning(),
-            held_back_pages_mean: held_mean,
-            effective_over_provisioning: effective_op,
-            state_bytes: device.memory_bytes() as u64,
-        },
-        elapsed_s: timed.then_some(elapsed_ns as f64 / 1e9),
-        latency,
-        throughput,
+    let driver = measured_phase.sections(timed);
+    let timing = ftl.timing_summary(driver.elapsed_ns);
+    Report::assemble(RunParts {
+        cfg,
+        geo,
+        label,
+        seed: opts.seed,
+        verify: opts.verify,
+        reproducible: opts.reproducible,
+        logical,
+        pre,
+        pre_content,
+        steady,
+        measured,
+        interrupted,
+        fraction,
+        wall_s: started.elapsed().as_secs_f64(),
+        measured_wall_s: measured_wall,
+        held_back_pages_mean: rec.held_mean(ftl),
+        effective_over_provisioning: rec.effective_over_provisioning(ftl, geo.physical_pages),
+        series: std::mem::take(&mut rec.series),
+        driver,
         timing,
-        trace: trace_info,
-        app,
-        cache,
-        notify,
-        series,
-        precondition: PhaseReport {
-            host_write_pages: pre.host_write_pages,
-            flash_programs: pre.programs.total(),
-            flash_erases: pre.erases.total(),
-            gc_pages_copied: pre.gc_pages_copied,
-            waf: pre.defined_waf(),
-            drive_writes: pre.host_write_pages as f64 / logical as f64,
-            steady,
-        },
-        run: RunInfo {
-            version: crate::VERSION.to_string(),
-            seed: opts.seed,
-            workload: label.to_string(),
-            config: serde_json::to_value(cfg).expect("configs serialize"),
-            wall_s: (!opts.reproducible).then_some(wall),
-            measured_wall_s: (!opts.reproducible).then_some(measured_wall),
-            verified: opts.verify,
-            interrupted,
-            progress: if interrupted {
-                fraction.unwrap_or(0.0)
-            } else {
-                1.0
-            },
-        },
-        content,
+        wear: ftl.wear(),
+        content: ftl.content_stats(),
+        state_bytes: device.memory_bytes() as u64,
         buffer: device.buffer_report(),
-        host_buffer,
-        refresh: cfg.needs_clock().then(|| crate::report::RefreshReport {
-            blocks: measured.refresh_blocks,
-            fast_blocks: measured.refresh_fast_blocks,
-            pages: measured.refresh_pages,
-            restarts: device.restarts(),
-            program_share: if measured.programs.total() == 0 {
-                0.0
-            } else {
-                measured.programs.get(crate::stats::Cause::Refresh) as f64
-                    / measured.programs.total() as f64
-            },
-        }),
-        power_loss: (!cfg.device.restart_at.is_empty() || cfg.device.power_loss_every > 0).then(
-            || crate::report::PowerLossReport {
-                // Checked after every power loss: a loss would have stopped the run.
-                durable_pages_lost: opts
-                    .verify
-                    .then(|| ftl.oracle().map_or(0, |o| o.lost_pages() as u64)),
-                ..power_loss.unwrap_or_default()
-            },
-        ),
+        restarts: device.restarts(),
+        // Checked after every power loss: a loss would have stopped the run.
+        durable_pages_lost: opts
+            .verify
+            .then(|| ftl.oracle().map_or(0, |o| o.lost_pages() as u64)),
+        trace: trace_info,
         fs: fs_report,
         oracle,
     })
@@ -688,148 +398,4 @@ fn nothing_to_simulate(label: &str, trace: Option<&crate::workload::TraceInfo>) 
         None => "no request to simulate: the workload issued nothing (a length of 0?)".into(),
     };
     crate::Error::workload(label, reason)
-}
-
-/// How the measured phase ran.
-enum Measured {
-    /// The device-level loop: its interface, the host write buffer, the notify
-    /// report of a notified trace's recorded host, and its power losses.
-    Device(
-        Box<HostInterface>,
-        Option<Box<HostWriteBuffer>>,
-        Option<crate::report::NotifyReport>,
-        crate::report::PowerLossReport,
-    ),
-    Host(Box<host::HostOutcome>),
-}
-
-fn series_point(start: &Counters, prev: &Counters, now: &Counters, free: u64) -> SeriesPoint {
-    let total = now.since(start);
-    let interval = now.since(prev);
-    SeriesPoint {
-        host_write_pages: total.host_write_pages,
-        flash_programs: total.programs.total(),
-        flash_erases: total.erases.total(),
-        gc_pages_copied: total.gc_pages_copied,
-        waf_interval: interval.waf(),
-        waf_cumulative: total.waf(),
-        free_blocks: free,
-    }
-}
-
-/// Fill, then random writes until steady. Returns whether WA settled.
-/// The measured workload's own writes, for `precondition.pattern = "workload"`: a
-/// synthetic workload's write stream, or a trace's writes read again (and again).
-fn own_writes(
-    cfg: &Config,
-    source: &Source,
-    synthetic: Option<&Synthetic>,
-    seed: u64,
-) -> Result<Option<Box<dyn Workload>>> {
-    let p = &cfg.precondition;
-    if p.pattern != PreconditionPattern::Workload || p.random_drive_writes <= 0.0 {
-        return Ok(None);
-    }
-    if let Some(w) = synthetic {
-        return Ok(Some(Box::new(w.writes_only(seed))));
-    }
-    match source {
-        Source::Requests(w) => w.own_writes(),
-        _ => Ok(None),
-    }
-}
-
-fn precondition(
-    cfg: &Config,
-    ftl: &mut dyn Ftl,
-    own: Option<Box<dyn Workload>>,
-    opts: &RunOptions,
-    ticker: &mut Ticker,
-) -> Result<bool> {
-    let p = &cfg.precondition;
-    let logical = ftl.logical_pages();
-    let random_pages = (p.random_drive_writes * logical as f64).round() as u64;
-    let total = if p.fill { logical } else { 0 } + random_pages;
-    if total == 0 {
-        return Ok(false);
-    }
-    let report = |done: u64| Progress {
-        phase: Phase::Precondition,
-        fraction: Some(done as f64 / total as f64),
-        write_pages: done,
-    };
-    ticker.force(report(0));
-    let mut done = 0u64;
-    if p.fill {
-        for lpn in 0..logical {
-            ftl.write(lpn)?;
-            done += 1;
-            if done & TICK_MASK == 0 && !ticker.tick(|| report(done)) {
-                return Ok(false);
-            }
-        }
-    }
-    let seed = stream_seed(opts.seed, STREAM_PRECONDITION);
-    let mut rng = Pcg64Mcg::seed_from_u64(seed);
-    let mut own = own;
-    let mut ahead = [0u64; LOOKAHEAD];
-    if own.is_none() {
-        for a in ahead.iter_mut() {
-            *a = rng.random_range(0..logical);
-        }
-    }
-    let mut slot = 0usize;
-    let window = (logical / 4).max(1);
-    let min_windows = 4; // at least one drive-write before judging steadiness
-    let mut prev_waf: Option<f64> = None;
-    let mut calm = 0;
-    let mut windows = 0;
-    let mut written = 0u64;
-    while written < random_pages {
-        let start = ftl.counters();
-        let end = (written + window).min(random_pages);
-        while written < end {
-            match own.as_mut() {
-                None => {
-                    let lpn = ahead[slot];
-                    ahead[slot] = rng.random_range(0..logical);
-                    ftl.prefetch(ahead[slot]);
-                    slot = (slot + 1) % LOOKAHEAD;
-                    ftl.write(lpn)?;
-                    written += 1;
-                }
-                Some(w) => {
-                    let Some(req) = w.next_request()? else {
-                        return Err(crate::Error::config(
-                            "precondition.pattern",
-                            "`workload`: the measured workload writes nothing to replay; use `uniform`",
-                        ));
-                    };
-                    let stop = (req.lpn + req.pages as u64).min(req.lpn + (end - written));
-                    for lpn in req.lpn..stop {
-                        ftl.write(lpn)?;
-                    }
-                    written += stop - req.lpn;
-                }
-            }
-            done = if p.fill { logical } else { 0 } + written;
-            if written & TICK_MASK == 0 && !ticker.tick(|| report(done)) {
-                return Ok(false);
-            }
-        }
-        windows += 1;
-        let waf = ftl.counters().since(&start).waf();
-        if let Some(prev) = prev_waf {
-            if p.steady_tolerance > 0.0 && (waf - prev).abs() <= p.steady_tolerance * waf.max(1.0) {
-                calm += 1;
-            } else {
-                calm = 0;
-            }
-        }
-        prev_waf = Some(waf);
-        if windows >= min_windows && calm >= 2 {
-            return Ok(true);
-        }
-    }
-    Ok(false)
 }

@@ -50,7 +50,8 @@
 //! It is a ceiling on what marking pages by their future death can buy z-greedy, not a
 //! real policy: no device knows the future.
 
-use super::{Phase, Progress, RunOptions, Ticker, TICK_MASK};
+use super::options::RunOptions;
+use super::progress::{Phase, Progress, Ticker, TICK_MASK};
 use crate::config::{
     available_memory, CbAge, Config, FtlLayout, Geometry, MemoryEstimate, NotifyMode, OracleScore,
     PolicySpec,

@@ -12,21 +12,26 @@
 //! ([`OltpWorkload`]).
 
 mod app;
+mod catalog;
 mod footprint;
 mod fs_spec;
+mod keys;
 mod oltp;
 mod permutation;
 mod spec;
 mod synthetic;
 mod trace;
+mod trace_info;
 mod values;
 
 pub use app::{AppOp, AppSource, IoKind, RequestSource};
+pub use catalog::{WorkloadInfo, WORKLOADS};
 pub use fs_spec::{Bench as FsBench, FsParams, JournalMode, DEFAULT_MEMORY};
+pub use keys::WorkloadSpec;
 pub use oltp::OltpWorkload;
-pub use spec::{WorkloadInfo, WorkloadSpec, WORKLOADS};
 pub use synthetic::Synthetic;
-pub use trace::{TraceInfo, TraceSpec, TraceWorkload};
+pub use trace::{TraceSpec, TraceWorkload};
+pub use trace_info::TraceInfo;
 pub use values::ValueModel;
 
 use crate::error::Result;

@@ -12,14 +12,13 @@
 //! chunks, gets a value derived from the request's hashes and the page's position —
 //! different from anything else written, as the page's real content would be.
 
+use super::trace_info::{NotifiedInfo, TraceInfo};
 use super::{Op, Request, Workload};
 use crate::error::{Error, Result};
 use crate::fingerprint::combine;
 use crate::trace::{
-    HostBuffer, NativeHeader, ReadOptions, RemapMode, RemapStats, Remapper, TraceFormat, TraceOp,
-    TraceReader,
+    HostBuffer, NativeHeader, ReadOptions, RemapMode, Remapper, TraceFormat, TraceOp, TraceReader,
 };
-use serde::Serialize;
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
@@ -39,35 +38,6 @@ impl TraceSpec {
     pub fn label(&self) -> String {
         format!("{}:{}", self.format, self.path.display())
     }
-}
-
-/// What replaying the trace did, for the report.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct TraceInfo {
-    pub path: String,
-    pub format: String,
-    pub records: u64,
-    pub flushes: u64,
-    pub skipped_lines: u64,
-    /// The first malformed lines skipped (`on_error = skip`), as `line: reason`.
-    pub skipped_examples: Vec<String>,
-    pub remap: String,
-    pub remapped: RemapStats,
-    /// The one device kept (`--trace-device`), if any.
-    pub device: Option<u32>,
-    /// The most records replayed (`--limit`), if any.
-    pub limit: Option<u64>,
-    /// A notified trace's host events (absent for plain block traces): they replace
-    /// the host model, and reach the device through the notification channel.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub notified: Option<NotifiedInfo>,
-}
-
-/// The host events a notified trace replayed.
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
-pub struct NotifiedInfo {
-    pub dirty_events: u64,
-    pub clean_events: u64,
 }
 
 /// A trace replayed as a workload.

@@ -1,0 +1,19 @@
+//! What a run is asked to do besides simulating the configured device: its seed,
+//! verification, reproducible reports, the memory bound, and whether to run a
+//! configuration refused as unsafe.
+
+/// Options of one run that are not part of the device's configuration.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub seed: u64,
+    /// Keep the integrity oracle and check invariants every drive-write and at the end.
+    pub verify: bool,
+    /// Leave wall-clock times out of the report (byte-identical reports).
+    pub reproducible: bool,
+    /// Refuse a run whose estimated state exceeds this many bytes (`None`: the memory
+    /// the operating system says is available, where it can tell).
+    pub max_memory: Option<u64>,
+    /// Run a configuration that is refused as unsafe (the skip policy with a volatile
+    /// buffer), so that its data loss can be shown.
+    pub force_unsafe: bool,
+}
