@@ -18,9 +18,10 @@
 use crate::config::{Config, Geometry};
 use crate::error::{Error, Result};
 use crate::flash::{FlashState, NONE};
-use crate::ftl::{DeviceEvent, FlashOps, Wear, ZombieMarks};
+use crate::ftl::{DeviceEvent, FlashOps, ZombieMarks};
 use crate::stats::Counters;
 use crate::verify::Oracle;
+use serde::Serialize;
 
 /// The state every FTL shares.
 pub struct FtlBase {
@@ -309,5 +310,29 @@ impl FtlBase {
     /// Bytes of the shared state.
     pub fn memory_bytes(&self) -> usize {
         self.flash.memory_bytes() + self.marks.memory_bytes()
+    }
+}
+
+/// Summary of block wear.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Wear {
+    pub erase_min: u32,
+    pub erase_mean: f64,
+    pub erase_max: u32,
+}
+
+impl Wear {
+    /// Erase counts over the usable (not reserved) blocks of `flash`.
+    pub fn of(flash: &FlashState) -> Wear {
+        let counts: Vec<u32> = (0..flash.blocks() as usize)
+            .filter(|&b| flash.status[b] != crate::flash::BlockStatus::Reserved)
+            .map(|b| flash.erase_count[b])
+            .collect();
+        let n = counts.len().max(1) as f64;
+        Wear {
+            erase_min: counts.iter().copied().min().unwrap_or(0),
+            erase_mean: counts.iter().map(|&c| c as f64).sum::<f64>() / n,
+            erase_max: counts.iter().copied().max().unwrap_or(0),
+        }
     }
 }
