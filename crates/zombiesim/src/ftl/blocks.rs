@@ -17,7 +17,7 @@ use crate::config::{Config, FtlLayout};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
 use crate::gc::{self, VictimPolicy};
-use crate::placement::{Placement, StreamPlan};
+use crate::placement::{FixedStreams, Placement, StreamPlan};
 use std::collections::VecDeque;
 
 /// A contiguous range of planes served by one garbage collector.
@@ -42,6 +42,8 @@ pub struct BlockManager {
     pub units: Vec<GcUnit>,
     /// Which stream (write frontier) each page goes to (`ftl.placement`).
     pub placement: Box<dyn Placement>,
+    /// The placement's streams when it places by the kind of write alone (asked once).
+    pub fixed: Option<FixedStreams>,
     block_unit: Vec<u32>,
     free: Vec<VecDeque<u32>>,
     open: Vec<u32>,
@@ -98,9 +100,11 @@ impl BlockManager {
             logical_pages: geo.logical_pages,
             stored_pages: geo.logical_pages as usize,
         };
+        let placement = cfg.ftl.placement.build(&plan);
         BlockManager {
             units,
-            placement: cfg.ftl.placement.build(&plan),
+            fixed: placement.fixed(),
+            placement,
             block_unit,
             free,
             open: vec![NONE; (geo.planes * layout.streams) as usize],

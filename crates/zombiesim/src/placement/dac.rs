@@ -10,7 +10,7 @@
 //! With one region every host write goes to stream 0 and every GC copy to the first
 //! GC stream (the host's own with `ftl.gc_frontier = "shared"`).
 
-use super::{GcCopy, HostWrite, Placement, PlacementEntry, StreamPlan};
+use super::{FixedStreams, GcCopy, HostWrite, Placement, PlacementEntry, StreamPlan};
 
 pub(super) const ENTRY: PlacementEntry = PlacementEntry {
     name: "dac",
@@ -79,5 +79,60 @@ impl Placement for Dac {
 
     fn memory_bytes(&self) -> usize {
         self.region.len()
+    }
+
+    /// With one region: host writes to stream 0, GC copies to the first GC stream,
+    /// known zombies to the zombie stream when there is one.
+    fn fixed(&self) -> Option<FixedStreams> {
+        (self.regions <= 1).then_some(FixedStreams {
+            host: 0,
+            gc: self.gc_first,
+            zombie: self.zombie.unwrap_or(self.gc_first),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::placement::WriteHint;
+
+    fn plan(regions: u32, zombie: Option<u32>) -> StreamPlan {
+        StreamPlan {
+            host_streams: regions,
+            gc_first: regions,
+            gc_streams: regions,
+            zombie,
+            logical_pages: 64,
+            stored_pages: 64,
+        }
+    }
+
+    #[test]
+    fn the_fixed_streams_are_what_the_policy_would_say() {
+        for zombie in [None, Some(2)] {
+            let mut dac = Dac::new(&plan(1, zombie));
+            let fixed = dac.fixed().expect("one region places by the kind of write");
+            for (lpn, overwrite, is_zombie) in
+                [(3, false, false), (3, true, true), (9, true, false)]
+            {
+                let write = HostWrite {
+                    lpn,
+                    overwrite,
+                    hint: WriteHint::NONE,
+                    now: 7,
+                };
+                assert_eq!(dac.host_stream(&write), fixed.host);
+                let copy = GcCopy {
+                    lpn,
+                    zombie: is_zombie,
+                    block_modified: 0,
+                    now: 7,
+                };
+                assert_eq!(dac.gc_stream(&copy), fixed.gc_stream(is_zombie));
+            }
+        }
+        // Regions move pages between streams: no fixed answer.
+        assert!(Dac::new(&plan(3, None)).fixed().is_none());
     }
 }

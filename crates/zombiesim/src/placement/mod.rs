@@ -103,6 +103,36 @@ pub trait Placement: Send {
     fn memory_bytes(&self) -> usize {
         0
     }
+    /// The streams of a policy that places by the kind of write alone: every host
+    /// write to one stream, every GC copy to one stream (known zombies to another).
+    /// The FTL then places without asking, the common case's fast path; the answer
+    /// must be what `host_stream` and `gc_stream` would say.
+    fn fixed(&self) -> Option<FixedStreams> {
+        None
+    }
+}
+
+/// The streams of a policy that places by the kind of write alone ([`Placement::fixed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FixedStreams {
+    /// Every host or buffer write.
+    pub host: u32,
+    /// Every GC or refresh copy, but known zombies'.
+    pub gc: u32,
+    /// A GC copy of a known zombie.
+    pub zombie: u32,
+}
+
+impl FixedStreams {
+    /// The stream of a GC copy.
+    #[inline]
+    pub fn gc_stream(&self, zombie: bool) -> u32 {
+        if zombie {
+            self.zombie
+        } else {
+            self.gc
+        }
+    }
 }
 
 /// Why a setting is refused: the config key to change, and the reason.

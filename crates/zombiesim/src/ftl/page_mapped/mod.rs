@@ -214,6 +214,9 @@ impl PageMappedFtl {
     /// The stream a host (or buffer) write of `l` goes to: the placement policy's.
     #[inline]
     pub(super) fn host_stream(&mut self, l: usize, overwrite: bool, hint: WriteHint) -> u32 {
+        if let Some(fixed) = self.blocks.fixed {
+            return fixed.host;
+        }
         let write = HostWrite {
             lpn: l,
             overwrite,
