@@ -10,7 +10,7 @@
 //! z-cost-benefit (000 eq. 3) is the same scan with the invalid count discounted by the
 //! block's known zombies: `(i − min(z, i/2)) · a / (2 v)`. With no zombies the two agree.
 
-use super::{CandidateList, SelectCtx, VictimPolicy};
+use super::{BlockStats, CandidateList, SelectCtx, VictimPolicy};
 use crate::config::CbAge;
 use crate::flash::FlashState;
 
@@ -66,11 +66,10 @@ pub fn score(flash: &FlashState, block: u32, now: u64, zombies: bool, age: CbAge
 }
 
 impl VictimPolicy for CostBenefit {
-    fn insert(&mut self, block: u32, _flash: &FlashState) {
+    fn insert(&mut self, stats: &BlockStats) {
+        let block = stats.block;
         self.candidates.push(block);
     }
-
-    fn invalidated(&mut self, _block: u32, _valid: u32) {}
 
     fn select(&mut self, ctx: &mut SelectCtx) -> Option<u32> {
         self.scored = self.candidates.len() as u64;

@@ -1,7 +1,6 @@
 //! Greedy: reclaim the block with the fewest valid pages (most invalid), O(1) per update.
 
-use super::{BucketIndex, SelectCtx, VictimPolicy};
-use crate::flash::FlashState;
+use super::{BlockStats, BucketIndex, SelectCtx, VictimPolicy};
 
 /// Greedy victim selection over a [`BucketIndex`] keyed by valid count.
 pub struct Greedy {
@@ -17,13 +16,13 @@ impl Greedy {
 }
 
 impl VictimPolicy for Greedy {
-    fn insert(&mut self, block: u32, flash: &FlashState) {
-        self.index.insert(block, flash.valid_count[block as usize]);
+    fn insert(&mut self, stats: &BlockStats) {
+        self.index.insert(stats.block, stats.valid);
     }
 
     #[inline]
-    fn invalidated(&mut self, block: u32, valid: u32) {
-        self.index.update(block, valid);
+    fn changed(&mut self, stats: &BlockStats) {
+        self.index.update(stats.block, stats.valid);
     }
 
     fn select(&mut self, _ctx: &mut SelectCtx) -> Option<u32> {

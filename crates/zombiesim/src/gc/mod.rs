@@ -1,10 +1,11 @@
 //! Victim selection: which closed block garbage collection reclaims next.
 //!
 //! One small trait, [`VictimPolicy`], one instance per GC unit. A policy sees a
-//! block when it is closed (fully programmed, [`VictimPolicy::insert`]), hears about
-//! every page that dies in a closed block ([`VictimPolicy::invalidated`], the hot
-//! path), and picks and forgets a victim in [`VictimPolicy::select`]. Blocks leave
-//! the candidate set only by being selected.
+//! block when it is closed (fully programmed, [`VictimPolicy::insert`]), hears of
+//! every change to a closed block's statistics through one event carrying them
+//! ([`VictimPolicy::changed`] with a [`BlockStats`]: a page died, the hot path, or was
+//! revived; its zombie count or pooled weight changed), and picks and forgets a victim
+//! in [`VictimPolicy::select`]. Blocks leave the candidate set only by being selected.
 //!
 //! | policy | structure | cost per invalidation | cost per selection |
 //! |---|---|---|---|
@@ -18,12 +19,12 @@
 //! | z-cost-benefit | candidate list, exact scan | O(1) (nothing) | O(candidates) |
 //! | greedy-delay:p | bucket bitsets by `v`, delayed blocks after all others | O(1) | O(blocks / 4096) words |
 //!
-//! Zombie-aware policies also hear when a block's count of known zombie pages changes
-//! ([`VictimPolicy::zombies_changed`]); the others ignore it.
+//! Zombie-aware policies key on the zombie count the event carries; the others ignore it.
 //! | popularity | buckets by `v + min(w, i/2)` | O(1) | O(blocks / 4096) words |
 //!
 //! Ties go to the lowest block number so runs are deterministic.
 
+mod block_stats;
 pub mod buckets;
 mod cost_benefit;
 mod greedy;
@@ -32,6 +33,7 @@ mod queue;
 mod sampled;
 pub mod zombie;
 
+pub use block_stats::BlockStats;
 pub use buckets::BucketIndex;
 pub use cost_benefit::CostBenefit;
 pub use greedy::Greedy;
@@ -55,12 +57,11 @@ pub struct SelectCtx<'a> {
 /// A victim-selection policy for one GC unit.
 pub trait VictimPolicy: Send {
     /// A block of this unit became a candidate (fully programmed).
-    fn insert(&mut self, block: u32, flash: &FlashState);
-    /// A page of candidate `block` died; `valid` is the block's new valid count.
-    fn invalidated(&mut self, block: u32, valid: u32);
-    /// The number of known zombie pages of candidate `block` changed (it has `valid`
-    /// valid pages, `zombies` of them zombies).
-    fn zombies_changed(&mut self, _block: u32, _valid: u32, _zombies: u32) {}
+    fn insert(&mut self, stats: &BlockStats);
+    /// A statistic of candidate `stats.block` changed: a page died or was revived, its
+    /// count of known zombies or its pooled dead pages' weight changed. Policies that
+    /// key on a statistic re-key the block; the others ignore it.
+    fn changed(&mut self, _stats: &BlockStats) {}
     /// Choose a victim and remove it from the candidates; `None` when there are none.
     fn select(&mut self, ctx: &mut SelectCtx) -> Option<u32>;
     /// Number of candidates.
@@ -73,14 +74,6 @@ pub trait VictimPolicy: Send {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// A dead page of candidate `block` was revived: the block's valid count
-    /// rose to `valid`. Policies that key on the valid count re-key it.
-    fn revived(&mut self, block: u32, valid: u32) {
-        self.invalidated(block, valid);
-    }
-    /// The popularity weight of `block`'s pooled dead pages changed to `weight`
-    /// (content-aware flash); `valid` is its valid count. Most policies ignore it.
-    fn reweighed(&mut self, _block: u32, _valid: u32, _weight: u32) {}
 }
 
 /// Build the policy named by `spec` for a unit owning blocks `first_block .. first_block + blocks`

@@ -10,52 +10,39 @@
 //! pages of the plain greedy choice. With no pool every weight is 0 and this is greedy.
 //! Keys live in a [`BucketIndex`], so updates are O(1).
 
-use super::{BucketIndex, SelectCtx, VictimPolicy};
-use crate::flash::FlashState;
+use super::{BlockStats, BucketIndex, SelectCtx, VictimPolicy};
 
 /// Popularity-aware greedy for one GC unit.
 pub struct Popularity {
     index: BucketIndex,
-    first_block: u32,
     pages_per_block: u32,
-    /// Weight of every block of the unit (candidates or not).
-    weight: Vec<u32>,
 }
 
 impl Popularity {
     pub fn new(first_block: u32, blocks: u32, pages_per_block: u32) -> Self {
         Popularity {
             index: BucketIndex::new(first_block, blocks, pages_per_block + pages_per_block / 2),
-            first_block,
             pages_per_block,
-            weight: vec![0; blocks as usize],
         }
     }
 
     #[inline]
-    fn key(&self, block: u32, valid: u32) -> u32 {
-        let w = self.weight[(block - self.first_block) as usize];
-        let invalid = self.pages_per_block - valid;
-        valid + w.min(invalid / 2)
+    fn key(&self, stats: &BlockStats) -> u32 {
+        let invalid = self.pages_per_block - stats.valid;
+        stats.valid + stats.weight().min(invalid / 2)
     }
 }
 
 impl VictimPolicy for Popularity {
-    fn insert(&mut self, block: u32, flash: &FlashState) {
-        let key = self.key(block, flash.valid_count[block as usize]);
-        self.index.insert(block, key);
+    fn insert(&mut self, stats: &BlockStats) {
+        let key = self.key(stats);
+        self.index.insert(stats.block, key);
     }
 
     #[inline]
-    fn invalidated(&mut self, block: u32, valid: u32) {
-        let key = self.key(block, valid);
-        self.index.update(block, key);
-    }
-
-    fn reweighed(&mut self, block: u32, valid: u32, weight: u32) {
-        self.weight[(block - self.first_block) as usize] = weight;
-        let key = self.key(block, valid);
-        self.index.update(block, key);
+    fn changed(&mut self, stats: &BlockStats) {
+        let key = self.key(stats);
+        self.index.update(stats.block, key);
     }
 
     fn select(&mut self, _ctx: &mut SelectCtx) -> Option<u32> {
@@ -79,13 +66,15 @@ mod tests {
         );
         let ppb = flash.pages_per_block();
         let mut p = Popularity::new(0, 8, ppb);
+        let mut weights = vec![0u32; 8];
         // Both blocks closed with 0 valid pages in `flash` terms; set counts by hand.
         p.index.insert(1, ppb);
         p.index.insert(2, ppb);
-        p.invalidated(1, ppb - 10);
-        p.invalidated(2, ppb - 8);
+        p.changed(&BlockStats::new(1, ppb - 10, &flash, &weights));
+        p.changed(&BlockStats::new(2, ppb - 8, &flash, &weights));
         // Block 1 has more invalid pages, but its dead pages are popular.
-        p.reweighed(1, ppb - 10, 6);
+        weights[1] = 6;
+        p.changed(&BlockStats::new(1, ppb - 10, &flash, &weights));
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
         let mut ctx = SelectCtx {
             flash: &flash,
@@ -94,8 +83,10 @@ mod tests {
         };
         assert_eq!(p.select(&mut ctx), Some(2));
         // The cap: a weight can cost at most half the invalid pages.
-        p.reweighed(1, ppb - 10, 1000);
-        assert_eq!(p.key(1, ppb - 10), ppb - 10 + 5);
+        weights[1] = 1000;
+        let stats = BlockStats::new(1, ppb - 10, &flash, &weights);
+        p.changed(&stats);
+        assert_eq!(p.key(&stats), ppb - 10 + 5);
         assert_eq!(p.select(&mut ctx), Some(1));
     }
 }

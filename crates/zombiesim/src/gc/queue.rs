@@ -1,7 +1,7 @@
 //! Policies over the order in which blocks were closed: FIFO and windowed greedy.
 
-use super::{SelectCtx, VictimPolicy};
-use crate::flash::FlashState;
+use super::{BlockStats, SelectCtx, VictimPolicy};
+
 use std::collections::VecDeque;
 
 /// FIFO (least-recently-written) cleaning: the oldest closed block.
@@ -11,11 +11,10 @@ pub struct Fifo {
 }
 
 impl VictimPolicy for Fifo {
-    fn insert(&mut self, block: u32, _flash: &FlashState) {
+    fn insert(&mut self, stats: &BlockStats) {
+        let block = stats.block;
         self.queue.push_back(block);
     }
-
-    fn invalidated(&mut self, _block: u32, _valid: u32) {}
 
     fn select(&mut self, _ctx: &mut SelectCtx) -> Option<u32> {
         self.queue.pop_front()
@@ -44,11 +43,10 @@ impl WindowedGreedy {
 }
 
 impl VictimPolicy for WindowedGreedy {
-    fn insert(&mut self, block: u32, _flash: &FlashState) {
+    fn insert(&mut self, stats: &BlockStats) {
+        let block = stats.block;
         self.queue.push_back(block);
     }
-
-    fn invalidated(&mut self, _block: u32, _valid: u32) {}
 
     fn select(&mut self, ctx: &mut SelectCtx) -> Option<u32> {
         let n = self.window.min(self.queue.len());

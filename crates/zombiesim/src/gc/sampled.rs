@@ -1,8 +1,8 @@
 //! Policies that sample candidates at random: d-choices, and random victim
 //! selection, which is d-choices with d = 1.
 
-use super::{SelectCtx, VictimPolicy};
-use crate::flash::{FlashState, NONE};
+use super::{BlockStats, SelectCtx, VictimPolicy};
+use crate::flash::NONE;
 use rand::RngExt;
 
 /// A set of blocks with O(1) insert, remove and uniform sampling
@@ -74,11 +74,10 @@ impl DChoices {
 }
 
 impl VictimPolicy for DChoices {
-    fn insert(&mut self, block: u32, _flash: &FlashState) {
+    fn insert(&mut self, stats: &BlockStats) {
+        let block = stats.block;
         self.candidates.push(block);
     }
-
-    fn invalidated(&mut self, _block: u32, _valid: u32) {}
 
     fn select(&mut self, ctx: &mut SelectCtx) -> Option<u32> {
         let n = self.candidates.len();

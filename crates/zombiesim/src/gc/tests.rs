@@ -61,7 +61,7 @@ fn greedy_picks_fewest_valid_ties_to_lowest_block() {
     let flash = flash_with_counts(&[6, 3, 8, 3], 8);
     let mut g = build(PolicySpec::Greedy, CbAge::SinceModified, 0, 4, 8);
     for b in 0..4 {
-        g.insert(b, &flash);
+        g.insert(&BlockStats::of(b, &flash));
     }
     assert_eq!(pick(g.as_mut(), &flash, 0), Some(1));
     assert_eq!(pick(g.as_mut(), &flash, 0), Some(3));
@@ -74,7 +74,7 @@ fn cost_benefit_weighs_age_and_prefers_empty_blocks() {
     flash.last_modified = vec![90, 10, 95, 10];
     let mut cb = build(PolicySpec::CostBenefit, CbAge::SinceModified, 0, 4, 8);
     for b in 0..4 {
-        cb.insert(b, &flash);
+        cb.insert(&BlockStats::of(b, &flash));
     }
     // Block 2 has no valid page: it wins outright.
     assert_eq!(pick(cb.as_mut(), &flash, 100), Some(2));
@@ -90,7 +90,7 @@ fn cost_benefit_with_the_modified_time_as_age_favours_recent_blocks() {
     flash.last_modified = vec![90, 10, 95, 60, 10];
     let mut cb = build(PolicySpec::CostBenefit, CbAge::ModifiedTime, 0, 5, 8);
     for b in 0..5 {
-        cb.insert(b, &flash);
+        cb.insert(&BlockStats::of(b, &flash));
     }
     assert_eq!(pick(cb.as_mut(), &flash, 100), Some(2));
     // Block 0: 6*91/4 = 136.5; block 1: 4*11/8 = 5.5; block 3: 4*61/8 = 30.5.
@@ -99,7 +99,7 @@ fn cost_benefit_with_the_modified_time_as_age_favours_recent_blocks() {
     // z-cost-benefit reads the same age.
     let mut zcb = build(PolicySpec::ZCostBenefit, CbAge::ModifiedTime, 0, 5, 8);
     for b in [1, 3] {
-        zcb.insert(b, &flash);
+        zcb.insert(&BlockStats::of(b, &flash));
     }
     assert_eq!(pick(zcb.as_mut(), &flash, 100), Some(3));
 }
@@ -110,8 +110,8 @@ fn fifo_and_windowed_greedy_follow_closing_order() {
     let mut fifo = build(PolicySpec::Fifo, CbAge::SinceModified, 0, 4, 8);
     let mut win = build(PolicySpec::WindowedGreedy(2), CbAge::SinceModified, 0, 4, 8);
     for b in [2, 0, 1, 3] {
-        fifo.insert(b, &flash);
-        win.insert(b, &flash);
+        fifo.insert(&BlockStats::of(b, &flash));
+        win.insert(&BlockStats::of(b, &flash));
     }
     assert_eq!(pick(fifo.as_mut(), &flash, 0), Some(2));
     assert_eq!(pick(fifo.as_mut(), &flash, 0), Some(0));
@@ -127,8 +127,8 @@ fn d_choices_with_many_samples_is_greedy() {
     let mut dc = build(PolicySpec::DChoices(64), CbAge::SinceModified, 0, 4, 8);
     let mut rnd = build(PolicySpec::Random, CbAge::SinceModified, 0, 4, 8);
     for b in 0..4 {
-        dc.insert(b, &flash);
-        rnd.insert(b, &flash);
+        dc.insert(&BlockStats::of(b, &flash));
+        rnd.insert(&BlockStats::of(b, &flash));
     }
     assert_eq!(pick(dc.as_mut(), &flash, 0), Some(1));
     let mut seen = Vec::new();
@@ -142,21 +142,26 @@ fn d_choices_with_many_samples_is_greedy() {
 #[test]
 fn greedy_delay_skips_zombie_rich_blocks_while_others_exist() {
     // Blocks 0..3 with 2, 5, 3 valid pages of 8.
-    let flash = flash_with_counts(&[2, 5, 3], 8);
+    let mut flash = flash_with_counts(&[2, 5, 3], 8);
     let mut p = GreedyDelay::new(0, 16, 8, 50);
     for b in 0..3 {
-        p.insert(b, &flash);
+        p.insert(&BlockStats::of(b, &flash));
     }
+    // The event carries the block's statistics as they stand.
+    let set = |flash: &mut FlashState, p: &mut GreedyDelay, b: u32, valid: u32, zombies: u32| {
+        flash.zombies[b as usize] = zombies;
+        p.changed(&BlockStats::new(b, valid, flash, &[]));
+    };
     // Block 0: 2 of its 2 valid pages are zombies (100% > 50%): delayed.
-    p.zombies_changed(0, 2, 2);
+    set(&mut flash, &mut p, 0, 2, 2);
     // Block 2: 1 of 3 (33%): not delayed.
-    p.zombies_changed(2, 3, 1);
+    set(&mut flash, &mut p, 2, 3, 1);
     assert_eq!(pick(&mut p, &flash, 0), Some(2));
     // Block 1 becomes zombie-rich too: both left are delayed, plain greedy decides.
-    p.zombies_changed(1, 5, 4);
+    set(&mut flash, &mut p, 1, 5, 4);
     assert_eq!(pick(&mut p, &flash, 0), Some(0));
     // A page of block 1 dies: 4 zombies of 4 valid, still delayed, still the last.
-    p.invalidated(1, 4);
+    set(&mut flash, &mut p, 1, 4, 4);
     assert_eq!(pick(&mut p, &flash, 0), Some(1));
     assert_eq!(pick(&mut p, &flash, 0), None);
 }

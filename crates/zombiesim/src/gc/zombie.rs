@@ -17,8 +17,7 @@
 //! [`GreedyDelay`] (003's strawman): greedy, but blocks whose zombie share of valid pages
 //! exceeds a threshold are skipped while any other candidate exists.
 
-use super::{BucketIndex, SelectCtx, VictimPolicy};
-use crate::flash::FlashState;
+use super::{BlockStats, BucketIndex, SelectCtx, VictimPolicy};
 
 /// `2n − 2·(i − min(z, i/2))` = `2v + min(2z, i)`: lower is better.
 #[inline]
@@ -79,11 +78,7 @@ impl ZombieKey for DelayKey {
 /// the lowest block number.
 pub struct ZombieKeyed<K: ZombieKey> {
     index: BucketIndex,
-    first_block: u32,
     key: K,
-    /// Valid and zombie counts of the unit's blocks, as last told.
-    valid: Vec<u32>,
-    zombies: Vec<u32>,
 }
 
 /// z-greedy (000 eq. 2).
@@ -114,44 +109,21 @@ impl<K: ZombieKey> ZombieKeyed<K> {
     fn with_key(first_block: u32, blocks: u32, key: K) -> Self {
         ZombieKeyed {
             index: BucketIndex::new(first_block, blocks, key.max_key()),
-            first_block,
             key,
-            valid: vec![0; blocks as usize],
-            zombies: vec![0; blocks as usize],
         }
-    }
-
-    #[inline]
-    fn rekey(&mut self, block: u32) {
-        let local = (block - self.first_block) as usize;
-        let key = self.key.key(self.valid[local], self.zombies[local]);
-        self.index.update(block, key);
     }
 }
 
 impl<K: ZombieKey> VictimPolicy for ZombieKeyed<K> {
-    fn insert(&mut self, block: u32, flash: &FlashState) {
-        let local = (block - self.first_block) as usize;
-        let (v, z) = (
-            flash.valid_count[block as usize],
-            flash.zombies[block as usize],
-        );
-        self.valid[local] = v;
-        self.zombies[local] = z;
-        self.index.insert(block, self.key.key(v, z));
+    fn insert(&mut self, stats: &BlockStats) {
+        let (v, z) = (stats.valid, stats.zombies());
+        self.index.insert(stats.block, self.key.key(v, z));
     }
 
     #[inline]
-    fn invalidated(&mut self, block: u32, valid: u32) {
-        self.valid[(block - self.first_block) as usize] = valid;
-        self.rekey(block);
-    }
-
-    fn zombies_changed(&mut self, block: u32, valid: u32, zombies: u32) {
-        let local = (block - self.first_block) as usize;
-        self.valid[local] = valid;
-        self.zombies[local] = zombies;
-        self.rekey(block);
+    fn changed(&mut self, stats: &BlockStats) {
+        self.index
+            .update(stats.block, self.key.key(stats.valid, stats.zombies()));
     }
 
     fn select(&mut self, _ctx: &mut SelectCtx) -> Option<u32> {

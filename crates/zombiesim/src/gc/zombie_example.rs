@@ -5,7 +5,7 @@
 //! the update block is the last free one; flushes (and GC copies) go to the current
 //! update block; a flush kills the older copy and ends that page's zombie state.
 
-use super::{build, SelectCtx, VictimPolicy};
+use super::{build, BlockStats, SelectCtx, VictimPolicy};
 use crate::config::PolicySpec;
 use crate::flash::{FlashState, Geometry};
 use rand::SeedableRng;
@@ -76,7 +76,7 @@ impl Example {
                     }
                 }
             }
-            ex.policy.insert(block, &ex.flash);
+            ex.policy.insert(&BlockStats::of(block, &ex.flash));
         }
         ex.flash.open(ex.update, 0);
         ex
@@ -90,7 +90,8 @@ impl Example {
             self.flash.zombies[self.update as usize] += 1;
         }
         if full {
-            self.policy.insert(self.update, &self.flash);
+            self.policy
+                .insert(&BlockStats::of(self.update, &self.flash));
         }
         full
     }
@@ -126,13 +127,9 @@ impl Example {
         let old = self.l2p[&lpn];
         let block = self.flash.block_of(old);
         self.flash.zombies[block as usize] -= 1;
-        let (valid, z) = (
-            self.flash.valid_count[block as usize],
-            self.flash.zombies[block as usize],
-        );
-        self.policy.zombies_changed(block, valid, z);
-        let (_, valid) = self.flash.invalidate(old, 0);
-        self.policy.invalidated(block, valid);
+        self.policy.changed(&BlockStats::of(block, &self.flash));
+        self.flash.invalidate(old, 0);
+        self.policy.changed(&BlockStats::of(block, &self.flash));
         self.dirty.retain(|&x| x != lpn);
         if self.place(lpn) {
             // The update block is full: open the free block, which is the last one: GC.

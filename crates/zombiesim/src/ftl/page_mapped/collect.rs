@@ -156,7 +156,7 @@ impl PageMappedFtl {
             if !gc {
                 if self.base.flash.status[block as usize] == BlockStatus::Closed {
                     let valid = self.base.flash.valid_count[block as usize];
-                    self.blocks.units[u].policy.invalidated(block, valid);
+                    self.block_changed(block, valid);
                 }
             } else if skip && device && !zombie {
                 // Only the buffer holds the newest copy now: nothing is copied.
@@ -330,7 +330,7 @@ impl PageMappedFtl {
             let victim = self.select_victim(u);
             let Some(victim) = victim else { break };
             if self.base.flash.valid_count[victim as usize] == ppb {
-                self.blocks.units[u].policy.insert(victim, &self.base.flash);
+                self.block_closed(victim);
                 break;
             }
             self.in_gc = true;

@@ -118,6 +118,13 @@ macro_rules! content {
     };
 }
 
+/// The weights of pooled dead pages per block, for [`crate::gc::BlockStats`] (empty
+/// without the content layer).
+#[inline]
+pub(super) fn block_weights(content: Option<&ContentState>) -> &[u32] {
+    content.map_or(&[], |c| c.block_weight.as_slice())
+}
+
 impl PageMappedFtl {
     /// A host write with content awareness on (`value` = the page's fingerprint).
     pub(super) fn write_content(
@@ -335,7 +342,7 @@ impl PageMappedFtl {
         let u = self.blocks.unit_of_block(block);
         self.blocks.units[u].valid += 1;
         match self.base.flash.status[block as usize] {
-            BlockStatus::Closed => self.blocks.units[u].policy.revived(block, valid),
+            BlockStatus::Closed => self.block_changed(block, valid),
             BlockStatus::Open => {}
             s => unreachable!("revived a page of a {s:?} block"),
         }
@@ -362,10 +369,11 @@ impl PageMappedFtl {
         let c = self.content.as_deref_mut().expect("content layer on");
         let bw = &mut c.block_weight[block as usize];
         *bw = (*bw as i64 + delta) as u32;
-        let weight = *bw;
-        let u = self.blocks.unit_of_block(block);
-        let valid = self.base.flash.valid_count[block as usize];
-        self.blocks.units[u].policy.reweighed(block, valid, weight);
+        // A candidate's policy hears of it; an open block's weight is read when it
+        // becomes one.
+        if self.base.flash.status[block as usize] == BlockStatus::Closed {
+            self.block_changed(block, self.base.flash.valid_count[block as usize]);
+        }
     }
 
     /// GC moved logical page `lpn`'s page `from` to `to`: carry the content and fix
@@ -399,8 +407,6 @@ impl PageMappedFtl {
             c.value[ppn as usize] = NO_VALUE;
         }
         c.block_weight[block as usize] = 0;
-        let u = self.blocks.unit_of_block(block);
-        self.blocks.units[u].policy.reweighed(block, 0, 0);
     }
 
     /// Counters and end-of-run state of the content layer.

@@ -43,11 +43,7 @@ impl PageMappedFtl {
             self.base.flash.zombies[b] -= 1;
         }
         if self.base.flash.status[b] == BlockStatus::Closed {
-            let u = self.blocks.unit_of_block(block);
-            let (valid, zombies) = (self.base.flash.valid_count[b], self.base.flash.zombies[b]);
-            self.blocks.units[u]
-                .policy
-                .zombies_changed(block, valid, zombies);
+            self.block_changed(block, self.base.flash.valid_count[b]);
         }
     }
 

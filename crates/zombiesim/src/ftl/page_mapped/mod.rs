@@ -29,6 +29,7 @@ use crate::ftl::{
     prefetch_entry, BlockManager, BufferView, DeviceEvent, Ftl, FtlBase, FtlSummary, PageWrite,
     RefreshQueues, Space,
 };
+use crate::gc::BlockStats;
 use crate::placement::{HostWrite, WriteHint};
 use crate::stats::Cause;
 use rand::SeedableRng;
@@ -242,11 +243,29 @@ impl PageMappedFtl {
     fn invalidate(&mut self, ppn: u32) {
         let (block, valid) = self.base.flash.invalidate(ppn, self.base.clock);
         let u = self.blocks.unit_of_block(block);
-        let unit = &mut self.blocks.units[u];
-        unit.valid -= 1;
+        self.blocks.units[u].valid -= 1;
         if self.base.flash.status[block as usize] == BlockStatus::Closed {
-            unit.policy.invalidated(block, valid);
+            self.block_changed(block, valid);
         }
+    }
+
+    /// Candidate `block` (holding `valid` pages) changed: its victim policy hears of
+    /// it through the block-statistics event.
+    #[inline]
+    pub(super) fn block_changed(&mut self, block: u32, valid: u32) {
+        let u = self.blocks.unit_of_block(block);
+        let weights = content::block_weights(self.content.as_deref());
+        let stats = BlockStats::new(block, valid, &self.base.flash, weights);
+        self.blocks.units[u].policy.changed(&stats);
+    }
+
+    /// `block` is full: it becomes a candidate of its unit's victim policy.
+    pub(super) fn block_closed(&mut self, block: u32) {
+        let u = self.blocks.unit_of_block(block);
+        let valid = self.base.flash.valid_count[block as usize];
+        let weights = content::block_weights(self.content.as_deref());
+        let stats = BlockStats::new(block, valid, &self.base.flash, weights);
+        self.blocks.units[u].policy.insert(&stats);
     }
 
     /// The plane for the next host page: round-robin, or with dynamic allocation and
@@ -330,7 +349,7 @@ impl PageMappedFtl {
             .program(self.base.geo.plane_of(block), cause, start);
         if full {
             self.blocks.set_open(plane, stream, NONE);
-            self.blocks.units[u].policy.insert(block, &self.base.flash);
+            self.block_closed(block);
         }
         Some(ppn)
     }
