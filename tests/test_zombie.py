@@ -254,3 +254,30 @@ def test_shadow_relocation_without_notifications_is_refused_naming_notify_mode(c
     )  # fmt: skip
     assert proc.returncode == 2
     assert "notify.mode" in proc.stderr and "gc.fast_write" in proc.stderr
+
+
+def test_a_registered_victim_policy_runs_from_the_cli(cli, tmp_path):
+    # z-greedy-uncapped: one module under gc/ and one line of the policy registry.
+    out = tmp_path / "uncapped.json"
+    proc = cli(
+        "run",
+        "--preset",
+        "zombie-chasing",
+        *EIGHTH_SET,
+        "--set",
+        "gc.policy=z-greedy-uncapped",
+        "--set",
+        "notify.mode=piggyback",
+        "--workload",
+        "zc-micro:x=6,rw=0.5,drive_writes=0.05",
+        "--verify",
+        "--json",
+        str(out),
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(out.read_text())
+    assert report["run"]["config"]["gc"]["policy"] == "z-greedy-uncapped"
+    assert report["run"]["verified"]
+    assert report["notify"]["delivered_pages"] > 0
+    bad = cli("run", "--set", "gc.policy=bogus", "--workload", "uniform")
+    assert bad.returncode == 2 and "z-greedy-uncapped" in bad.stderr, bad.stderr

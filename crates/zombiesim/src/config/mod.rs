@@ -46,7 +46,8 @@ pub use hybrid::{fast_log_blocks, spare_blocks, superblock_count, FAST_EXTRA_BLO
 pub use interface::{InterfaceConfig, Replay};
 pub use layout::{FtlLayout, UnitRange};
 pub use memory::{available_memory, gib, MemoryEstimate, MemoryPart};
-pub use policy::PolicySpec;
+pub(crate) use policy::victim_policies;
+pub use policy::{PolicySpec, REGISTERED};
 pub use precondition::{PreconditionConfig, PreconditionPattern};
 pub use presets::{preset_names, preset_toml, scheme_names, scheme_settings, SchemeInfo};
 pub use stats::StatsConfig;

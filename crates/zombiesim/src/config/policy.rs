@@ -1,8 +1,34 @@
 //! `gc.policy`: the victim-selection policy, written as `name` or `name:param`.
+//!
+//! Beside the built-in policies, [`victim_policies!`] is the registry of the others:
+//! one line per policy names its module under `gc/`, its name in `gc.policy`, a line on
+//! what it does, and whether it reads the device's zombie counts. The configuration
+//! reads the names from it, `gc::build` the constructors (each module's `build`).
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
+
+/// The registry of victim policies beyond the built-in ones, one line each:
+/// `(module under gc/, name, syntax and what it does, zombie-aware)`. The macro hands
+/// the lines to `$callback`, so the configuration and `gc` read the same list.
+macro_rules! victim_policies {
+    ($callback:ident) => {
+        $callback! {
+            (z_uncapped, "z-greedy-uncapped", "z-greedy-uncapped (z-greedy without its cap: a known zombie counts as dead)", true),
+        }
+    };
+}
+pub(crate) use victim_policies;
+
+/// The registered policies' names, syntax lines and zombie-awareness, by index.
+macro_rules! registered_names {
+    ($(($module:ident, $name:literal, $about:literal, $zombie:literal),)*) => {
+        /// The registered policies (name, syntax and what it does, zombie-aware).
+        pub const REGISTERED: &[(&str, &str, bool)] = &[$(($name, $about, $zombie)),*];
+    };
+}
+victim_policies!(registered_names);
 
 /// A victim policy and its parameter, as named in configs and on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -34,6 +60,8 @@ pub enum PolicySpec {
     /// is a zombie once its version dies within `gc.oracle_horizon` host page writes
     /// (`oracle`; a ceiling, not a real policy: `sim::oracle`).
     Oracle,
+    /// A policy of the registry ([`victim_policies!`]): its index in [`REGISTERED`].
+    Registered(u16),
 }
 
 impl PolicySpec {
@@ -54,13 +82,23 @@ impl PolicySpec {
 
     /// Whether the policy looks at the device's zombie counts.
     pub fn zombie_aware(self) -> bool {
-        matches!(
-            self,
-            PolicySpec::ZGreedy
-                | PolicySpec::ZCostBenefit
-                | PolicySpec::GreedyDelay(_)
-                | PolicySpec::Oracle
-        )
+        match self {
+            PolicySpec::Registered(index) => REGISTERED[index as usize].2,
+            _ => matches!(
+                self,
+                PolicySpec::ZGreedy
+                    | PolicySpec::ZCostBenefit
+                    | PolicySpec::GreedyDelay(_)
+                    | PolicySpec::Oracle
+            ),
+        }
+    }
+
+    /// Every policy's syntax: the built-in ones and the registry's.
+    pub fn known() -> String {
+        let registered = REGISTERED.iter().map(|(_, about, _)| *about);
+        let all: Vec<&str> = Self::SYNTAX.iter().copied().chain(registered).collect();
+        all.join(", ")
     }
 }
 
@@ -78,6 +116,7 @@ impl fmt::Display for PolicySpec {
             PolicySpec::GreedyDelay(p) => write!(f, "greedy-delay:{p}"),
             PolicySpec::Popularity => f.write_str("popularity"),
             PolicySpec::Oracle => f.write_str("oracle"),
+            PolicySpec::Registered(index) => f.write_str(REGISTERED[*index as usize].0),
         }
     }
 }
@@ -118,10 +157,13 @@ impl FromStr for PolicySpec {
             "greedy-delay" => Ok(PolicySpec::GreedyDelay(need("P")?)),
             "popularity" => none(PolicySpec::Popularity),
             "oracle" => none(PolicySpec::Oracle),
-            _ => Err(format!(
-                "unknown policy `{s}` (known: {})",
-                PolicySpec::SYNTAX.join(", ")
-            )),
+            _ => match REGISTERED.iter().position(|(n, _, _)| *n == name) {
+                Some(index) => none(PolicySpec::Registered(index as u16)),
+                None => Err(format!(
+                    "unknown policy `{s}` (known: {})",
+                    PolicySpec::known()
+                )),
+            },
         }
     }
 }

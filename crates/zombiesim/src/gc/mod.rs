@@ -76,6 +76,24 @@ pub trait VictimPolicy: Send {
     }
 }
 
+/// What a policy of the registry is built with: the unit's blocks.
+pub struct PolicyArgs {
+    pub first_block: u32,
+    pub blocks: u32,
+    pub pages_per_block: u32,
+}
+
+/// The registry's policies ([`crate::config::victim_policies!`]): a module each, and
+/// their constructors in the registry's order.
+macro_rules! registered_builders {
+    ($(($module:ident, $name:literal, $about:literal, $zombie:literal),)*) => {
+        $(mod $module;)*
+        /// The registered policies' constructors, by index.
+        const BUILDERS: &[fn(&PolicyArgs) -> Box<dyn VictimPolicy>] = &[$($module::build),*];
+    };
+}
+crate::config::victim_policies!(registered_builders);
+
 /// Build the policy named by `spec` for a unit owning blocks `first_block .. first_block + blocks`
 /// (`age`: what cost-benefit's age is; the other policies ignore it).
 pub fn build(
@@ -102,6 +120,11 @@ pub fn build(
             Box::new(GreedyDelay::new(first_block, blocks, pages_per_block, p))
         }
         PolicySpec::Popularity => Box::new(Popularity::new(first_block, blocks, pages_per_block)),
+        PolicySpec::Registered(index) => BUILDERS[index as usize](&PolicyArgs {
+            first_block,
+            blocks,
+            pages_per_block,
+        }),
     }
 }
 
