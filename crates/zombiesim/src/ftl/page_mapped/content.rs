@@ -225,6 +225,8 @@ impl PageMappedFtl {
         let l = self.check_lpn(lpn)?;
         self.counters.host_trim_pages += 1;
         let old = self.l2p[l];
+        // Trimmed, the page is no zombie any more (as without content).
+        self.drop_zombie(l, old);
         if old != NONE {
             self.release(l, old);
             self.l2p[l] = NONE;
@@ -375,10 +377,20 @@ impl PageMappedFtl {
         if v != NO_VALUE && s.live.get(&v) == Some(&from) {
             s.live.insert(v, to);
         }
+        // The other sharers move too, and the zombie counts of those known as zombies
+        // with them (the caller moves `lpn`'s).
+        let bits = self.zombie_bits.as_deref();
+        let mut zombies = 0;
         let mut m = s.next_sharer(lpn);
         while m != lpn {
             self.l2p[m as usize] = to;
+            zombies +=
+                u32::from(bits.is_some_and(|b| b[m as usize >> 6] & (1u64 << (m & 63)) != 0));
             m = s.next_sharer(m);
+        }
+        for _ in 0..zombies {
+            self.change_zombies(self.flash.block_of(from), false);
+            self.change_zombies(self.flash.block_of(to), true);
         }
     }
 
