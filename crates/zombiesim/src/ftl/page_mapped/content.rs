@@ -236,6 +236,8 @@ impl PageMappedFtl {
         let l = self.check_lpn(lpn)?;
         self.base.counters.host_trim_pages += 1;
         let old = self.l2p[l];
+        // Trimmed, the page is no zombie any more (as without content).
+        self.drop_zombie(l, old);
         if old != NONE {
             self.release(l, old);
             self.l2p[l] = NONE;
@@ -387,10 +389,19 @@ impl PageMappedFtl {
         if v != NO_VALUE && s.live.get(&v) == Some(&from) {
             s.live.insert(v, to);
         }
+        // The other sharers move too, and the zombie counts of those known as zombies
+        // with them (the caller moves `lpn`'s).
+        let marks = &self.base.marks;
+        let mut zombies = 0;
         let mut m = s.next_sharer(lpn);
         while m != lpn {
             self.l2p[m as usize] = to;
+            zombies += u32::from(marks.is_marked(m as usize));
             m = s.next_sharer(m);
+        }
+        for _ in 0..zombies {
+            self.change_zombies(self.base.flash.block_of(from), false);
+            self.change_zombies(self.base.flash.block_of(to), true);
         }
     }
 
