@@ -245,7 +245,7 @@ impl PageMappedFtl {
         let u = self.blocks.unit_of_block(block);
         self.blocks.units[u].valid -= 1;
         if self.base.flash.status[block as usize] == BlockStatus::Closed {
-            self.block_changed(block, valid);
+            self.unit_block_changed(u, block, valid);
         }
     }
 
@@ -254,6 +254,12 @@ impl PageMappedFtl {
     #[inline]
     pub(super) fn block_changed(&mut self, block: u32, valid: u32) {
         let u = self.blocks.unit_of_block(block);
+        self.unit_block_changed(u, block, valid);
+    }
+
+    /// [`PageMappedFtl::block_changed`] for a block of unit `u`.
+    #[inline]
+    fn unit_block_changed(&mut self, u: usize, block: u32, valid: u32) {
         let weights = content::block_weights(self.content.as_deref());
         let stats = BlockStats::new(block, valid, &self.base.flash, weights);
         self.blocks.units[u].policy.changed(&stats);
