@@ -24,6 +24,7 @@
 
 mod base;
 mod block_mapped;
+mod block_mapping;
 mod blocks;
 mod buffer_view;
 mod contract;
@@ -45,6 +46,7 @@ pub use refresh::RefreshQueues;
 pub use crate::placement::WriteHint;
 pub use base::{FtlBase, Wear};
 pub use block_mapped::BlockMappedFtl;
+pub use block_mapping::BlockMapping;
 pub use buffer_view::{BufferView, NoBuffer};
 pub use contract::{Ftl, FtlExt, FtlSummary, Space};
 pub use fast::FastFtl;

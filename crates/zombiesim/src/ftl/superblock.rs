@@ -38,9 +38,7 @@
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, NONE};
-use crate::ftl::{
-    prefetch_entry, BufferView, DeviceEvent, FreeBlocks, Ftl, FtlBase, FtlSummary, PageWrite, Space,
-};
+use crate::ftl::{BlockMapping, BufferView, FreeBlocks, FtlBase, Space};
 use crate::stats::Cause;
 
 /// The stream every SuperBlock block is opened for (there is one per superblock, so
@@ -353,43 +351,30 @@ impl SuperblockFtl {
     }
 }
 
-impl Ftl for SuperblockFtl {
-    fn base(&self) -> &FtlBase {
+impl BlockMapping for SuperblockFtl {
+    fn shared(&self) -> &FtlBase {
         &self.base
     }
-    fn base_mut(&mut self) -> &mut FtlBase {
+    fn shared_mut(&mut self) -> &mut FtlBase {
         &mut self.base
     }
-    fn write_page(&mut self, write: PageWrite, buffer: &mut dyn BufferView) -> Result<()> {
-        self.write_inner(write.lpn, write.value, write.cause, buffer)
+    fn newest_page(&self, lpn: u64) -> u32 {
+        self.newest(lpn)
     }
-    fn read(&mut self, lpn: u64) -> Result<()> {
-        let lpn = self.base.check_lpn(lpn)?;
-        let ppn = self.newest(lpn);
-        self.base.host_read(lpn, ppn)
+    fn write_block_mapped(
+        &mut self,
+        lpn: u64,
+        value: Option<u64>,
+        cause: Cause,
+        buffer: &mut dyn BufferView,
+    ) -> Result<()> {
+        self.write_inner(lpn, value, cause, buffer)
     }
-    fn pad(&mut self, lpn: u64, buffer: &mut dyn BufferView) -> Result<()> {
-        let lpn = self.base.check_lpn(lpn)?;
-        let ppn = self.newest(lpn);
-        if ppn == NONE {
-            return Ok(());
-        }
-        let value = self.base.pad_read(lpn, ppn);
-        self.write_inner(lpn, value, Cause::Buffer, buffer)
-    }
-    fn mapped(&self, lpn: u64) -> Option<u32> {
-        (lpn < self.base.geo.logical_pages)
-            .then(|| self.newest(lpn))
-            .filter(|&p| p != NONE)
-    }
-    fn prefetch(&self, lpn: u64) {
-        prefetch_entry(&self.l2p, lpn as usize);
-    }
-    fn on_event(&mut self, event: DeviceEvent, _buffer: &mut dyn BufferView) -> Result<()> {
-        self.base.on_event_without_background(event)
+    fn map_entry(&self, lpn: u64) -> (&[u32], usize) {
+        (&self.l2p, lpn as usize)
     }
 
-    fn trim(&mut self, lpn: u64) -> Result<()> {
+    fn trim_page(&mut self, lpn: u64) -> Result<()> {
         let l = self.check_lpn(lpn)?;
         self.base.counters.host_trim_pages += 1;
         self.base.written(lpn);
@@ -401,7 +386,7 @@ impl Ftl for SuperblockFtl {
         Ok(())
     }
 
-    fn verify(&self) -> Result<()> {
+    fn check(&self) -> Result<()> {
         self.free.check(&self.base)?;
         self.check_superblocks()?;
         if let Some(o) = &self.base.oracle {
@@ -410,7 +395,7 @@ impl Ftl for SuperblockFtl {
         Ok(())
     }
 
-    fn space(&self) -> Space {
+    fn spare(&self) -> Space {
         Space {
             free_blocks: self.free.count() as u64,
             held_back_pages: self
@@ -420,17 +405,14 @@ impl Ftl for SuperblockFtl {
         }
     }
 
-    fn summary(&self) -> FtlSummary {
-        FtlSummary {
-            memory_bytes: self.base.memory_bytes()
-                + self.l2p.len() * 4
-                + self
-                    .sbs
-                    .iter()
-                    .map(|sb| std::mem::size_of::<Superblock>() + sb.blocks.capacity() * 4)
-                    .sum::<usize>()
-                + self.victim_pages.capacity() * 4,
-            content: None,
-        }
+    fn state_bytes(&self) -> usize {
+        self.base.memory_bytes()
+            + self.l2p.len() * 4
+            + self
+                .sbs
+                .iter()
+                .map(|sb| std::mem::size_of::<Superblock>() + sb.blocks.capacity() * 4)
+                .sum::<usize>()
+            + self.victim_pages.capacity() * 4
     }
 }
