@@ -13,7 +13,7 @@
 //!
 //! The [`crate::ftl::Ftl`] trait reaches the base through `Ftl::base`; what every FTL
 //! answers the same way (counters, timing, the marks, wear) is answered from it once,
-//! in `impl dyn Ftl`.
+//! in [`crate::ftl::FtlExt`].
 
 use crate::config::{Config, Geometry};
 use crate::error::{Error, Result};

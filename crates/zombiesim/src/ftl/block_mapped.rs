@@ -65,13 +65,27 @@ impl BlockMappedFtl {
         })
     }
 
+    /// The page-level view of the mapping (for the oracle).
+    fn page_view(&self) -> Vec<u32> {
+        (0..self.base.geo.logical_pages)
+            .map(|l| self.newest(l))
+            .collect()
+    }
+}
+
+impl BlockMapping for BlockMappedFtl {
+    fn shared(&self) -> &FtlBase {
+        &self.base
+    }
+    fn shared_mut(&mut self) -> &mut FtlBase {
+        &mut self.base
+    }
     /// The physical page holding `lpn`, if any.
     #[inline]
     fn newest(&self, lpn: u64) -> u32 {
         let d = self.data[(lpn / self.base.ppb() as u64) as usize];
         self.base.in_data_block(d, lpn)
     }
-
     fn write_inner(
         &mut self,
         lpn: u64,
@@ -122,34 +136,6 @@ impl BlockMappedFtl {
         c.gc_invocations += 1;
         c.gc_victims += 1;
         Ok(())
-    }
-
-    /// The page-level view of the mapping (for the oracle).
-    fn page_view(&self) -> Vec<u32> {
-        (0..self.base.geo.logical_pages)
-            .map(|l| self.newest(l))
-            .collect()
-    }
-}
-
-impl BlockMapping for BlockMappedFtl {
-    fn shared(&self) -> &FtlBase {
-        &self.base
-    }
-    fn shared_mut(&mut self) -> &mut FtlBase {
-        &mut self.base
-    }
-    fn newest_page(&self, lpn: u64) -> u32 {
-        self.newest(lpn)
-    }
-    fn write_block_mapped(
-        &mut self,
-        lpn: u64,
-        value: Option<u64>,
-        cause: Cause,
-        buffer: &mut dyn BufferView,
-    ) -> Result<()> {
-        self.write_inner(lpn, value, cause, buffer)
     }
     fn map_entry(&self, lpn: u64) -> (&[u32], usize) {
         (&self.data, (lpn / self.base.ppb() as u64) as usize)

@@ -23,9 +23,9 @@ pub trait BlockMapping: Send {
     /// Its shared state, to change.
     fn shared_mut(&mut self) -> &mut FtlBase;
     /// The physical page of `lpn`'s newest copy (`NONE`: none).
-    fn newest_page(&self, lpn: u64) -> u32;
+    fn newest(&self, lpn: u64) -> u32;
     /// Write `lpn` holding `value` for `cause`.
-    fn write_block_mapped(
+    fn write_inner(
         &mut self,
         lpn: u64,
         value: Option<u64>,
@@ -52,11 +52,11 @@ impl<T: BlockMapping> Ftl for T {
         self.shared_mut()
     }
     fn write_page(&mut self, write: PageWrite, buffer: &mut dyn BufferView) -> Result<()> {
-        self.write_block_mapped(write.lpn, write.value, write.cause, buffer)
+        self.write_inner(write.lpn, write.value, write.cause, buffer)
     }
     fn read(&mut self, lpn: u64) -> Result<()> {
         let lpn = self.shared().check_lpn(lpn)?;
-        let ppn = self.newest_page(lpn);
+        let ppn = self.newest(lpn);
         self.shared_mut().host_read(lpn, ppn)
     }
     fn trim(&mut self, lpn: u64) -> Result<()> {
@@ -65,16 +65,16 @@ impl<T: BlockMapping> Ftl for T {
     /// Read the page, write it again with the content it holds.
     fn pad(&mut self, lpn: u64, buffer: &mut dyn BufferView) -> Result<()> {
         let lpn = self.shared().check_lpn(lpn)?;
-        let ppn = self.newest_page(lpn);
+        let ppn = self.newest(lpn);
         if ppn == NONE {
             return Ok(());
         }
         let value = self.shared_mut().pad_read(lpn, ppn);
-        self.write_block_mapped(lpn, value, Cause::Buffer, buffer)
+        self.write_inner(lpn, value, Cause::Buffer, buffer)
     }
     fn mapped(&self, lpn: u64) -> Option<u32> {
         (lpn < self.shared().geo.logical_pages)
-            .then(|| self.newest_page(lpn))
+            .then(|| self.newest(lpn))
             .filter(|&p| p != NONE)
     }
     fn prefetch(&self, lpn: u64) {

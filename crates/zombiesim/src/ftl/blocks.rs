@@ -17,7 +17,7 @@ use crate::config::{Config, FtlLayout};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
 use crate::gc::{self, VictimPolicy};
-use crate::placement::{FixedStreams, Placement, StreamPlan};
+use crate::placement::{FixedStreams, GcCopy, HostWrite, Placement, StreamPlan};
 use std::collections::VecDeque;
 
 /// A contiguous range of planes served by one garbage collector.
@@ -41,9 +41,9 @@ pub struct GcUnit {
 pub struct BlockManager {
     pub units: Vec<GcUnit>,
     /// Which stream (write frontier) each page goes to (`ftl.placement`).
-    pub placement: Box<dyn Placement>,
+    placement: Box<dyn Placement>,
     /// The placement's streams when it places by the kind of write alone (asked once).
-    pub fixed: Option<FixedStreams>,
+    fixed: Option<FixedStreams>,
     block_unit: Vec<u32>,
     free: Vec<VecDeque<u32>>,
     open: Vec<u32>,
@@ -111,6 +111,30 @@ impl BlockManager {
             streams: layout.streams,
             blocks_per_plane: bpp,
         }
+    }
+
+    /// The stream of a host or buffer write: the placement policy's (without asking
+    /// it when it places by the kind of write alone).
+    #[inline]
+    pub fn host_stream(&mut self, write: &HostWrite) -> u32 {
+        match self.fixed {
+            Some(fixed) => fixed.host,
+            None => self.placement.host_stream(write),
+        }
+    }
+
+    /// The stream of a GC or refresh copy, likewise.
+    #[inline]
+    pub fn gc_stream(&mut self, copy: &GcCopy) -> u32 {
+        match self.fixed {
+            Some(fixed) => fixed.gc_stream(copy.zombie),
+            None => self.placement.gc_stream(copy),
+        }
+    }
+
+    /// Bytes of the placement policy's own state.
+    pub fn placement_bytes(&self) -> usize {
+        self.placement.memory_bytes()
     }
 
     /// The GC unit a block belongs to.

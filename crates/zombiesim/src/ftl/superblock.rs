@@ -73,31 +73,6 @@ pub struct SuperblockFtl {
 }
 
 impl SuperblockFtl {
-    /// The physical page of `lpn`'s copy (`NONE`: none).
-    fn newest(&self, lpn: u64) -> u32 {
-        self.l2p[lpn as usize]
-    }
-
-    /// The write path: the page goes to its superblock's open block.
-    fn write_inner(
-        &mut self,
-        lpn: u64,
-        value: Option<u64>,
-        cause: Cause,
-        _buffer: &mut dyn BufferView,
-    ) -> Result<()> {
-        let l = self.base.begin_write(lpn, cause)? as usize;
-        self.drop_copy(l);
-        let s = l / self.sb_pages as usize;
-        let block = self.frontier(s)?;
-        let offset = self.base.flash.write_ptr[block as usize];
-        let ppn = self.base.program_at(block, offset, lpn, cause);
-        self.l2p[l] = ppn;
-        self.sbs[s].valid += 1;
-        self.base.oracle_write(lpn, ppn, value);
-        Ok(())
-    }
-
     /// A freshly erased device; `verify` keeps the integrity oracle.
     pub fn new(cfg: &Config, verify: bool) -> Result<Self> {
         let base = FtlBase::new(cfg, verify)?;
@@ -358,17 +333,28 @@ impl BlockMapping for SuperblockFtl {
     fn shared_mut(&mut self) -> &mut FtlBase {
         &mut self.base
     }
-    fn newest_page(&self, lpn: u64) -> u32 {
-        self.newest(lpn)
+    /// The physical page of `lpn`'s copy (`NONE`: none).
+    fn newest(&self, lpn: u64) -> u32 {
+        self.l2p[lpn as usize]
     }
-    fn write_block_mapped(
+    /// The write path: the page goes to its superblock's open block.
+    fn write_inner(
         &mut self,
         lpn: u64,
         value: Option<u64>,
         cause: Cause,
-        buffer: &mut dyn BufferView,
+        _buffer: &mut dyn BufferView,
     ) -> Result<()> {
-        self.write_inner(lpn, value, cause, buffer)
+        let l = self.base.begin_write(lpn, cause)? as usize;
+        self.drop_copy(l);
+        let s = l / self.sb_pages as usize;
+        let block = self.frontier(s)?;
+        let offset = self.base.flash.write_ptr[block as usize];
+        let ppn = self.base.program_at(block, offset, lpn, cause);
+        self.l2p[l] = ppn;
+        self.sbs[s].valid += 1;
+        self.base.oracle_write(lpn, ppn, value);
+        Ok(())
     }
     fn map_entry(&self, lpn: u64) -> (&[u32], usize) {
         (&self.l2p, lpn as usize)

@@ -6,7 +6,7 @@
 use super::{FastFtl, STREAM_DATA};
 use crate::error::Result;
 use crate::flash::NONE;
-use crate::ftl::BufferView;
+use crate::ftl::{BlockMapping, BufferView};
 use crate::stats::Cause;
 
 impl FastFtl {

@@ -145,17 +145,6 @@ impl FastFtl {
         self.data.get(b as usize).copied().filter(|&d| d != NONE)
     }
 
-    /// The physical page holding the newest copy of `lpn` (`NONE`: none).
-    #[inline]
-    fn newest(&self, lpn: u64) -> u32 {
-        let l = self.log_ppn[lpn as usize];
-        if l != NONE {
-            return l;
-        }
-        let d = self.data[(lpn / self.base.ppb() as u64) as usize];
-        self.base.in_data_block(d, lpn)
-    }
-
     /// Invalidate the newest copy of `lpn`, wherever it is.
     #[inline]
     fn drop_newest(&mut self, lpn: u64) {
@@ -183,69 +172,6 @@ impl FastFtl {
             self.log_ppn[lpn as usize] = ppn;
         }
         self.base.oracle_write(lpn, ppn, value);
-    }
-
-    fn write_inner(
-        &mut self,
-        lpn: u64,
-        value: Option<u64>,
-        cause: Cause,
-        buffer: &mut dyn BufferView,
-    ) -> Result<()> {
-        let lpn = self.base.begin_write(lpn, cause)?;
-        let ppb = self.base.ppb();
-        let b = (lpn / ppb as u64) as usize;
-        let k = (lpn % ppb as u64) as u32;
-        // Each pass either writes the page or reclaims a log block (which frees one).
-        loop {
-            let mut d = self.data[b];
-            if d == NONE {
-                d = self.free.take(&mut self.base, STREAM_DATA)?;
-                self.data[b] = d;
-            }
-            if k >= self.base.flash.write_ptr[d as usize] {
-                self.place(d, k, lpn, value, cause, false);
-                return Ok(());
-            }
-            if k == 0 {
-                if self.sw != NONE {
-                    self.reclaim_sw(buffer)?;
-                    continue;
-                }
-                let s = self.free.take(&mut self.base, STREAM_SW)?;
-                self.sw = s;
-                self.sw_owner = b as u32;
-                self.place(s, 0, lpn, value, cause, true);
-                return Ok(());
-            }
-            if self.sw != NONE
-                && self.sw_owner == b as u32
-                && self.base.flash.write_ptr[self.sw as usize] == k
-            {
-                self.place(self.sw, k, lpn, value, cause, true);
-                return Ok(());
-            }
-            let open = self
-                .rw
-                .back()
-                .copied()
-                .filter(|&l| self.base.flash.write_ptr[l as usize] < ppb);
-            let l = match open {
-                Some(l) => l,
-                None if self.rw.len() >= self.rw_max => {
-                    self.reclaim_rw(buffer)?;
-                    continue;
-                }
-                None => {
-                    let l = self.free.take(&mut self.base, STREAM_RW)?;
-                    self.rw.push_back(l);
-                    l
-                }
-            };
-            let offset = self.base.flash.write_ptr[l as usize];
-            self.place(l, offset, lpn, value, cause, true);
-            return Ok(());
-        }
     }
 
     /// The page-level view of the mapping (for the oracle).
@@ -379,17 +305,77 @@ impl BlockMapping for FastFtl {
     fn shared_mut(&mut self) -> &mut FtlBase {
         &mut self.base
     }
-    fn newest_page(&self, lpn: u64) -> u32 {
-        self.newest(lpn)
+    /// The physical page holding the newest copy of `lpn` (`NONE`: none).
+    #[inline]
+    fn newest(&self, lpn: u64) -> u32 {
+        let l = self.log_ppn[lpn as usize];
+        if l != NONE {
+            return l;
+        }
+        let d = self.data[(lpn / self.base.ppb() as u64) as usize];
+        self.base.in_data_block(d, lpn)
     }
-    fn write_block_mapped(
+    fn write_inner(
         &mut self,
         lpn: u64,
         value: Option<u64>,
         cause: Cause,
         buffer: &mut dyn BufferView,
     ) -> Result<()> {
-        self.write_inner(lpn, value, cause, buffer)
+        let lpn = self.base.begin_write(lpn, cause)?;
+        let ppb = self.base.ppb();
+        let b = (lpn / ppb as u64) as usize;
+        let k = (lpn % ppb as u64) as u32;
+        // Each pass either writes the page or reclaims a log block (which frees one).
+        loop {
+            let mut d = self.data[b];
+            if d == NONE {
+                d = self.free.take(&mut self.base, STREAM_DATA)?;
+                self.data[b] = d;
+            }
+            if k >= self.base.flash.write_ptr[d as usize] {
+                self.place(d, k, lpn, value, cause, false);
+                return Ok(());
+            }
+            if k == 0 {
+                if self.sw != NONE {
+                    self.reclaim_sw(buffer)?;
+                    continue;
+                }
+                let s = self.free.take(&mut self.base, STREAM_SW)?;
+                self.sw = s;
+                self.sw_owner = b as u32;
+                self.place(s, 0, lpn, value, cause, true);
+                return Ok(());
+            }
+            if self.sw != NONE
+                && self.sw_owner == b as u32
+                && self.base.flash.write_ptr[self.sw as usize] == k
+            {
+                self.place(self.sw, k, lpn, value, cause, true);
+                return Ok(());
+            }
+            let open = self
+                .rw
+                .back()
+                .copied()
+                .filter(|&l| self.base.flash.write_ptr[l as usize] < ppb);
+            let l = match open {
+                Some(l) => l,
+                None if self.rw.len() >= self.rw_max => {
+                    self.reclaim_rw(buffer)?;
+                    continue;
+                }
+                None => {
+                    let l = self.free.take(&mut self.base, STREAM_RW)?;
+                    self.rw.push_back(l);
+                    l
+                }
+            };
+            let offset = self.base.flash.write_ptr[l as usize];
+            self.place(l, offset, lpn, value, cause, true);
+            return Ok(());
+        }
     }
     fn map_entry(&self, lpn: u64) -> (&[u32], usize) {
         (&self.data, (lpn / self.base.ppb() as u64) as usize)

@@ -23,7 +23,7 @@
 
 use super::FastFtl;
 use crate::config::LogVictim;
-use crate::ftl::BufferView;
+use crate::ftl::{BlockMapping, BufferView};
 use rustc_hash::FxHashMap;
 
 /// What merging one logical block costs and saves (µs): `δ_merge` of its pages and

@@ -180,18 +180,12 @@ impl PageMappedFtl {
                 None
             };
             self.base.ops.copy(plane, start, kind, cause);
-            let stream = match self.blocks.fixed {
-                Some(fixed) => fixed.gc_stream(gc && zombie),
-                None => {
-                    let copy = GcCopy {
-                        lpn: lpn as usize,
-                        zombie: gc && zombie,
-                        block_modified,
-                        now: self.base.clock,
-                    };
-                    self.blocks.placement.gc_stream(&copy)
-                }
-            };
+            let stream = self.blocks.gc_stream(&GcCopy {
+                lpn: lpn as usize,
+                zombie: gc && zombie,
+                block_modified,
+                now: self.base.clock,
+            });
             let new = match self.program_open(plane, stream, lpn, cause, start) {
                 Some(new) => new,
                 None => match self.program(plane, stream, lpn, cause, start, buffer) {

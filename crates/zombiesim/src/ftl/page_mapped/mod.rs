@@ -215,28 +215,18 @@ impl PageMappedFtl {
     /// The stream a host (or buffer) write of `l` goes to: the placement policy's.
     #[inline]
     pub(super) fn host_stream(&mut self, l: usize, overwrite: bool, hint: WriteHint) -> u32 {
-        if let Some(fixed) = self.blocks.fixed {
-            return fixed.host;
-        }
         let write = HostWrite {
             lpn: l,
             overwrite,
             hint,
             now: self.base.clock,
         };
-        self.blocks.placement.host_stream(&write)
+        self.blocks.host_stream(&write)
     }
 
     #[inline]
     fn check_lpn(&self, lpn: u64) -> Result<usize> {
-        if lpn < self.base.geo.logical_pages {
-            Ok(lpn as usize)
-        } else {
-            Err(Error::OutOfRange {
-                lpn,
-                logical_pages: self.base.geo.logical_pages,
-            })
-        }
+        self.base.check_lpn(lpn).map(|l| l as usize)
     }
 
     #[inline]
@@ -411,20 +401,8 @@ impl PageMappedFtl {
         if let Some(c) = self.content.as_deref_mut() {
             c.on_read(l);
         }
-        self.base.counters.host_read_pages += 1;
         let ppn = self.l2p[l];
-        if ppn == NONE {
-            self.base.counters.host_read_unmapped += 1;
-            self.base.ops.dram();
-        } else {
-            self.base
-                .ops
-                .host_read(self.base.geo.plane_of(self.base.flash.block_of(ppn)));
-        }
-        if let Some(o) = &self.base.oracle {
-            o.check_read(l, (ppn != NONE).then_some(ppn))?;
-        }
-        Ok(())
+        self.base.host_read(l as u64, ppn)
     }
 
     /// [`Ftl::pad`] through the full mapping table: the page's current content is read
@@ -442,12 +420,8 @@ impl PageMappedFtl {
                 "a padding buffer cannot run with the content layer (content.*)",
             ));
         }
-        self.base.ops.read(
-            self.base.geo.plane_of(self.base.flash.block_of(ppn)),
-            Cause::Buffer,
-        );
         // The page keeps its content (known to the oracle when one runs).
-        let value = self.base.oracle.as_ref().and_then(|o| o.content_of(l));
+        let value = self.base.pad_read(lpn, ppn);
         self.write_mapped(PageWrite::new(lpn, value, Cause::Buffer), buffer)
     }
 
@@ -590,7 +564,7 @@ impl Ftl for PageMappedFtl {
             memory_bytes: self.base.flash.memory_bytes()
                 + self.l2p.len() * 4
                 + self.blocks.memory_bytes()
-                + self.blocks.placement.memory_bytes()
+                + self.blocks.placement_bytes()
                 + self.base.marks.memory_bytes()
                 + self.content.as_ref().map_or(0, |c| c.memory_bytes())
                 + self.refresh.as_ref().map_or(0, |r| r.memory_bytes())
