@@ -25,6 +25,7 @@ mod replacement;
 
 pub use buffer::{BufferCounters, BufferReport, WriteBuffer};
 
+pub use crate::ftl::PageState;
 pub use eviction::{Replacement, SlotView};
 
 use crate::config::Config;
@@ -136,22 +137,6 @@ pub struct Device {
     no_buffer: NoBuffer,
 }
 
-/// A logical page's state as the device sees it (SPEC §1, 003 Fig. 5), for one
-/// flash copy of it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PageState {
-    /// Valid, and no newer copy is known above the flash.
-    Live,
-    /// Valid; the host holds a dirty newer copy (and has told the device).
-    HostShadow,
-    /// Valid; the device write buffer holds a dirty newer copy.
-    DeviceShadow,
-    /// Valid; both buffers hold dirty newer copies.
-    TwinShadow,
-    /// Invalid: overwritten on flash, trimmed, or never this page's copy.
-    Dead,
-}
-
 impl Device {
     /// A freshly erased device as `cfg` describes it. `seed` drives the randomised
     /// GC policies; `verify` keeps the integrity oracle.
@@ -219,12 +204,7 @@ impl Device {
         }
         let host = self.ftl.is_host_shadow(lpn);
         let device = self.buffer.as_ref().is_some_and(|b| b.is_dirty(lpn));
-        match (host, device) {
-            (false, false) => PageState::Live,
-            (true, false) => PageState::HostShadow,
-            (false, true) => PageState::DeviceShadow,
-            (true, true) => PageState::TwinShadow,
-        }
+        PageState::of(host, device)
     }
 
     /// The flash translation layer (counters, checks, state summaries).

@@ -5,7 +5,7 @@ use super::{PageMappedFtl, ShadowGc};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, NONE};
 use crate::ftl::prefetch_entry;
-use crate::ftl::BufferView;
+use crate::ftl::{BufferView, PageState};
 use crate::gc::SelectCtx;
 use crate::placement::GcCopy;
 use crate::stats::Cause;
@@ -13,7 +13,7 @@ use crate::timing::CopyKind;
 
 impl PageMappedFtl {
     /// Ask unit `u`'s policy for a victim (removed from its candidates).
-    pub(super) fn select_victim(&mut self, u: usize) -> Option<u32> {
+    pub(in crate::ftl) fn select_victim(&mut self, u: usize) -> Option<u32> {
         let mut ctx = SelectCtx {
             flash: &self.base.flash,
             now: self.base.clock,
@@ -200,7 +200,9 @@ impl PageMappedFtl {
             if self.content.is_some() {
                 self.content_moved(lpn, ppn, new);
             }
-            by_state[(usize::from(zombie) | usize::from(device) << 1) & 3] += 1;
+            if let Some(i) = PageState::of(zombie, device).index() {
+                by_state[i] += 1;
+            }
             buffer_reads += u64::from(from_buffer);
             fast_programs += u64::from(kind.fast);
             if zombie {
@@ -220,9 +222,10 @@ impl PageMappedFtl {
                 }
             }
         }
-        if self.dftl.is_some() {
-            // DFTL: the mappings of the pages moved or dropped changed.
-            self.dftl_relocated(&pages);
+        if let Some(moved) = self.moved.as_mut() {
+            // Their owners are still recorded where they were.
+            let owner = &self.base.flash.owner;
+            moved.extend(pages.iter().map(|&ppn| owner[ppn as usize]));
         }
         self.scratch = pages;
         let moved: u64 = by_state.iter().sum();

@@ -21,108 +21,19 @@
 //! Writes without a fingerprint (preconditioning, traces without hashes) are programmed
 //! as usual and their pages are never pooled or shared: their content is unknown.
 
+use super::content_state::{ContentState, NO_VALUE, ZERO_VALUE};
 use super::PageMappedFtl;
-use crate::config::{Config, PoolPolicy};
-use crate::content::{
-    degree, ContentCounters, ContentGauges, DeadValuePool, FpMap, Sharing, DEGREES, MAX_POPULARITY,
-};
+use crate::config::PoolPolicy;
+use crate::content::{degree, ContentCounters, ContentGauges, FpMap, DEGREES, MAX_POPULARITY};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, NONE};
 use crate::stats::Cause;
-
-/// `value` of a page whose content is unknown.
-const NO_VALUE: u64 = 0;
-/// Fingerprint 0 is stored as this (0 marks unknown content).
-const ZERO_VALUE: u64 = 0x5a5a_5a5a_5a5a_5a5a;
-
-/// The content layer's state, kept by the FTL when `content` is enabled.
-pub(super) struct ContentState {
-    pool_policy: PoolPolicy,
-    /// Fingerprint of each physical page's content (`NO_VALUE` if unknown).
-    value: Vec<u64>,
-    /// Per logical page: popularity of the value it holds (8 bits, saturating).
-    popularity: Vec<u8>,
-    /// Per physical page: the weight it added to its block when pooled.
-    weight: Vec<u8>,
-    /// Per block: summed weight of its pooled dead pages (popularity-aware GC).
-    block_weight: Vec<u32>,
-    pool: Option<DeadValuePool>,
-    sharing: Option<Sharing>,
-    /// Exact earlier writes per value (for hit rates by popularity degree).
-    seen: FpMap<u32>,
-    /// Pages an eviction released (reused buffer).
-    released: Vec<u32>,
-    hash_ns: u64,
-    /// When the hashing engine is free again (ns).
-    hash_free: u64,
-    counters: ContentCounters,
-}
-
-impl ContentState {
-    pub(super) fn new(cfg: &Config, logical: u64, physical: u64, blocks: u32) -> Self {
-        let c = &cfg.content;
-        ContentState {
-            pool_policy: c.pool,
-            value: vec![NO_VALUE; physical as usize],
-            popularity: vec![0; logical as usize],
-            weight: vec![0; physical as usize],
-            block_weight: vec![0; blocks as usize],
-            pool: (c.pool != PoolPolicy::None)
-                .then(|| DeadValuePool::new(c.pool, c.pool_entries, c.mq_queues, physical)),
-            sharing: c.dedup.then(|| Sharing::new(logical, physical)),
-            seen: FpMap::default(),
-            released: Vec::new(),
-            hash_ns: (c.hash_us * 1000.0).round() as u64,
-            hash_free: 0,
-            counters: ContentCounters::default(),
-        }
-    }
-
-    pub(super) fn counters(&self) -> ContentCounters {
-        let mut c = self.counters;
-        if let Some(p) = &self.pool {
-            c.pool = p.counters;
-        }
-        c
-    }
-
-    pub(super) fn memory_bytes(&self) -> usize {
-        self.value.len() * 9
-            + self.popularity.len()
-            + self.block_weight.len() * 4
-            + self.pool.as_ref().map_or(0, |p| p.memory_bytes())
-            + self.sharing.as_ref().map_or(0, |s| s.memory_bytes())
-            + self.seen.capacity() * 16
-    }
-
-    /// A logical page was read (`lx` refreshes the page's pool entry).
-    #[inline]
-    pub(super) fn on_read(&mut self, lpn: usize) {
-        if self.pool_policy == PoolPolicy::Lx {
-            if let Some(p) = &mut self.pool {
-                p.touch(lpn as u64);
-            }
-        }
-    }
-
-    /// Timing restarts at 0 (the measured phase).
-    pub(super) fn reset_time(&mut self) {
-        self.hash_free = 0;
-    }
-}
 
 /// The content layer, borrowed as a field (so other fields stay usable).
 macro_rules! content {
     ($ftl:ident) => {
         $ftl.content.as_deref_mut().expect("content layer on")
     };
-}
-
-/// The weights of pooled dead pages per block, for [`crate::gc::BlockStats`] (empty
-/// without the content layer).
-#[inline]
-pub(super) fn block_weights(content: Option<&ContentState>) -> &[u32] {
-    content.map_or(&[], |c| c.block_weight.as_slice())
 }
 
 impl PageMappedFtl {

@@ -34,7 +34,6 @@ use crate::placement::{HostWrite, WriteHint};
 use crate::stats::Cause;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
-use translation::Translation;
 
 /// The page-mapped FTL.
 pub struct PageMappedFtl {
@@ -60,16 +59,17 @@ pub struct PageMappedFtl {
     /// Reused buffer of a victim's valid pages.
     scratch: Vec<u32>,
     /// Content-aware flash (dedup, dead-value pool), when `content` enables it.
-    content: Option<Box<content::ContentState>>,
+    content: Option<Box<content_state::ContentState>>,
     /// What GC does with shadow pages (003).
     shadow: ShadowGc,
     /// Retention refresh queues, when fast-write blocks or a normal retention exist.
     refresh: Option<RefreshQueues>,
     /// The device's clock (ns): issue time with timing on, else arrival time.
     now_ns: u64,
-    /// DFTL's cached mapping table and translation pages (`ftl.kind = "dftl"`); the
-    /// page-mapped FTL checks it once per operation.
-    dftl: Option<Box<Translation>>,
+    /// The logical pages GC and refresh moved (or dropped) since the FTL built on this
+    /// one last took them, kept only when it asks ([`crate::ftl::DftlFtl`]: their
+    /// mappings changed).
+    moved: Option<Vec<u32>>,
 }
 
 /// What GC does with the valid pages of a victim that have a newer copy above the
@@ -100,19 +100,21 @@ impl PageMappedFtl {
     pub fn new(cfg: &Config, seed: u64, verify: bool) -> Result<Self> {
         let geo = Geometry::new(cfg)?;
         let layout = FtlLayout::new(cfg, &geo)?;
-        Self::build(cfg, seed, verify, geo.clone(), geo, layout, None)
+        Self::build(cfg, seed, verify, geo.clone(), geo, layout, false)
     }
 
     /// The FTL over `geo` (the host's view) storing `inner.logical_pages` logical
-    /// pages (the host's and, with DFTL, the translation pages) laid out as `layout`.
-    fn build(
+    /// pages (the host's and those of an FTL built on this one, e.g. DFTL's
+    /// translation pages) laid out as `layout`; `log_moves` keeps the pages GC moves
+    /// for [`PageMappedFtl::take_moved`].
+    pub(in crate::ftl) fn build(
         cfg: &Config,
         seed: u64,
         verify: bool,
         geo: Geometry,
         inner: Geometry,
         layout: FtlLayout,
-        dftl: Option<Box<Translation>>,
+        log_moves: bool,
     ) -> Result<Self> {
         let stored = inner.logical_pages as usize;
         let base = FtlBase::over(cfg, geo, stored as u64, verify);
@@ -136,7 +138,7 @@ impl PageMappedFtl {
             rng: Pcg64Mcg::seed_from_u64(seed),
             scratch: Vec::with_capacity(geo.pages_per_block as usize),
             content: cfg.content.enabled().then(|| {
-                Box::new(content::ContentState::new(
+                Box::new(content_state::ContentState::new(
                     cfg,
                     geo.logical_pages,
                     geo.blocks as u64 * geo.pages_per_block as u64,
@@ -156,7 +158,7 @@ impl PageMappedFtl {
                 )
             }),
             now_ns: 0,
-            dftl,
+            moved: log_moves.then(Vec::new),
             base,
             layout,
         })
@@ -212,6 +214,60 @@ impl PageMappedFtl {
         Ok(())
     }
 
+    /// Write internal logical page `l` (one beyond the host's: an FTL built on this
+    /// one keeps its own pages there, as DFTL its translation pages) for `cause`:
+    /// placed and programmed like a host page, but not counted as one, and unknown to
+    /// the zombie marks and the content layer.
+    pub(in crate::ftl) fn write_internal(
+        &mut self,
+        l: usize,
+        cause: Cause,
+        buffer: &mut dyn BufferView,
+    ) -> Result<()> {
+        let old = self.l2p[l];
+        if old != NONE {
+            self.invalidate(old);
+        }
+        let stream = self.host_stream(l, old != NONE, WriteHint::NONE);
+        let plane = self.host_plane();
+        let start = self.base.ops.now();
+        let ppn = self.program(plane, stream, l as u32, cause, start, buffer)?;
+        self.l2p[l] = ppn;
+        if let Some(o) = &mut self.base.oracle {
+            o.write(l, ppn);
+        }
+        Ok(())
+    }
+
+    /// Where logical page `l` is (host or internal; `NONE` when unmapped).
+    #[inline]
+    pub(in crate::ftl) fn entry(&self, l: usize) -> u32 {
+        self.l2p[l]
+    }
+
+    /// Hand each logical page GC or refresh moved (or dropped) since the last call to
+    /// `f`, oldest first (nothing unless built with `log_moves`).
+    #[inline]
+    pub(in crate::ftl) fn drain_moved(&mut self, mut f: impl FnMut(usize)) {
+        if let Some(moved) = self.moved.as_mut() {
+            moved.drain(..).for_each(|l| f(l as usize));
+        }
+    }
+
+    /// Reclaim `victim` of unit `u` now, as foreground GC would.
+    #[cfg(test)]
+    pub(in crate::ftl) fn reclaim_now(
+        &mut self,
+        u: usize,
+        victim: u32,
+        buffer: &mut dyn BufferView,
+    ) -> Result<()> {
+        self.in_gc = true;
+        let result = self.reclaim(u, victim, 0, buffer);
+        self.in_gc = false;
+        result
+    }
+
     /// The stream a host (or buffer) write of `l` goes to: the placement policy's.
     #[inline]
     pub(super) fn host_stream(&mut self, l: usize, overwrite: bool, hint: WriteHint) -> u32 {
@@ -250,7 +306,7 @@ impl PageMappedFtl {
     /// [`PageMappedFtl::block_changed`] for a block of unit `u`.
     #[inline]
     fn unit_block_changed(&mut self, u: usize, block: u32, valid: u32) {
-        let weights = content::block_weights(self.content.as_deref());
+        let weights = content_state::block_weights(self.content.as_deref());
         let stats = BlockStats::new(block, valid, &self.base.flash, weights);
         self.blocks.units[u].policy.changed(&stats);
     }
@@ -259,7 +315,7 @@ impl PageMappedFtl {
     pub(super) fn block_closed(&mut self, block: u32) {
         let u = self.blocks.unit_of_block(block);
         let valid = self.base.flash.valid_count[block as usize];
-        let weights = content::block_weights(self.content.as_deref());
+        let weights = content_state::block_weights(self.content.as_deref());
         let stats = BlockStats::new(block, valid, &self.base.flash, weights);
         self.blocks.units[u].policy.insert(&stats);
     }
@@ -463,23 +519,14 @@ impl Ftl for PageMappedFtl {
     /// host-shadow.
     #[inline]
     fn write_page(&mut self, write: PageWrite, buffer: &mut dyn BufferView) -> Result<()> {
-        if self.dftl.is_some() {
-            return self.dftl_write_page(write, buffer);
-        }
         self.write_mapped(write, buffer)
     }
 
     fn read(&mut self, lpn: u64) -> Result<()> {
-        if self.dftl.is_some() {
-            return self.dftl_read(lpn);
-        }
         self.read_mapped(lpn)
     }
 
     fn trim(&mut self, lpn: u64) -> Result<()> {
-        if self.dftl.is_some() {
-            return self.dftl_trim(lpn);
-        }
         self.trim_mapped(lpn)
     }
 
@@ -487,9 +534,6 @@ impl Ftl for PageMappedFtl {
     /// buffer); a page of unknown content only (the configuration keeps padding
     /// buffers and the content layer apart).
     fn pad(&mut self, lpn: u64, buffer: &mut dyn BufferView) -> Result<()> {
-        if self.dftl.is_some() {
-            return self.dftl_pad(lpn, buffer);
-        }
         self.pad_mapped(lpn, buffer)
     }
 
@@ -511,15 +555,11 @@ impl Ftl for PageMappedFtl {
                 }
                 Ok(())
             }
-            DeviceEvent::Idle { from, until } => {
-                self.background_collect(from, until, buffer)?;
-                self.dftl_flush_pending(buffer)
-            }
+            DeviceEvent::Idle { from, until } => self.background_collect(from, until, buffer),
             DeviceEvent::Tick { now } => {
                 self.now_ns = self.now_ns.max(now);
                 if self.refresh.is_some() {
                     self.refresh_due(buffer)?;
-                    self.dftl_flush_pending(buffer)?;
                 }
                 Ok(())
             }
@@ -529,8 +569,7 @@ impl Ftl for PageMappedFtl {
                 if let Some(o) = self.base.oracle.as_mut() {
                     o.power_lost(lost);
                 }
-                self.refresh_fast_blocks(buffer)?;
-                self.dftl_flush_pending(buffer)
+                self.refresh_fast_blocks(buffer)
             }
             DeviceEvent::HostShadow { lpn, marked: true } => self.mark_zombie(lpn),
             DeviceEvent::HostShadow { lpn, marked: false } => self.unmark_zombie(lpn),
@@ -542,9 +581,6 @@ impl Ftl for PageMappedFtl {
         self.check_zombies()?;
         if let Some(o) = &self.base.oracle {
             o.check_all(&self.l2p)?;
-        }
-        if let Some(t) = &self.dftl {
-            t.check()?;
         }
         Ok(())
     }
@@ -567,8 +603,7 @@ impl Ftl for PageMappedFtl {
                 + self.blocks.placement_bytes()
                 + self.base.marks.memory_bytes()
                 + self.content.as_ref().map_or(0, |c| c.memory_bytes())
-                + self.refresh.as_ref().map_or(0, |r| r.memory_bytes())
-                + self.dftl.as_ref().map_or(0, |t| t.memory_bytes()),
+                + self.refresh.as_ref().map_or(0, |r| r.memory_bytes()),
             content: self.content_stats(),
         }
     }
@@ -576,8 +611,8 @@ impl Ftl for PageMappedFtl {
 
 mod collect;
 mod content;
+mod content_state;
 mod invariants;
 mod liveness;
 #[cfg(test)]
 mod tests;
-mod translation;
