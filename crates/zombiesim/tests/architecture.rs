@@ -126,9 +126,6 @@ const ALLOWED_CYCLES: &[(&str, &[&str])] = &[
     // page_mapped/mod.rs uses `content::…` and `translation::Translation`, and both
     // add methods to mod.rs's `PageMappedFtl`.
     ("ftl/page_mapped", &["content", "mod", "translation"]),
-    // device/mod.rs uses buffer.rs's `WriteBuffer`, `BufferCounters`, `BufferReport`;
-    // buffer.rs takes mod.rs's `NO_VALUE`.
-    ("device", &["buffer", "mod"]),
     // gc/mod.rs builds every policy (`Greedy`, `CostBenefit`, `Popularity`, `Fifo`,
     // `WindowedGreedy`, `DChoices`, `ZGreedy`, `GreedyDelay`), and each implements
     // mod.rs's `VictimPolicy` and takes its `SelectCtx`.

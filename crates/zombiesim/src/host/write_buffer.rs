@@ -20,7 +20,8 @@
 use super::{AwarenessMeans, NotificationChannel};
 use crate::config::{Config, DeviceConfig, NotifyMode};
 use crate::device::{
-    BufferCounters, BufferReport, Command, Device, Payload, WriteBuffer, NO_VALUE,
+    BufferCounters, BufferReport, Command, Destaged, Device, Payload, WriteBuffer, WriteHint,
+    NO_VALUE,
 };
 use crate::error::Result;
 use crate::report::NotifyReport;
@@ -39,7 +40,7 @@ pub struct HostWriteBuffer {
     command_ns: u64,
     timed: bool,
     /// Reused lists: dirty victims `(lpn, value)`, zombie hints, values of a run.
-    writebacks: Vec<(u64, u64)>,
+    writebacks: Vec<Destaged>,
     hints: Vec<u64>,
     values: Vec<u64>,
     requests: u64,
@@ -91,9 +92,9 @@ impl HostWriteBuffer {
                 for (i, l) in (lpn..end).enumerate() {
                     let v = payload.value(i).unwrap_or(NO_VALUE);
                     let was_dirty = self.buffer.is_dirty(l);
-                    if !self.buffer.write_hit(l, v) {
+                    if !self.buffer.write_hit(l, v, WriteHint::NONE) {
                         self.buffer.make_room(&mut self.writebacks);
-                        self.buffer.insert_dirty(l, v);
+                        self.buffer.insert_dirty(l, v, WriteHint::NONE);
                     }
                     if !was_dirty {
                         self.dirtied(device, l, issue)?;
@@ -204,18 +205,18 @@ impl HostWriteBuffer {
             return Ok(done);
         }
         let mut pages = std::mem::take(&mut self.writebacks);
-        pages.sort_unstable_by_key(|&(l, _)| l);
+        pages.sort_unstable_by_key(|d| d.lpn);
         let mut values = std::mem::take(&mut self.values);
         let mut i = 0;
         let mut result = Ok(());
         while i < pages.len() {
-            let first = pages[i].0;
+            let first = pages[i].lpn;
             let mut n = 1;
-            while i + n < pages.len() && pages[i + n].0 == first + n as u64 {
+            while i + n < pages.len() && pages[i + n].lpn == first + n as u64 {
                 n += 1;
             }
             values.clear();
-            values.extend(pages[i..i + n].iter().map(|&(_, v)| v));
+            values.extend(pages[i..i + n].iter().map(|d| d.value));
             let payload = if values.iter().all(|&v| v == NO_VALUE) {
                 Payload::Unknown
             } else {

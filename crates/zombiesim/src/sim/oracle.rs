@@ -56,7 +56,7 @@ use crate::config::{
     available_memory, CbAge, Config, FtlLayout, Geometry, MemoryEstimate, NotifyMode, OracleScore,
     PolicySpec,
 };
-use crate::device::{Device, Payload};
+use crate::device::{Command, Device, Payload};
 use crate::error::{Error, Result};
 use crate::report::OracleReport;
 use crate::workload::{Op, Workload};
@@ -551,28 +551,31 @@ impl FutureNotifier {
         Ok(())
     }
 
-    /// [`Device::apply`], a write page by page with the marks that come due after each.
-    pub fn apply(
-        &mut self,
-        device: &mut Device,
-        op: Op,
-        lpn: u64,
-        pages: u32,
-        payload: Payload,
-    ) -> Result<()> {
-        if op != Op::Write {
-            return device.apply(op, lpn, pages, payload);
+    /// [`Device::submit`], a write page by page (one command, its pages after the
+    /// first [`Command::continued`]) with the marks that come due after each; returns
+    /// when the command completes.
+    pub fn submit(&mut self, device: &mut Device, issue: u64, cmd: &Command) -> Result<u64> {
+        if cmd.op != Op::Write || cmd.pages == 0 {
+            return device.submit(issue, cmd);
         }
-        for i in 0..pages {
-            let l = lpn + i as u64;
-            let one = match payload {
+        let mut done = issue;
+        for i in 0..cmd.pages {
+            let l = cmd.lpn + i as u64;
+            let payload = match cmd.payload {
                 Payload::PerPage(v) => Payload::PerPage(&v[i as usize..i as usize + 1]),
                 p => p,
             };
-            device.apply(Op::Write, l, 1, one)?;
+            let one = Command {
+                lpn: l,
+                pages: 1,
+                payload,
+                continued: cmd.continued || i > 0,
+                ..*cmd
+            };
+            done = done.max(device.submit(issue, &one)?);
             self.after_write(l, |z| device.hint_zombie(z, true))?;
         }
-        Ok(())
+        Ok(done)
     }
 
     /// The measured phase is over (`complete`: it was not interrupted): check it wrote
