@@ -12,7 +12,7 @@
 //!             same LPN overwrites it, w when a trim after w writes drops it (never: ∞)
 //!  measured phase, after host page write k (t = k + 1 writes applied):
 //!          push (d(k) − H, lpn) on a min-heap; pop every entry ≤ t
-//!          ─► Device::hint_zombie(lpn, true)
+//!          ─► an ideal-channel Notifier: Device::hint_zombie(lpn, true)
 //! ```
 //!
 //! So a valid page is marked zombie from the moment its current version will die within
@@ -58,6 +58,7 @@ use crate::config::{
 };
 use crate::device::{Command, Device, Payload};
 use crate::error::{Error, Result};
+use crate::host::{CommandAt, Notifier};
 use crate::report::OracleReport;
 use crate::workload::{Op, Workload};
 use std::cmp::Reverse;
@@ -511,6 +512,10 @@ pub struct FutureNotifier {
     written: u64,
     fingerprint: u64,
     hints: u64,
+    /// The channel its marks go through (ideal: delivered at once), and the reused
+    /// list of the marks one write makes due.
+    notifier: Notifier,
+    marks: Vec<u64>,
 }
 
 impl FutureNotifier {
@@ -522,6 +527,8 @@ impl FutureNotifier {
             written: 0,
             fingerprint: FOLD_START,
             hints: 0,
+            notifier: Notifier::ideal(),
+            marks: Vec::new(),
         }
     }
 
@@ -573,7 +580,17 @@ impl FutureNotifier {
                 ..*cmd
             };
             done = done.max(device.submit(issue, &one)?);
-            self.after_write(l, |z| device.hint_zombie(z, true))?;
+            let mut marks = std::mem::take(&mut self.marks);
+            marks.clear();
+            self.after_write(l, |z| {
+                marks.push(z);
+                Ok(())
+            })?;
+            for &z in &marks {
+                let at = CommandAt::Issue(issue);
+                self.notifier.dirtied(device, z, |_| true, at)?;
+            }
+            self.marks = marks;
         }
         Ok(done)
     }
