@@ -117,16 +117,11 @@ fn src() -> PathBuf {
 /// The longest a source file under `src/` may be.
 const MAX_LINES: usize = 800;
 
-/// Cycles between the files of folders that are being refactored elsewhere
-/// (`device/`): each entry is a folder and the files of one cycle (a strongly
-/// connected component of its graph). A cycle found is accepted when its files are
-/// all in one entry of its folder; an entry no cycle is left in fails the test, so
-/// the list only shrinks. Do not add to it: break the cycle.
-const ALLOWED_CYCLES: &[(&str, &[&str])] = &[
-    // device/mod.rs uses buffer.rs's `WriteBuffer`, `BufferCounters`, `BufferReport`;
-    // buffer.rs takes mod.rs's `NO_VALUE`.
-    ("device", &["buffer", "mod"]),
-];
+/// Cycles between the files of one folder that are accepted: none is left. An entry
+/// is a folder and the files of one cycle (a strongly connected component of its
+/// graph); an entry no cycle is left in fails the test. Do not add to it: break the
+/// cycle.
+const ALLOWED_CYCLES: &[(&str, &[&str])] = &[];
 
 /// One folder's graph: node → the nodes it names → where it names each first.
 type FolderGraph = BTreeMap<String, BTreeMap<String, String>>;

@@ -15,7 +15,13 @@
 //! ([`WriteBuffer::is_dirty`]): its flash copy (if any) is valid but stale. The
 //! buffer keeps slot arrays and a hash map from logical page to slot; eviction order
 //! is the [`Replacement`] policy's.
+//!
+//! A page keeps the writer's [`WriteHint`] while it is buffered, so that the page
+//! carries it to the FTL when it is destaged ([`Destaged`]). The hints live in a slot
+//! array allocated at the first hinted write: a buffer that never sees one pays
+//! nothing for them.
 
+use super::command::{WriteHint, NO_VALUE};
 use super::eviction::{Replacement, SlotView};
 use super::replacement;
 use crate::config::DeviceConfig;
@@ -82,12 +88,24 @@ impl BufferCounters {
     }
 }
 
+/// A dirty page the buffer gives up (evicted, flushed or aged), for the caller to
+/// write to flash: the page, its content value ([`NO_VALUE`]: unknown) and the hint
+/// it was written with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Destaged {
+    pub lpn: u64,
+    pub value: u64,
+    pub hint: WriteHint,
+}
+
 /// The write buffer.
 pub struct WriteBuffer {
     capacity: u32,
     slot_of: FxHashMap<u64, u32>,
     lpn: Vec<u64>,
     value: Vec<u64>,
+    /// Each slot's write hint; empty until the first hinted write.
+    hints: Vec<WriteHint>,
     dirty: Vec<bool>,
     free: Vec<u32>,
     dirty_pages: u64,
@@ -119,6 +137,7 @@ impl WriteBuffer {
             slot_of,
             lpn: vec![0; n],
             value: vec![0; n],
+            hints: Vec::new(),
             dirty: vec![false; n],
             free: (0..capacity).rev().collect(),
             dirty_pages: 0,
@@ -169,16 +188,18 @@ impl WriteBuffer {
         }
     }
 
-    /// A host write of `lpn` holding `value`, if the page is buffered (absorbed): true.
-    /// Otherwise the caller makes room ([`WriteBuffer::make_room`]) and inserts it.
+    /// A host write of `lpn` holding `value` with `hint`, if the page is buffered
+    /// (absorbed): true. Otherwise the caller makes room ([`WriteBuffer::make_room`])
+    /// and inserts it.
     #[inline]
-    pub fn write_hit(&mut self, lpn: u64, value: u64) -> bool {
+    pub fn write_hit(&mut self, lpn: u64, value: u64, hint: WriteHint) -> bool {
         let Some(&s) = self.slot_of.get(&lpn) else {
             self.counters.write_misses += 1;
             return false;
         };
         let i = s as usize;
         self.value[i] = value;
+        self.set_hint(i, hint);
         if !self.dirty[i] {
             self.dirty[i] = true;
             self.dirty_pages += 1;
@@ -189,10 +210,31 @@ impl WriteBuffer {
         true
     }
 
+    /// Slot `i` now holds a page written with `hint`.
+    #[inline]
+    fn set_hint(&mut self, i: usize, hint: WriteHint) {
+        if !self.hints.is_empty() {
+            self.hints[i] = hint;
+        } else if hint != WriteHint::NONE {
+            self.hints = vec![WriteHint::NONE; self.capacity as usize];
+            self.hints[i] = hint;
+        }
+    }
+
+    /// Slot `i`'s page as it leaves dirty.
+    #[inline]
+    fn destaged(&self, i: usize) -> Destaged {
+        Destaged {
+            lpn: self.lpn[i],
+            value: self.value[i],
+            hint: self.hints.get(i).copied().unwrap_or(WriteHint::NONE),
+        }
+    }
+
     /// Make room for one page when the buffer is full: the policy's victims leave
-    /// the buffer, and the dirty ones are appended to `out` as `(lpn, value)` for the
-    /// caller to write to flash.
-    pub fn make_room(&mut self, out: &mut Vec<(u64, u64)>) {
+    /// the buffer, and the dirty ones are appended to `out` for the caller to write
+    /// to flash.
+    pub fn make_room(&mut self, out: &mut Vec<Destaged>) {
         if !self.free.is_empty() {
             return;
         }
@@ -212,12 +254,12 @@ impl WriteBuffer {
             self.counters.evictions += 1;
             if self.dirty[i] {
                 self.counters.dirty_evictions += 1;
-                out.push((self.lpn[i], self.value[i]));
+                out.push(self.destaged(i));
             }
             self.drop_slot(s);
         }
         if self.block_granular {
-            out[start..].sort_unstable_by_key(|&(l, _)| l);
+            out[start..].sort_unstable_by_key(|d| d.lpn);
         }
         self.scratch = victims;
     }
@@ -237,9 +279,9 @@ impl WriteBuffer {
     }
 
     /// The device clock reached `now` (ns): dirty pages older than
-    /// `device.buffer_max_dirty_age` are appended to `out` as `(lpn, value)` for the
-    /// caller to write (ascending); they stay buffered, clean.
-    pub fn flush_aged(&mut self, now: u64, out: &mut Vec<(u64, u64)>) {
+    /// `device.buffer_max_dirty_age` are appended to `out` for the caller to write
+    /// (ascending); they stay buffered, clean.
+    pub fn flush_aged(&mut self, now: u64, out: &mut Vec<Destaged>) {
         self.now = self.now.max(now);
         if self.max_dirty_age == 0 {
             return;
@@ -255,20 +297,22 @@ impl WriteBuffer {
             if self.dirty[i] && self.dirty_since[i] == t {
                 self.dirty[i] = false;
                 self.dirty_pages -= 1;
-                out.push((self.lpn[i], self.value[i]));
+                out.push(self.destaged(i));
             }
         }
-        out[start..].sort_unstable_by_key(|&(l, _)| l);
+        out[start..].sort_unstable_by_key(|d| d.lpn);
         self.counters.aged_pages += (out.len() - start) as u64;
     }
 
-    /// Buffer `lpn` (not buffered yet, and room made), dirty, holding `value`.
+    /// Buffer `lpn` (not buffered yet, and room made), dirty, holding `value`,
+    /// written with `hint`.
     #[inline]
-    pub fn insert_dirty(&mut self, lpn: u64, value: u64) {
+    pub fn insert_dirty(&mut self, lpn: u64, value: u64, hint: WriteHint) {
         let s = self.free.pop().expect("room was made");
         let i = s as usize;
         self.lpn[i] = lpn;
         self.value[i] = value;
+        self.set_hint(i, hint);
         self.dirty[i] = true;
         self.dirty_pages += 1;
         self.slot_of.insert(lpn, s);
@@ -294,19 +338,19 @@ impl WriteBuffer {
         self.free.push(s);
     }
 
-    /// A flush: every dirty page, in ascending logical order, into `out` as
-    /// `(lpn, value)`; they stay buffered, clean.
-    pub fn flush(&mut self, out: &mut Vec<(u64, u64)>) {
+    /// A flush: every dirty page, in ascending logical order, into `out`; they stay
+    /// buffered, clean.
+    pub fn flush(&mut self, out: &mut Vec<Destaged>) {
         self.counters.flushes += 1;
         let start = out.len();
-        for (&lpn, &s) in &self.slot_of {
+        for &s in self.slot_of.values() {
             let i = s as usize;
             if self.dirty[i] {
                 self.dirty[i] = false;
-                out.push((lpn, self.value[i]));
+                out.push(self.destaged(i));
             }
         }
-        out[start..].sort_unstable_by_key(|&(l, _)| l);
+        out[start..].sort_unstable_by_key(|d| d.lpn);
         let n = (out.len() - start) as u64;
         self.dirty_pages -= n;
         self.counters.flushed_pages += n;
@@ -381,6 +425,7 @@ impl WriteBuffer {
         self.capacity as usize * (8 + 8 + 1 + 4 + 16 + 8)
             + self.dirty_since.len() * 8
             + self.aging.len() * 16
+            + self.hints.len() * std::mem::size_of::<WriteHint>()
     }
 }
 
@@ -402,7 +447,7 @@ impl crate::ftl::BufferView for WriteBuffer {
             self.dirty_pages -= 1;
             self.counters.gc_takes += 1;
         }
-        Some(self.value[i]).filter(|&v| v != super::NO_VALUE)
+        Some(self.value[i]).filter(|&v| v != NO_VALUE)
     }
 
     fn update_probability(&self, lpn: u64) -> f64 {

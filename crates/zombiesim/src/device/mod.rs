@@ -1,29 +1,36 @@
 //! The device: everything between the host interface and the flash translation layer.
 //!
 //! ```text
-//!  run loop (HostInterface) ─┐
-//!                            ├─► Device::submit(issue, Command) ─┬─► idle time before
-//!  host model (HostSim) ─────┘     one dispatch for both          │   `issue`: background GC
-//!                                                                 ├─► hints the command carries
-//!                                                                 │   (piggybacked zombies)
-//!                                                                 └─► per page: Ftl::write /
-//!                                                                     read / trim, with the
-//!                                                                     page's content value
-//!                                  ◄── completion time (the latest flash operation it waited for)
+//!  run loop (HostInterface) ──┐
+//!  host model (HostSim) ──────┤
+//!  host write buffer ─────────┼─► Device::submit(issue, Command) ─┬─► idle time before
+//!  oracle (page by page) ─────┤     the one way in                 │   `issue`: background GC
+//!  preconditioning ───────────┘                                    ├─► hints the command carries
+//!                                                                  │   (piggybacked zombies)
+//!                                                                  └─► per page: Ftl::write_page
+//!                                                                      (PageWrite: content value,
+//!                                                                      WriteHint) / read / trim,
+//!                                                                      or the write buffer, which
+//!                                                                      keeps both until destaged
+//!                                   ◄── completion time (the latest flash operation it waited for)
 //! ```
 //!
-//! Both the device-level run loop and the host model issue through [`Device::submit`]
-//! (or, for a trace request split into several runs, [`Device::start`] /
-//! [`Device::apply`] / [`Device::end`]), so a command is dispatched the same way
-//! whatever sits above the device, and a write's content value travels with it all
-//! the way down.
+//! Every command enters through [`Device::submit`], whatever sits above the device: a
+//! trace request split into several runs is one command per run (the later ones
+//! [`Command::continued`]), and preconditioning's writes are [`Command::precondition`]
+//! commands (straight to flash, untimed, not counted as requests). So a command is
+//! dispatched the same way everywhere, and a write's content value and placement hint
+//! travel with it all the way down. Besides commands, the device hears zombie
+//! notifications ([`Device::hint_zombie`], from the host's notifier) and its clock.
 
 mod block_policies;
 mod buffer;
+mod command;
 mod eviction;
 mod replacement;
 
-pub use buffer::{BufferCounters, BufferReport, WriteBuffer};
+pub use buffer::{BufferCounters, BufferReport, Destaged, WriteBuffer};
+pub use command::{Command, Payload, WriteHint, NO_VALUE};
 
 pub use crate::ftl::PageState;
 pub use eviction::{Replacement, SlotView};
@@ -42,64 +49,6 @@ macro_rules! view {
             None => &mut $device.no_buffer as &mut dyn BufferView,
         }
     };
-}
-
-/// The content of the pages a write carries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Payload<'a> {
-    /// Unknown content (most workloads and traces).
-    Unknown,
-    /// Every page holds this fingerprint.
-    Same(u64),
-    /// One fingerprint per page, in page order; [`NO_VALUE`] marks a page whose
-    /// content is unknown.
-    PerPage(&'a [u64]),
-}
-
-/// The fingerprint that stands for "content unknown" in a [`Payload::PerPage`] list.
-pub const NO_VALUE: u64 = u64::MAX;
-
-impl Payload<'_> {
-    /// The fingerprint of the `i`-th page, when known.
-    #[inline]
-    pub fn value(&self, i: usize) -> Option<u64> {
-        match self {
-            Payload::Unknown => None,
-            Payload::Same(v) => Some(*v),
-            Payload::PerPage(v) => Some(v[i]).filter(|&v| v != NO_VALUE),
-        }
-    }
-}
-
-/// One command to the device.
-#[derive(Clone, Copy, Debug)]
-pub struct Command<'a> {
-    pub op: Op,
-    /// First logical page.
-    pub lpn: u64,
-    /// Consecutive logical pages.
-    pub pages: u32,
-    /// What a write carries.
-    pub payload: Payload<'a>,
-    /// Logical pages the host says, piggybacked on this command, hold a dirty newer
-    /// copy above the device (zombie hints).
-    pub zombies: &'a [u64],
-    /// Forced unit access: a write goes through the buffer to flash.
-    pub fua: bool,
-}
-
-impl<'a> Command<'a> {
-    /// A command with no payload and no hints.
-    pub fn new(op: Op, lpn: u64, pages: u32) -> Self {
-        Command {
-            op,
-            lpn,
-            pages,
-            payload: Payload::Unknown,
-            zombies: &[],
-            fua: false,
-        }
-    }
 }
 
 /// The simulated device.
@@ -124,7 +73,7 @@ pub struct Device {
     /// The latest completion so far (ns).
     last_done: u64,
     /// Reused list of pages the buffer writes back.
-    writebacks: Vec<(u64, u64)>,
+    writebacks: Vec<Destaged>,
     /// A twin-shadow page the buffer evicts is dropped, not written (003 §3.2).
     discard_twins: bool,
     /// The device's clock (ns) and whether anything needs it (retention refresh).
@@ -212,12 +161,6 @@ impl Device {
         self.ftl.as_ref()
     }
 
-    /// The flash translation layer, for writes that bypass the interface and the
-    /// buffer (preconditioning).
-    pub fn ftl_mut(&mut self) -> &mut dyn Ftl {
-        self.ftl.as_mut()
-    }
-
     /// The write buffer, when there is one.
     pub fn buffer(&self) -> Option<&WriteBuffer> {
         self.buffer.as_ref()
@@ -254,15 +197,33 @@ impl Device {
         }
     }
 
-    /// A command is issued at `issue`: GC may use the idle time before it, and the
-    /// command is counted. Its pages follow with [`Device::apply`].
-    #[inline]
-    pub fn start(&mut self, issue: u64) -> Result<()> {
-        self.begin(issue)?;
-        self.ftl.count_request();
-        Ok(())
+    /// Issue `cmd` at `issue`; returns when it completes (for a
+    /// [`Command::continued`] run: when the whole command completes so far). This is
+    /// the one way a command enters the device. A flush is not counted as a host
+    /// request (it moves no host pages).
+    pub fn submit(&mut self, issue: u64, cmd: &Command) -> Result<u64> {
+        if cmd.precondition {
+            return self.precondition(cmd);
+        }
+        if !cmd.continued {
+            self.begin(issue)?;
+            if cmd.op != Op::Flush {
+                self.ftl.count_request();
+            }
+            for &lpn in cmd.zombies {
+                self.ftl.set_zombie(lpn, true)?;
+            }
+        }
+        if self.buffer.is_some() {
+            self.apply_buffered(cmd)?;
+        } else {
+            self.apply(cmd)?;
+        }
+        Ok(self.end().max(issue))
     }
 
+    /// A command is issued at `issue`: GC may use the idle time before it, and the
+    /// clock reaches it.
     #[inline]
     fn begin(&mut self, issue: u64) -> Result<()> {
         if self.background_gc {
@@ -281,17 +242,34 @@ impl Device {
         Ok(())
     }
 
-    /// One run of pages of the command started last.
-    #[inline]
-    pub fn apply(&mut self, op: Op, lpn: u64, pages: u32, payload: Payload) -> Result<()> {
-        if self.buffer.is_some() {
-            return self.apply_buffered(op, lpn, pages, payload, false);
+    /// A preconditioning write ([`Command::precondition`]): every page straight to
+    /// flash, past the (still empty) write buffer, untimed and not counted as a request.
+    fn precondition(&mut self, cmd: &Command) -> Result<u64> {
+        if cmd.op != Op::Write || self.timing_on {
+            return Err(crate::Error::integrity(format!(
+                "a preconditioning command must be an untimed write, not {:?}",
+                cmd.op
+            )));
         }
-        let end = lpn + pages as u64;
-        match op {
+        debug_assert!(self.buffer.as_ref().is_none_or(|b| b.dirty_count() == 0));
+        for (i, lpn) in (cmd.lpn..cmd.lpn + cmd.pages as u64).enumerate() {
+            let write = PageWrite {
+                hint: cmd.hint,
+                ..PageWrite::new(lpn, cmd.payload.value(i), Cause::Host)
+            };
+            self.ftl.write_page(write, &mut NoBuffer)?;
+        }
+        Ok(0)
+    }
+
+    /// The pages of `cmd`, with no write buffer.
+    #[inline]
+    fn apply(&mut self, cmd: &Command) -> Result<()> {
+        let (lpn, end) = (cmd.lpn, cmd.lpn + cmd.pages as u64);
+        match cmd.op {
             Op::Write => {
                 for (i, l) in (lpn..end).enumerate() {
-                    self.write_to_flash(l, payload.value(i))?;
+                    self.write_to_flash(l, cmd.payload.value(i), cmd.hint)?;
                 }
             }
             Op::Read => {
@@ -305,28 +283,22 @@ impl Device {
                 }
             }
             Op::Flush => {}
-            Op::Dirty(_) | Op::Clean(_) => return Err(host_event_at_device(op)),
+            Op::Dirty(_) | Op::Clean(_) => return Err(host_event_at_device(cmd.op)),
         }
         Ok(())
     }
 
-    /// [`Device::apply`] through the write buffer; `fua` writes go through to flash.
-    fn apply_buffered(
-        &mut self,
-        op: Op,
-        lpn: u64,
-        pages: u32,
-        payload: Payload,
-        fua: bool,
-    ) -> Result<()> {
-        let end = lpn + pages as u64;
-        match op {
-            Op::Write if fua => {
+    /// The pages of `cmd` through the write buffer; `fua` writes go through to flash.
+    fn apply_buffered(&mut self, cmd: &Command) -> Result<()> {
+        let (lpn, end) = (cmd.lpn, cmd.lpn + cmd.pages as u64);
+        let (payload, hint) = (cmd.payload, cmd.hint);
+        match cmd.op {
+            Op::Write if cmd.fua => {
                 for (i, l) in (lpn..end).enumerate() {
                     let buffer = self.buffer.as_mut().expect("a buffer");
                     buffer.discard(l);
                     buffer.counters.fua_pages += 1;
-                    self.write_to_flash(l, payload.value(i))?;
+                    self.write_to_flash(l, payload.value(i), hint)?;
                 }
             }
             Op::Write => {
@@ -340,7 +312,7 @@ impl Device {
                         self.ftl.set_zombie(l, false)?;
                     }
                     let buffer = self.buffer.as_mut().expect("a buffer");
-                    if buffer.write_hit(l, v) {
+                    if buffer.write_hit(l, v, hint) {
                         continue;
                     }
                     buffer.make_room(&mut self.writebacks);
@@ -351,9 +323,10 @@ impl Device {
                         // take the buffered copy, BA-BM, and the pad would then land
                         // on top of it).
                         self.write_back_padded()?;
-                        self.buffer.as_mut().expect("a buffer").insert_dirty(l, v);
+                        let buffer = self.buffer.as_mut().expect("a buffer");
+                        buffer.insert_dirty(l, v, hint);
                     } else {
-                        buffer.insert_dirty(l, v);
+                        buffer.insert_dirty(l, v, hint);
                         self.write_back()?;
                     }
                 }
@@ -379,34 +352,44 @@ impl Device {
                 buffer.flush(&mut self.writebacks);
                 self.write_back()?;
             }
-            Op::Dirty(_) | Op::Clean(_) => return Err(host_event_at_device(op)),
+            Op::Dirty(_) | Op::Clean(_) => return Err(host_event_at_device(cmd.op)),
         }
         Ok(())
     }
 
     /// A host write of `lpn` straight to flash (no buffer, or FUA).
     #[inline]
-    fn write_to_flash(&mut self, lpn: u64, value: Option<u64>) -> Result<()> {
-        self.ftl
-            .write_page(PageWrite::new(lpn, value, Cause::Host), view!(self))
+    fn write_to_flash(&mut self, lpn: u64, value: Option<u64>, hint: WriteHint) -> Result<()> {
+        let write = PageWrite {
+            lpn,
+            value,
+            cause: Cause::Host,
+            hint,
+        };
+        self.ftl.write_page(write, view!(self))
     }
 
-    /// Program the pages the buffer gave up (evicted or flushed dirty pages). A
-    /// twin-shadow page is dropped instead when `device.discard_twins` is on: the
-    /// host holds a newer copy and will write it (003 §3.2).
+    /// Program the pages the buffer gave up (evicted or flushed dirty pages), each
+    /// with the hint it was written with. A twin-shadow page is dropped instead when
+    /// `device.discard_twins` is on: the host holds a newer copy and will write it
+    /// (003 §3.2).
     fn write_back(&mut self) -> Result<()> {
         let twins = self.discard_twins && self.ftl.known_zombies() > 0;
         for i in 0..self.writebacks.len() {
-            let (lpn, v) = self.writebacks[i];
+            let Destaged { lpn, value, hint } = self.writebacks[i];
             if twins && self.ftl.is_host_shadow(lpn) {
                 if let Some(b) = self.buffer.as_mut() {
                     b.counters.twin_discards += 1;
                 }
                 continue;
             }
-            let value = Some(v).filter(|&v| v != NO_VALUE);
-            self.ftl
-                .write_page(PageWrite::new(lpn, value, Cause::Buffer), view!(self))?;
+            let write = PageWrite {
+                lpn,
+                value: Some(value).filter(|&v| v != NO_VALUE),
+                cause: Cause::Buffer,
+                hint,
+            };
+            self.ftl.write_page(write, view!(self))?;
         }
         self.writebacks.clear();
         Ok(())
@@ -425,10 +408,10 @@ impl Device {
         let end = self.ftl.logical_pages();
         let mut i = 0;
         while i < evicted.len() {
-            let lbn = evicted[i].0 / ppb;
+            let lbn = evicted[i].lpn / ppb;
             let (first, last) = (lbn * ppb, ((lbn + 1) * ppb).min(end));
             for l in first..last {
-                if i < evicted.len() && evicted[i].0 == l {
+                if i < evicted.len() && evicted[i].lpn == l {
                     self.writebacks.push(evicted[i]);
                     i += 1;
                     self.write_back()?;
@@ -442,34 +425,15 @@ impl Device {
         Ok(())
     }
 
-    /// The command started last is complete: when (ns).
+    /// The command started last is complete (so far): when (ns).
     #[inline]
-    pub fn end(&mut self) -> u64 {
+    fn end(&mut self) -> u64 {
         let mut done = self.ftl.finish();
         if self.timing_on && self.dram_pages > 0 {
             done = done.max(self.issue + self.dram_pages * self.dram_ns);
         }
         self.last_done = self.last_done.max(done);
         done
-    }
-
-    /// Issue `cmd` at `issue`; returns when it completes. A flush is not counted as a
-    /// host request (it moves no host pages).
-    pub fn submit(&mut self, issue: u64, cmd: &Command) -> Result<u64> {
-        if cmd.op == Op::Flush {
-            self.begin(issue)?;
-        } else {
-            self.start(issue)?;
-        }
-        for &lpn in cmd.zombies {
-            self.ftl.set_zombie(lpn, true)?;
-        }
-        if cmd.fua && self.buffer.is_some() {
-            self.apply_buffered(cmd.op, cmd.lpn, cmd.pages, cmd.payload, true)?;
-        } else {
-            self.apply(cmd.op, cmd.lpn, cmd.pages, cmd.payload)?;
-        }
-        Ok(self.end().max(issue))
     }
 
     /// A non-queued command (a notification command) holds the interface until `done`.
@@ -539,3 +503,6 @@ fn host_event_at_device(op: Op) -> crate::Error {
         "a host event ({op:?}) reached the device; host events go through the notification channel"
     ))
 }
+
+#[cfg(test)]
+mod tests;

@@ -92,47 +92,6 @@ impl NotificationChannel {
         }
     }
 
-    /// Delivers one command's extents (see [`Self::deliver`]) as zombie hints to
-    /// `device`, reusing `hints` for the list.
-    pub fn send(
-        &mut self,
-        device: &mut crate::device::Device,
-        hints: &mut Vec<u64>,
-        dirty: impl Fn(u64) -> bool,
-    ) -> crate::error::Result<()> {
-        self.deliver(hints, dirty);
-        for &l in hints.iter() {
-            device.hint_zombie(l, true)?;
-        }
-        Ok(())
-    }
-
-    /// Page `lpn` went clean → dirty in the host: `ideal` marks it on the device at once,
-    /// and in `command` mode a full batch is sent as a notification command, which holds
-    /// the interface until `command_done` (when timed). `dirty` says which pages the host
-    /// still holds dirty.
-    pub fn notice(
-        &mut self,
-        device: &mut crate::device::Device,
-        lpn: u64,
-        hints: &mut Vec<u64>,
-        dirty: impl Fn(u64) -> bool,
-        command_done: Option<u64>,
-    ) -> crate::error::Result<()> {
-        if self.dirtied(lpn) {
-            device.hint_zombie(lpn, true)?;
-            self.counters.delivered_pages += 1;
-        }
-        if self.command_due() {
-            self.send(device, hints, dirty)?;
-            self.counters.commands += 1;
-            if let Some(t) = command_done {
-                device.hold_until(t);
-            }
-        }
-        Ok(())
-    }
-
     /// How many extents one command carries now.
     fn batch(&self) -> usize {
         match self.mode {

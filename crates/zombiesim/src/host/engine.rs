@@ -1,8 +1,8 @@
 //! The host model's steps: application operations, device commands, writeback,
 //! notifications and samples.
 
+use super::notifier::CommandAt;
 use super::{Event, HostOutcome, HostSim, Observer, Reason};
-use crate::config::NotifyMode;
 use crate::device::{Command, Payload, NO_VALUE};
 use crate::error::Result;
 use crate::report::AwarenessPoint;
@@ -13,22 +13,10 @@ impl HostSim<'_> {
     /// notifications ride on every read and write.
     fn submit(&mut self, now: u64, cmd: Command, observer: &mut dyn Observer) -> Result<u64> {
         let issue = self.queue.issue(now);
-        let piggyback =
-            self.channel.mode == NotifyMode::Piggyback && matches!(cmd.op, Op::Read | Op::Write);
-        let hints = if piggyback {
-            self.deliverable()
-        } else {
-            Vec::new()
-        };
-        let done = self.device.submit(
-            issue,
-            &Command {
-                zombies: &hints,
-                ..cmd
-            },
-        );
-        self.hints = hints;
-        let done = done?;
+        let host = &self.cache;
+        let done = self
+            .notifier
+            .submit(self.device, issue, cmd, |l| host.is_dirty(l))?;
         self.queue.complete(done);
         self.last_done = self.last_done.max(done);
         if cmd.op != Op::Flush {
@@ -48,16 +36,6 @@ impl HostSim<'_> {
 
     fn page_bytes(&self) -> u64 {
         self.cache_page_bytes
-    }
-
-    /// The extents one command carries: the pages still dirty in the host become
-    /// zombie hints (returned in the reused `hints` list; give it back after use); the
-    /// rest are stale.
-    fn deliverable(&mut self) -> Vec<u64> {
-        let mut out = std::mem::take(&mut self.hints);
-        let host = &self.cache;
-        self.channel.deliver(&mut out, |l| host.is_dirty(l));
-        out
     }
 
     /// The cached page `lpn` now holds `value` (content-aware devices see it when the
@@ -117,23 +95,16 @@ impl HostSim<'_> {
         Ok(done)
     }
 
-    /// Page `lpn` went clean → dirty in the host.
+    /// Page `lpn` went clean → dirty in the host. A notification command is
+    /// non-queued like SATA TRIM: it waits for the queue to drain and holds the
+    /// interface for `command_us`.
     fn dirtied(&mut self, lpn: u64, now: u64) -> Result<()> {
-        if self.channel.dirtied(lpn) {
-            self.device.hint_zombie(lpn, true)?;
-            self.channel.counters.delivered_pages += 1;
-        }
-        if self.channel.command_due() {
-            // An explicit notification command, non-queued like SATA TRIM: it waits for
-            // the queue to drain and holds the interface for `command_us`.
-            let hints = self.deliverable();
-            for &l in &hints {
-                self.device.hint_zombie(l, true)?;
-            }
-            self.hints = hints;
-            self.channel.counters.commands += 1;
-            let done = self.queue.barrier(now, self.command_ns);
-            self.device.hold_until(done);
+        let host = &self.cache;
+        let at = CommandAt::Queue(&mut self.queue, now);
+        if let Some(done) = self
+            .notifier
+            .dirtied(self.device, lpn, |l| host.is_dirty(l), at)?
+        {
             self.last_done = self.last_done.max(done);
         }
         Ok(())
@@ -439,7 +410,7 @@ impl HostSim<'_> {
     pub(super) fn sample(&mut self, now: u64) {
         let dirty = self.cache.dirty();
         let known = self.device.known_zombies();
-        let awareness = self.means.sample(known, dirty);
+        let awareness = self.notifier.sample(known, dirty);
         self.dirty_sum += dirty as f64;
         self.awareness.push(AwarenessPoint {
             t_s: now as f64 / 1e9,
@@ -462,7 +433,7 @@ impl HostSim<'_> {
         };
         app.latency = self.app.report();
         let mut cache = self.cache_counts;
-        cache.dirty_pages_mean = self.dirty_sum / self.means.samples().max(1) as f64;
+        cache.dirty_pages_mean = self.dirty_sum / self.notifier.samples().max(1) as f64;
         cache.dirty_pages_end = self.cache.dirty();
         // Keep the awareness series to about 200 points.
         let step = self.awareness.len().div_ceil(200).max(1);
@@ -474,7 +445,7 @@ impl HostSim<'_> {
             .map(|(_, p)| p.clone())
             .collect();
         HostOutcome {
-            notify: self.channel.report(&self.means, series),
+            notify: self.notifier.report(series),
             app,
             cache,
             device_latency: self.device_latency.report(),

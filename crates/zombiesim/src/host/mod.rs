@@ -26,11 +26,13 @@
 //! lags the host's truth exactly as the channel dictates.
 
 mod channel;
+mod notifier;
 mod page_cache;
 mod recorded;
 mod write_buffer;
 
 pub use channel::{AwarenessMeans, NotificationChannel};
+pub use notifier::{CommandAt, Notifier, SAMPLE_EVERY};
 pub use page_cache::PageCache;
 pub use recorded::RecordedHost;
 pub use write_buffer::HostWriteBuffer;
@@ -94,7 +96,7 @@ pub trait Observer {
 pub struct HostSim<'a> {
     device: &'a mut Device,
     cache: PageCache,
-    channel: NotificationChannel,
+    notifier: Notifier,
     events: EventQueue<Event>,
     queue: Queue,
     threads: u32,
@@ -105,7 +107,6 @@ pub struct HostSim<'a> {
     expire_ns: u64,
     background_limit: u64,
     dirty_limit: u64,
-    command_ns: u64,
     cache_page_bytes: u64,
     // Writeback state.
     sweep: Option<page_cache::Sweep>,
@@ -121,8 +122,6 @@ pub struct HostSim<'a> {
     sync_writeback_pages: u64,
     /// The content value of each cached page (empty until a write carries one).
     values: Vec<u64>,
-    /// Reused list of the zombie hints one command carries.
-    hints: Vec<u64>,
     /// What each cached page holds ([`crate::workload::IoKind`] as `u8`), when the
     /// source counts kinds; empty otherwise.
     kinds: Vec<u8>,
@@ -135,7 +134,6 @@ pub struct HostSim<'a> {
     awareness: Vec<AwarenessPoint>,
     sample_ns: u64,
     dirty_sum: f64,
-    means: AwarenessMeans,
     last_done: u64,
     app_end: u64,
     /// False once the observer asked to stop.
@@ -159,7 +157,7 @@ impl<'a> HostSim<'a> {
         };
         HostSim {
             cache: PageCache::new(cache_pages, logical, file_pages),
-            channel: NotificationChannel::new(&cfg.notify, page),
+            notifier: Notifier::new(cfg),
             events: EventQueue::new(),
             queue: Queue::new(qd),
             threads,
@@ -170,7 +168,6 @@ impl<'a> HostSim<'a> {
             expire_ns: (h.dirty_expire_s * 1e9) as u64,
             background_limit: (h.dirty_background_ratio * cache_pages as f64) as u64,
             dirty_limit: (h.dirty_ratio * cache_pages as f64) as u64,
-            command_ns: (cfg.notify.command_us * 1e3) as u64,
             cache_page_bytes: page,
             sweep: None,
             sweep_reason: Reason::Background,
@@ -180,7 +177,6 @@ impl<'a> HostSim<'a> {
             sync_writeback: Default::default(),
             sync_writeback_pages: 0,
             values: Vec::new(),
-            hints: Vec::new(),
             kinds: Vec::new(),
             traffic: Default::default(),
             app: LatencyRecorder::default(),
@@ -213,7 +209,6 @@ impl<'a> HostSim<'a> {
             awareness: Vec::new(),
             sample_ns: ((h.dirty_writeback_s * 1e9) as u64 / 5).max(1),
             dirty_sum: 0.0,
-            means: AwarenessMeans::default(),
             last_done: 0,
             app_end: 0,
             commands_ok: true,

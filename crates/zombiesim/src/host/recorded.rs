@@ -20,9 +20,12 @@
 //!
 //! State is one byte per logical page (which buffers hold it dirty), whatever the
 //! trace's length. Awareness (what the device knows against what the host holds dirty)
-//! is sampled every [`SAMPLE_EVERY`] requests, as for the host write buffer.
+//! is sampled after every host event and every [`SAMPLE_EVERY`](super::SAMPLE_EVERY) requests. The channel,
+//! its command cost and the samples are the one [`Notifier`]'s; a piggybacked batch is
+//! marked just before its command is submitted (ahead of the command's idle-time work,
+//! as the replay has always delivered it).
 
-use super::{AwarenessMeans, NotificationChannel};
+use super::notifier::{CommandAt, Notifier};
 use crate::config::{Config, NotifyMode};
 use crate::device::Device;
 use crate::error::Result;
@@ -30,21 +33,14 @@ use crate::report::NotifyReport;
 use crate::trace::HostBuffer;
 use crate::workload::Op;
 
-/// Awareness is sampled every this many requests.
-const SAMPLE_EVERY: u64 = 256;
 const PAGE_CACHE: u8 = 1 << HostBuffer::PageCache as u8;
 
 /// The host events of a notified trace and the channel that carries them.
 pub struct RecordedHost {
-    channel: NotificationChannel,
+    notifier: Notifier,
     /// Per logical page, a bit per [`HostBuffer`] holding it dirty.
     dirty: Vec<u8>,
     dirty_count: u64,
-    hints: Vec<u64>,
-    command_ns: u64,
-    timed: bool,
-    requests: u64,
-    awareness: AwarenessMeans,
 }
 
 impl RecordedHost {
@@ -57,14 +53,9 @@ impl RecordedHost {
             notify.mode = NotifyMode::None;
         }
         RecordedHost {
-            channel: NotificationChannel::new(&notify, cfg.flash.page_size.bytes()),
+            notifier: Notifier::with(cfg, &notify),
             dirty: vec![0; logical_pages as usize],
             dirty_count: 0,
-            hints: Vec::new(),
-            command_ns: (cfg.notify.command_us * 1e3) as u64,
-            timed: cfg.timing.enabled,
-            requests: 0,
-            awareness: AwarenessMeans::default(),
         }
     }
 
@@ -99,9 +90,7 @@ impl RecordedHost {
                         *d &= !bit;
                         if *d == 0 {
                             self.dirty_count -= 1;
-                            if self.channel.mode == NotifyMode::Ideal {
-                                device.hint_zombie(l, false)?;
-                            }
+                            self.notifier.cleaned(device, l)?;
                         }
                     }
                 }
@@ -114,12 +103,9 @@ impl RecordedHost {
 
     /// A device command (`op`) is about to run: piggybacked hints ride on it.
     pub fn before_command(&mut self, device: &mut Device, op: Op) -> Result<()> {
-        if self.channel.mode == NotifyMode::Piggyback && matches!(op, Op::Read | Op::Write) {
-            let dirty = &self.dirty;
-            self.channel
-                .send(device, &mut self.hints, |l| dirty[l as usize] != 0)?;
-        }
-        Ok(())
+        let dirty = &self.dirty;
+        self.notifier
+            .piggyback_ahead(device, op, |l| dirty[l as usize] != 0)
     }
 
     /// The device wrote or trimmed `lpn .. lpn + pages` (after the command ran).
@@ -160,28 +146,21 @@ impl RecordedHost {
             }
             _ => {}
         }
-        self.requests += 1;
-        if self.requests.is_multiple_of(SAMPLE_EVERY) {
-            self.sample(device);
-        }
+        self.notifier.count_request(device, self.dirty_count);
         Ok(())
     }
 
     /// Page `lpn` went from clean everywhere to dirty somewhere: the channel learns it.
     fn dirtied(&mut self, device: &mut Device, lpn: u64, issue: u64) -> Result<()> {
         let dirty = &self.dirty;
-        let done = self.timed.then_some(issue + self.command_ns);
-        self.channel.notice(
-            device,
-            lpn,
-            &mut self.hints,
-            |l| dirty[l as usize] != 0,
-            done,
-        )
+        let at = CommandAt::Issue(issue);
+        self.notifier
+            .dirtied(device, lpn, |l| dirty[l as usize] != 0, at)
+            .map(|_| ())
     }
 
     fn sample(&mut self, device: &Device) {
-        self.awareness
+        self.notifier
             .sample(device.known_zombies(), self.dirty_count);
     }
 
@@ -192,6 +171,6 @@ impl RecordedHost {
 
     /// The channel's report.
     pub fn notify_report(&self) -> NotifyReport {
-        self.channel.report(&self.awareness, Vec::new())
+        self.notifier.report(Vec::new())
     }
 }

@@ -17,33 +17,26 @@
 //! volatile. It is a deliberately plain model of a block-level write buffer: no
 //! writeback daemon, no dirty limits (that is the host model's page cache, `host.cache`).
 
-use super::{AwarenessMeans, NotificationChannel};
-use crate::config::{Config, DeviceConfig, NotifyMode};
+use super::notifier::{CommandAt, Notifier};
+use crate::config::{Config, DeviceConfig};
 use crate::device::{
-    BufferCounters, BufferReport, Command, Device, Payload, WriteBuffer, NO_VALUE,
+    BufferCounters, BufferReport, Command, Destaged, Device, Payload, WriteBuffer, WriteHint,
+    NO_VALUE,
 };
 use crate::error::Result;
 use crate::report::NotifyReport;
 use crate::workload::Op;
 
-/// Awareness is sampled every this many requests.
-const SAMPLE_EVERY: u64 = 256;
-
 /// The host write buffer and its notification channel.
 pub struct HostWriteBuffer {
     buffer: WriteBuffer,
-    channel: NotificationChannel,
+    notifier: Notifier,
     /// Counters when the measured phase began.
     start: BufferCounters,
     dram_ns: u64,
-    command_ns: u64,
-    timed: bool,
-    /// Reused lists: dirty victims `(lpn, value)`, zombie hints, values of a run.
-    writebacks: Vec<(u64, u64)>,
-    hints: Vec<u64>,
+    /// Reused lists: dirty victims, values of a run.
+    writebacks: Vec<Destaged>,
     values: Vec<u64>,
-    requests: u64,
-    awareness: AwarenessMeans,
 }
 
 impl HostWriteBuffer {
@@ -59,16 +52,11 @@ impl HostWriteBuffer {
             };
             HostWriteBuffer {
                 buffer: WriteBuffer::new(&dc, pages, cfg.flash.pages_per_block),
-                channel: NotificationChannel::new(&cfg.notify, page),
+                notifier: Notifier::new(cfg),
                 start: BufferCounters::default(),
                 dram_ns: cfg.timing.dram_ns.round() as u64,
-                command_ns: (cfg.notify.command_us * 1e3) as u64,
-                timed: cfg.timing.enabled,
                 writebacks: Vec::new(),
-                hints: Vec::new(),
                 values: Vec::new(),
-                requests: 0,
-                awareness: AwarenessMeans::default(),
             }
         })
     }
@@ -83,7 +71,6 @@ impl HostWriteBuffer {
         pages: u32,
         payload: Payload,
     ) -> Result<u64> {
-        self.requests += 1;
         let end = lpn + pages as u64;
         let mut done = issue;
         match op {
@@ -91,9 +78,9 @@ impl HostWriteBuffer {
                 for (i, l) in (lpn..end).enumerate() {
                     let v = payload.value(i).unwrap_or(NO_VALUE);
                     let was_dirty = self.buffer.is_dirty(l);
-                    if !self.buffer.write_hit(l, v) {
+                    if !self.buffer.write_hit(l, v, WriteHint::NONE) {
                         self.buffer.make_room(&mut self.writebacks);
-                        self.buffer.insert_dirty(l, v);
+                        self.buffer.insert_dirty(l, v, WriteHint::NONE);
                     }
                     if !was_dirty {
                         self.dirtied(device, l, issue)?;
@@ -163,37 +150,17 @@ impl HostWriteBuffer {
     /// Page `lpn` went clean → dirty here: the channel learns it.
     fn dirtied(&mut self, device: &mut Device, lpn: u64, issue: u64) -> Result<()> {
         let host = &self.buffer;
-        let done = self.timed.then_some(issue + self.command_ns);
-        self.channel
-            .notice(device, lpn, &mut self.hints, |l| host.is_dirty(l), done)
-    }
-
-    /// The extents one command carries: pages still dirty here become zombie hints.
-    fn deliverable(&mut self) -> Vec<u64> {
-        let mut out = std::mem::take(&mut self.hints);
-        let host = &self.buffer;
-        self.channel.deliver(&mut out, |l| host.is_dirty(l));
-        out
+        let at = CommandAt::Issue(issue);
+        self.notifier
+            .dirtied(device, lpn, |l| host.is_dirty(l), at)
+            .map(|_| ())
     }
 
     /// Submit one device command at `issue`, carrying piggybacked hints.
     fn submit(&mut self, device: &mut Device, issue: u64, cmd: Command) -> Result<u64> {
-        let piggyback =
-            self.channel.mode == NotifyMode::Piggyback && matches!(cmd.op, Op::Read | Op::Write);
-        let hints = if piggyback {
-            self.deliverable()
-        } else {
-            std::mem::take(&mut self.hints)
-        };
-        let done = device.submit(
-            issue,
-            &Command {
-                zombies: if piggyback { &hints } else { &[] },
-                ..cmd
-            },
-        );
-        self.hints = hints;
-        done
+        let host = &self.buffer;
+        self.notifier
+            .submit(device, issue, cmd, |l| host.is_dirty(l))
     }
 
     /// Write the pages evicted or flushed (in `writebacks`) to the device, one
@@ -204,18 +171,18 @@ impl HostWriteBuffer {
             return Ok(done);
         }
         let mut pages = std::mem::take(&mut self.writebacks);
-        pages.sort_unstable_by_key(|&(l, _)| l);
+        pages.sort_unstable_by_key(|d| d.lpn);
         let mut values = std::mem::take(&mut self.values);
         let mut i = 0;
         let mut result = Ok(());
         while i < pages.len() {
-            let first = pages[i].0;
+            let first = pages[i].lpn;
             let mut n = 1;
-            while i + n < pages.len() && pages[i + n].0 == first + n as u64 {
+            while i + n < pages.len() && pages[i + n].lpn == first + n as u64 {
                 n += 1;
             }
             values.clear();
-            values.extend(pages[i..i + n].iter().map(|&(_, v)| v));
+            values.extend(pages[i..i + n].iter().map(|d| d.value));
             let payload = if values.iter().all(|&v| v == NO_VALUE) {
                 Payload::Unknown
             } else {
@@ -241,14 +208,14 @@ impl HostWriteBuffer {
     }
 
     fn requests_sample(&mut self, device: &Device) {
-        if !self.requests.is_multiple_of(SAMPLE_EVERY) {
-            return;
-        }
-        // The device knows a page only while the host holds it dirty: at most 1.
         let aware = self
-            .awareness
-            .sample(device.known_zombies(), self.buffer.dirty_count());
-        debug_assert!(aware <= 1.0, "the device knows more zombies than are dirty");
+            .notifier
+            .count_request(device, self.buffer.dirty_count());
+        // The device knows a page only while the host holds it dirty: at most 1.
+        debug_assert!(
+            aware.is_none_or(|a| a <= 1.0),
+            "the device knows more zombies than are dirty"
+        );
     }
 
     /// The measured phase begins: counters start again.
@@ -263,7 +230,7 @@ impl HostWriteBuffer {
 
     /// The channel's report.
     pub fn notify_report(&self) -> NotifyReport {
-        self.channel.report(&self.awareness, Vec::new())
+        self.notifier.report(Vec::new())
     }
 
     /// Check the buffer's bookkeeping.

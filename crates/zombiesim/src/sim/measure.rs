@@ -11,8 +11,11 @@
 //!             the device buffer is non-volatile, shadows live again, fast blocks
 //!             refreshed; with --verify the integrity oracle checks right after
 //!          ─► host write buffer (optional) ─► Device::submit ...      (host.buffer)
-//!          └► Device::start / apply / end                             (no host buffer)
+//!          └► Device::submit, one command per run                     (no host buffer)
 //! ```
+//!
+//! A trace request that remapping split into runs is one command per run, the runs
+//! after the first [`Command::continued`]: issued, counted and timed once.
 //!
 //! The device's clock is the issue time with timing on; with timing off it is the
 //! request's arrival time (trace timestamps, a synthetic workload's `iops`), which a
@@ -241,15 +244,10 @@ pub(super) fn measure_device(
             r.event(device, req.op, req.lpn, req.pages, at)?;
             continue;
         }
-        if req.op == Op::Flush || !req.continued {
+        let continued = req.op != Op::Flush && req.continued;
+        if !continued {
             if let Some((prev, arrival, _, done)) = current.take() {
-                complete(
-                    &mut iface,
-                    device,
-                    timed,
-                    host_buffer.is_some(),
-                    (&prev, arrival, done),
-                );
+                complete(&mut iface, timed, (&prev, arrival, done));
             }
             let (issue, arrival) = if timed { iface.issue(&req) } else { (0, 0) };
             let restart = clock.before(device, &req, issue)?;
@@ -269,9 +267,6 @@ pub(super) fn measure_device(
             if let Some(r) = recorded.as_mut() {
                 r.before_command(device, req.op)?;
             }
-            if host_buffer.is_none() {
-                device.start(issue)?;
-            }
             if timed || host_buffer.is_some() {
                 current = Some((req, arrival, issue, issue));
             }
@@ -279,33 +274,32 @@ pub(super) fn measure_device(
             prev.pages += req.pages;
         }
         let payload = req.value.map_or(Payload::Unknown, Payload::Same);
-        match host_buffer.as_mut() {
-            Some(h) => {
-                let (_, _, issue, done) = current.as_mut().expect("a request in progress");
-                let t = h.request(device, *issue, req.op, req.lpn, req.pages, payload)?;
-                *done = (*done).max(t);
+        let issue = current.as_ref().map_or(0, |c| c.2);
+        let t = match host_buffer.as_mut() {
+            Some(h) => h.request(device, issue, req.op, req.lpn, req.pages, payload)?,
+            None => {
+                let cmd = Command {
+                    payload,
+                    continued,
+                    ..Command::new(req.op, req.lpn, req.pages)
+                };
+                match oracle.as_deref_mut() {
+                    // gc.policy = "oracle": its zombie marks go in page by page.
+                    Some(o) => o.submit(device, issue, &cmd)?,
+                    None => device.submit(issue, &cmd)?,
+                }
             }
-            // gc.policy = "oracle": its zombie marks go in page by page.
-            None if oracle.is_some() => {
-                let o = oracle.as_deref_mut().expect("an oracle");
-                o.apply(device, req.op, req.lpn, req.pages, payload)?;
-            }
-            None => device.apply(req.op, req.lpn, req.pages, payload)?,
+        };
+        if let Some((.., done)) = current.as_mut() {
+            *done = (*done).max(t);
         }
         if let Some(r) = recorded.as_mut() {
-            let issue = current.as_ref().map_or(0, |c| c.2);
             r.after_command(device, req.op, req.lpn, req.pages, issue)?;
         }
         rec.after(device, || workload.progress())?;
     }
     if let Some((prev, arrival, _, done)) = current.take() {
-        complete(
-            &mut iface,
-            device,
-            timed,
-            host_buffer.is_some(),
-            (&prev, arrival, done),
-        );
+        complete(&mut iface, timed, (&prev, arrival, done));
     }
     // The power loss due after the last requests (not after an interruption).
     if !rec.ticker.stopped {
@@ -325,17 +319,9 @@ pub(super) fn measure_device(
     ))
 }
 
-/// `req` completed: at `done` through the host buffer, else when the device says.
-fn complete(
-    iface: &mut HostInterface,
-    device: &mut Device,
-    timed: bool,
-    host_buffer: bool,
-    (req, arrival, done): (&Request, u64, u64),
-) {
-    if !timed {
-        return;
+/// `req` completed at `done` (the latest completion of its runs).
+fn complete(iface: &mut HostInterface, timed: bool, (req, arrival, done): (&Request, u64, u64)) {
+    if timed {
+        iface.complete(req, arrival, done);
     }
-    let done = if host_buffer { done } else { device.end() };
-    iface.complete(req, arrival, done);
 }

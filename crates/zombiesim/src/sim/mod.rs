@@ -227,7 +227,7 @@ fn run(
         synthetic,
         stream_seed(opts.seed, STREAM_PRECONDITION),
     )?;
-    let steady = precondition(cfg, device.ftl_mut(), own, opts, ticker)?;
+    let steady = precondition(cfg, &mut device, own, opts, ticker)?;
     let pre = device.counters();
     let pre_content = device.ftl().content_stats().map(|(c, _)| c);
     let timed = cfg.timing.enabled;

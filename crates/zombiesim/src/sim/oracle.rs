@@ -12,7 +12,7 @@
 //!             same LPN overwrites it, w when a trim after w writes drops it (never: ∞)
 //!  measured phase, after host page write k (t = k + 1 writes applied):
 //!          push (d(k) − H, lpn) on a min-heap; pop every entry ≤ t
-//!          ─► Device::hint_zombie(lpn, true)
+//!          ─► an ideal-channel Notifier: Device::hint_zombie(lpn, true)
 //! ```
 //!
 //! So a valid page is marked zombie from the moment its current version will die within
@@ -56,8 +56,9 @@ use crate::config::{
     available_memory, CbAge, Config, FtlLayout, Geometry, MemoryEstimate, NotifyMode, OracleScore,
     PolicySpec,
 };
-use crate::device::{Device, Payload};
+use crate::device::{Command, Device, Payload};
 use crate::error::{Error, Result};
+use crate::host::{CommandAt, Notifier};
 use crate::report::OracleReport;
 use crate::workload::{Op, Workload};
 use std::cmp::Reverse;
@@ -511,6 +512,10 @@ pub struct FutureNotifier {
     written: u64,
     fingerprint: u64,
     hints: u64,
+    /// The channel its marks go through (ideal: delivered at once), and the reused
+    /// list of the marks one write makes due.
+    notifier: Notifier,
+    marks: Vec<u64>,
 }
 
 impl FutureNotifier {
@@ -522,6 +527,8 @@ impl FutureNotifier {
             written: 0,
             fingerprint: FOLD_START,
             hints: 0,
+            notifier: Notifier::ideal(),
+            marks: Vec::new(),
         }
     }
 
@@ -551,28 +558,41 @@ impl FutureNotifier {
         Ok(())
     }
 
-    /// [`Device::apply`], a write page by page with the marks that come due after each.
-    pub fn apply(
-        &mut self,
-        device: &mut Device,
-        op: Op,
-        lpn: u64,
-        pages: u32,
-        payload: Payload,
-    ) -> Result<()> {
-        if op != Op::Write {
-            return device.apply(op, lpn, pages, payload);
+    /// [`Device::submit`], a write page by page (one command, its pages after the
+    /// first [`Command::continued`]) with the marks that come due after each; returns
+    /// when the command completes.
+    pub fn submit(&mut self, device: &mut Device, issue: u64, cmd: &Command) -> Result<u64> {
+        if cmd.op != Op::Write || cmd.pages == 0 {
+            return device.submit(issue, cmd);
         }
-        for i in 0..pages {
-            let l = lpn + i as u64;
-            let one = match payload {
+        let mut done = issue;
+        for i in 0..cmd.pages {
+            let l = cmd.lpn + i as u64;
+            let payload = match cmd.payload {
                 Payload::PerPage(v) => Payload::PerPage(&v[i as usize..i as usize + 1]),
                 p => p,
             };
-            device.apply(Op::Write, l, 1, one)?;
-            self.after_write(l, |z| device.hint_zombie(z, true))?;
+            let one = Command {
+                lpn: l,
+                pages: 1,
+                payload,
+                continued: cmd.continued || i > 0,
+                ..*cmd
+            };
+            done = done.max(device.submit(issue, &one)?);
+            let mut marks = std::mem::take(&mut self.marks);
+            marks.clear();
+            self.after_write(l, |z| {
+                marks.push(z);
+                Ok(())
+            })?;
+            for &z in &marks {
+                let at = CommandAt::Issue(issue);
+                self.notifier.dirtied(device, z, |_| true, at)?;
+            }
+            self.marks = marks;
         }
-        Ok(())
+        Ok(done)
     }
 
     /// The measured phase is over (`complete`: it was not interrupted): check it wrote

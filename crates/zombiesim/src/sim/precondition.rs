@@ -2,6 +2,10 @@
 //! writes (or the measured workload's own, `precondition.pattern = "workload"`) in
 //! quarter-drive-write windows until write amplification settles or
 //! `precondition.random_drive_writes` is spent.
+//!
+//! The writes enter the device like every other command, through
+//! [`Device::submit`], marked [`Command::precondition`]: straight to flash, past the
+//! write buffer, with timing off, and not counted as host requests.
 
 use super::measure::LOOKAHEAD;
 use super::options::RunOptions;
@@ -9,9 +13,9 @@ use super::progress::{Phase, Progress, Ticker, TICK_MASK};
 use super::seeds::{stream_seed, STREAM_PRECONDITION};
 use super::source::Source;
 use crate::config::{Config, PreconditionPattern};
+use crate::device::{Command, Device};
 use crate::error::Result;
-use crate::ftl::{Ftl, FtlExt};
-use crate::workload::{Synthetic, Workload};
+use crate::workload::{Op, Synthetic, Workload};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -36,16 +40,26 @@ pub(super) fn own_writes(
     }
 }
 
-/// Fill, then random writes until steady. Returns whether WA settled.
+/// A preconditioning write of `pages` pages from `lpn`.
+#[inline]
+fn write(device: &mut Device, lpn: u64, pages: u32) -> Result<()> {
+    let cmd = Command {
+        precondition: true,
+        ..Command::new(Op::Write, lpn, pages)
+    };
+    device.submit(0, &cmd).map(|_| ())
+}
+
+/// Fill, then random writes until steady (timing off). Returns whether WA settled.
 pub(super) fn precondition(
     cfg: &Config,
-    ftl: &mut dyn Ftl,
+    device: &mut Device,
     own: Option<Box<dyn Workload>>,
     opts: &RunOptions,
     ticker: &mut Ticker,
 ) -> Result<bool> {
     let p = &cfg.precondition;
-    let logical = ftl.logical_pages();
+    let logical = device.logical_pages();
     let random_pages = (p.random_drive_writes * logical as f64).round() as u64;
     let total = if p.fill { logical } else { 0 } + random_pages;
     if total == 0 {
@@ -59,9 +73,11 @@ pub(super) fn precondition(
     ticker.force(report(0));
     let mut done = 0u64;
     if p.fill {
-        for lpn in 0..logical {
-            ftl.write(lpn)?;
-            done += 1;
+        // In runs that end where the progress is reported (every TICK_MASK + 1 pages).
+        while done < logical {
+            let end = ((done | TICK_MASK) + 1).min(logical);
+            write(device, done, (end - done) as u32)?;
+            done = end;
             if done & TICK_MASK == 0 && !ticker.tick(|| report(done)) {
                 return Ok(false);
             }
@@ -84,16 +100,16 @@ pub(super) fn precondition(
     let mut windows = 0;
     let mut written = 0u64;
     while written < random_pages {
-        let start = ftl.counters();
+        let start = device.counters();
         let end = (written + window).min(random_pages);
         while written < end {
             match own.as_mut() {
                 None => {
                     let lpn = ahead[slot];
                     ahead[slot] = rng.random_range(0..logical);
-                    ftl.prefetch(ahead[slot]);
+                    device.ftl().prefetch(ahead[slot]);
                     slot = (slot + 1) % LOOKAHEAD;
-                    ftl.write(lpn)?;
+                    write(device, lpn, 1)?;
                     written += 1;
                 }
                 Some(w) => {
@@ -104,8 +120,8 @@ pub(super) fn precondition(
                         ));
                     };
                     let stop = (req.lpn + req.pages as u64).min(req.lpn + (end - written));
-                    for lpn in req.lpn..stop {
-                        ftl.write(lpn)?;
+                    if stop > req.lpn {
+                        write(device, req.lpn, (stop - req.lpn) as u32)?;
                     }
                     written += stop - req.lpn;
                 }
@@ -116,7 +132,7 @@ pub(super) fn precondition(
             }
         }
         windows += 1;
-        let waf = ftl.counters().since(&start).waf();
+        let waf = device.counters().since(&start).waf();
         if let Some(prev) = prev_waf {
             if p.steady_tolerance > 0.0 && (waf - prev).abs() <= p.steady_tolerance * waf.max(1.0) {
                 calm += 1;
