@@ -1,4 +1,4 @@
-"""What exists in this build: presets, schemes, workloads, victim policies."""
+"""What exists in this build: presets, schemes, workloads, victim policies, FTL kinds."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ __all__ = [
     "Preset",
     "Scheme",
     "WorkloadInfo",
+    "ftl_kinds",
     "policies",
     "preset_toml",
     "presets",
@@ -66,3 +67,8 @@ def workload_common_keys() -> str:
 def policies() -> list[str]:
     """Every victim policy's syntax, e.g. `d-choices:D` (D = sample size)."""
     return list(_core.policies())
+
+
+def ftl_kinds() -> list[str]:
+    """Every FTL kind's name (`ftl.kind`), e.g. `page`, `dftl`."""
+    return list(_core.ftl_kinds())

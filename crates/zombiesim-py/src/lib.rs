@@ -233,6 +233,15 @@ fn policies() -> Vec<&'static str> {
     zombiesim::PolicySpec::SYNTAX.to_vec()
 }
 
+/// Every FTL kind's name (`ftl.kind`), in registry order.
+#[pyfunction]
+fn ftl_kinds() -> Vec<&'static str> {
+    zombiesim::config::FtlKind::ALL
+        .iter()
+        .map(|k| k.name())
+        .collect()
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", zombiesim::VERSION)?;
@@ -252,6 +261,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(workload_common_keys, m)?)?;
     m.add_function(wrap_pyfunction!(check_workload, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
+    m.add_function(wrap_pyfunction!(ftl_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
     trace::register(m)?;
     content::register(m)?;

@@ -20,6 +20,7 @@ from .._format import best_label, compare_columns, oracle_shares
 from .._io import atomic_write
 from .._progress import LazyProgress
 from ..api import compare_configs, simulate_many, to_frame
+from ..catalog import ftl_kinds
 from ..config import Config
 from ..report import Report
 from ..trace import TraceInput
@@ -51,6 +52,9 @@ from .parser import (
     seed_option,
     source_options,
 )
+
+#: The FTL kinds `--ftl` takes (`ftl.kind`), from the registry of the Rust core.
+FTL_KINDS = tuple(ftl_kinds())
 
 EPILOG = """\
 examples:
@@ -108,7 +112,7 @@ def register(sub: Any) -> None:
         "--ftl",
         metavar="A,B,...",
         type=name_list,
-        help="FTLs: ftl.kind over these values (page, dftl, superblock, fast, block)",
+        help=f"FTLs: ftl.kind over these values ({', '.join(FTL_KINDS)})",
     )
     p.add_argument(
         "--journal",
@@ -153,8 +157,6 @@ def split_axis(sets: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], Any]
     return sets[:i] + sets[i + 1 :], (key, values)
 
 
-#: The FTL kinds `--ftl` takes (`ftl.kind`).
-FTL_KINDS = ("page", "dftl", "superblock", "fast", "block")
 #: The journaling modes `--journal` takes (the `journal=` key of an `fs:` workload).
 JOURNAL_MODES = ("writeback", "ordered", "journal", "vma")
 

@@ -1,8 +1,9 @@
-//! What each FTL kind can do beyond the contract every FTL implements
-//! (`ftl::Ftl`). A configuration that asks an FTL for a capability it lacks is refused
-//! before the run, naming the key ([`Config::validate`] checks it first).
+//! What an FTL kind can do beyond the contract every FTL implements (`ftl::Ftl`); each
+//! kind's registry entry says what it can (`FtlKindSpec::capabilities`). A
+//! configuration that asks an FTL for a capability it lacks is refused before the run,
+//! naming the key ([`Config::validate`] checks it first).
 
-use super::{Config, FtlKind};
+use super::Config;
 use crate::error::Result;
 
 /// What an FTL can do beyond the contract every FTL implements. A configuration that
@@ -35,7 +36,6 @@ impl Capabilities {
         shadow_gc: true,
     };
 
-    /// Of an FTL kind.
     /// Of none of them.
     pub const NONE: Capabilities = Capabilities {
         zombie_scores: false,
@@ -45,15 +45,6 @@ impl Capabilities {
         bounded_gc: false,
         shadow_gc: false,
     };
-
-    /// Of an FTL kind.
-    pub fn of(kind: FtlKind) -> Capabilities {
-        match kind {
-            FtlKind::Page => Capabilities::ALL,
-            FtlKind::Dftl => DFTL_CAPABILITIES,
-            FtlKind::Superblock | FtlKind::Fast | FtlKind::Block => Capabilities::NONE,
-        }
-    }
 
     /// Refuse `cfg` if it asks for something this FTL (`name`) cannot do.
     pub fn check(&self, cfg: &Config, name: &str) -> Result<()> {
@@ -99,18 +90,6 @@ impl Capabilities {
         Ok(())
     }
 }
-
-/// What DFTL can do of what the page-mapped FTL can: everything but the content layer
-/// (dedup and the dead-value pool map logical pages to shared physical pages, which
-/// the translation pages do not model).
-pub const DFTL_CAPABILITIES: Capabilities = Capabilities {
-    zombie_scores: true,
-    streams: true,
-    content: false,
-    background_gc: true,
-    bounded_gc: true,
-    shadow_gc: true,
-};
 
 #[cfg(test)]
 mod tests {

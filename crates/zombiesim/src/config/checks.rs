@@ -4,8 +4,8 @@
 //! keys set by name; the sections with modules of their own are checked there.
 
 use super::{
-    host, hybrid, shadow, Capabilities, Config, FtlLayout, GcConfig, GcFrontier, Geometry,
-    OracleScore, PolicySpec, Scheduler, TimingConfig, MAX_PAGE_SIZE,
+    buffers, ftl_kinds, host, shadow, Capabilities, Config, FtlLayout, GcConfig, GcFrontier,
+    Geometry, OracleScore, PolicySpec, Scheduler, TimingConfig, MAX_PAGE_SIZE,
 };
 use crate::error::{Error, Result};
 
@@ -141,7 +141,10 @@ impl Config {
         Capabilities::of(self.ftl.kind).check(self, self.ftl.kind.name())?;
         self.validate_scheduling(&geo)?;
         shadow::validate(self, &geo)?;
-        hybrid::validate(self, &geo)?;
+        ftl_kinds::validate_keys(self)?;
+        ftl_kinds::validate_block_granular_buffer(self)?;
+        buffers::validate(self)?;
+        ftl_kinds::validate_kind(self, &geo)?;
         FtlLayout::new(self, &geo).map(|_| ())
     }
 

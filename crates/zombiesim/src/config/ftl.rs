@@ -1,54 +1,11 @@
-//! The `[ftl]` section: which flash translation layer runs ([`FtlKind`]), how it
-//! allocates and where GC writes, retention, and the keys of the hybrid FTLs (FAST's
-//! log blocks, DFTL's mapping cache, SuperBlock's size), with their defaults.
+//! The `[ftl]` section: which flash translation layer runs ([`FtlKind`], a kind of the
+//! registry in `ftl_kinds`), how it allocates and where GC writes, retention, and the
+//! keys of the hybrid FTLs (FAST's log blocks, DFTL's mapping cache, SuperBlock's
+//! size), with their defaults.
 
+use super::FtlKind;
 use crate::placement::PlacementSpec;
 use serde::{Deserialize, Serialize};
-
-/// Which flash translation layer runs the device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FtlKind {
-    /// Page-level mapping (every logical page maps anywhere).
-    Page,
-    /// DFTL (Gupta et al.): page-level mapping kept in translation pages on flash, a
-    /// cached mapping table (`ftl.cmt_entries`) in SRAM.
-    Dftl,
-    /// SuperBlock FTL (Kang et al.): `ftl.superblock_blocks` adjacent logical blocks
-    /// share their physical blocks, page-mapped inside.
-    Superblock,
-    /// FAST (Lee et al.): block-mapped data blocks, `ftl.log_blocks` page-mapped log
-    /// blocks shared by all of them, switch / partial / full merges.
-    Fast,
-    /// Plain block mapping: an update in place is a read-modify-write of the block.
-    Block,
-}
-
-impl FtlKind {
-    pub const ALL: [FtlKind; 5] = [
-        FtlKind::Page,
-        FtlKind::Dftl,
-        FtlKind::Superblock,
-        FtlKind::Fast,
-        FtlKind::Block,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            FtlKind::Page => "page",
-            FtlKind::Dftl => "dftl",
-            FtlKind::Superblock => "superblock",
-            FtlKind::Fast => "fast",
-            FtlKind::Block => "block",
-        }
-    }
-
-    /// Whether the FTL maps whole logical blocks (its logical capacity is a whole
-    /// number of blocks, and block-granularity buffer policies make sense above it).
-    pub fn block_mapped(self) -> bool {
-        matches!(self, FtlKind::Superblock | FtlKind::Fast | FtlKind::Block)
-    }
-}
 
 /// How FAST picks the log block to merge when log blocks run out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -133,7 +90,7 @@ pub struct FtlConfig {
 impl Default for FtlConfig {
     fn default() -> Self {
         FtlConfig {
-            kind: FtlKind::Page,
+            kind: FtlKind::default(),
             over_provisioning: 0.07,
             reserved_blocks: 0,
             gc_frontier: GcFrontier::Separate,

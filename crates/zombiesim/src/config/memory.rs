@@ -52,19 +52,8 @@ impl MemoryEstimate {
                 + logical * (4.0 + f64::from(u8::from(cfg.ftl.regions > 1)) + 0.125))
                 .ceil() as u64,
         }];
-        match cfg.ftl.kind {
-            super::FtlKind::Dftl => parts.push(MemoryPart {
-                what: "cached mapping table",
-                key: "ftl.cmt_entries",
-                bytes: (cfg.ftl.cmt_entries as f64).min(logical) as u64 * 56,
-            }),
-            super::FtlKind::Fast => parts.push(MemoryPart {
-                what: "log-page map",
-                key: "flash.blocks_per_plane",
-                bytes: (logical * 4.0).ceil() as u64,
-            }),
-            _ => {}
-        }
+        // The kind's own state (its registry entry's).
+        parts.extend((cfg.ftl.kind.spec().memory)(cfg, &geo));
         if cfg.host.enabled() {
             let cache_pages = cfg.host.cache.bytes() as f64 / geo.page_size as f64;
             parts.push(MemoryPart {

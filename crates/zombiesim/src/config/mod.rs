@@ -13,16 +13,18 @@
 //! (`ftl.over_provisioning = 0.07` ⇒ 7% more physical than logical pages). Physical
 //! here means the blocks the FTL may use: all blocks minus `ftl.reserved_blocks`.
 
+mod buffers;
 mod capabilities;
 mod checks;
 mod content;
 mod device;
 mod flash;
 mod ftl;
+mod ftl_kind;
+mod ftl_kinds;
 mod gc;
 mod geometry;
 mod host;
-mod hybrid;
 mod interface;
 mod keys;
 mod layout;
@@ -34,15 +36,20 @@ mod shadow;
 mod stats;
 mod timing;
 
-pub use capabilities::{Capabilities, DFTL_CAPABILITIES};
+pub use capabilities::Capabilities;
 pub use content::{ContentConfig, PoolPolicy};
 pub use device::{BufferPolicy, DeviceConfig, Scheduler};
 pub use flash::{FlashConfig, MAX_PAGE_SIZE};
-pub use ftl::{Allocation, FtlConfig, FtlKind, GcFrontier, LogVictim};
+pub use ftl::{Allocation, FtlConfig, GcFrontier, LogVictim};
+pub(crate) use ftl_kind::ftl_kind_registry;
+pub use ftl_kind::FtlKind;
+pub use ftl_kinds::{
+    fast_log_blocks, spare_blocks, superblock_count, BlockMapped, FtlKindSpec, KindKey, Mapping,
+    SpareNeed, FAST_EXTRA_BLOCKS,
+};
 pub use gc::{CbAge, GcConfig, GcScope, OracleScore};
 pub use geometry::Geometry;
 pub use host::{HostConfig, NotifyConfig, NotifyMode, TracePlacement};
-pub use hybrid::{fast_log_blocks, spare_blocks, superblock_count, FAST_EXTRA_BLOCKS};
 pub use interface::{InterfaceConfig, Replay};
 pub use layout::{FtlLayout, UnitRange};
 pub use memory::{available_memory, gib, MemoryEstimate, MemoryPart};

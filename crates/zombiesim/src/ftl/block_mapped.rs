@@ -41,6 +41,11 @@ pub struct BlockMappedFtl {
     data: Vec<u32>,
 }
 
+/// Build it for the registry (`ftl.kind = "block"`; it draws no random numbers).
+pub(super) fn build(cfg: &Config, _seed: u64, verify: bool) -> Result<Box<dyn crate::ftl::Ftl>> {
+    Ok(Box::new(BlockMappedFtl::new(cfg, verify)?))
+}
+
 impl BlockMappedFtl {
     /// A freshly erased device; `verify` keeps the integrity oracle.
     pub fn new(cfg: &Config, verify: bool) -> Result<Self> {

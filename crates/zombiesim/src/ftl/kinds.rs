@@ -1,17 +1,73 @@
-//! The FTL of each `ftl.kind`.
+//! The FTL of each `ftl.kind`: the registry's build functions (`config::ftl_kind_registry!`),
+//! and those of the two page-mapped kinds.
 
-use crate::config::{Capabilities, Config, FtlKind};
+use crate::config::{ftl_kind_registry, Config, FtlKind};
 use crate::error::Result;
-use crate::ftl::{BlockMappedFtl, DftlFtl, FastFtl, Ftl, PageMappedFtl, SuperblockFtl};
+use crate::ftl::{DftlFtl, Ftl, PageMappedFtl};
 
-/// Build the FTL a configuration names. `verify` keeps the integrity oracle.
-pub fn build(cfg: &Config, seed: u64, verify: bool) -> Result<Box<dyn Ftl>> {
-    Capabilities::of(cfg.ftl.kind).check(cfg, cfg.ftl.kind.name())?;
-    Ok(match cfg.ftl.kind {
-        FtlKind::Page => Box::new(PageMappedFtl::new(cfg, seed, verify)?),
-        FtlKind::Dftl => Box::new(DftlFtl::new(cfg, seed, verify)?),
-        FtlKind::Superblock => Box::new(SuperblockFtl::new(cfg, verify)?),
-        FtlKind::Fast => Box::new(FastFtl::new(cfg, verify)?),
-        FtlKind::Block => Box::new(BlockMappedFtl::new(cfg, verify)?),
-    })
+/// `build`, from the registry lines.
+macro_rules! build_kind {
+    ($(($variant:ident, $name:literal, $spec:ident, $($build:ident)::+),)*) => {
+        /// Build the FTL a configuration names, after refusing what the kind cannot do
+        /// (its [`Capabilities`](crate::config::Capabilities)). `verify` keeps the
+        /// integrity oracle.
+        pub fn build(cfg: &Config, seed: u64, verify: bool) -> Result<Box<dyn Ftl>> {
+            let kind = cfg.ftl.kind;
+            kind.spec().capabilities.check(cfg, kind.name())?;
+            match kind {
+                $(FtlKind::$variant => super::$($build)::+(cfg, seed, verify),)*
+            }
+        }
+    };
+}
+ftl_kind_registry!(build_kind);
+
+/// `ftl.kind = "page"`.
+pub(super) fn page(cfg: &Config, seed: u64, verify: bool) -> Result<Box<dyn Ftl>> {
+    Ok(Box::new(PageMappedFtl::new(cfg, seed, verify)?))
+}
+
+/// `ftl.kind = "dftl"`.
+pub(super) fn dftl(cfg: &Config, seed: u64, verify: bool) -> Result<Box<dyn Ftl>> {
+    Ok(Box::new(DftlFtl::new(cfg, seed, verify)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kind of the registry: its name sets `ftl.kind` and reads back, the
+    /// configuration validates through its entry, and `build` makes its FTL, whose
+    /// logical capacity follows the entry's mapping (whole blocks when block-mapped).
+    #[test]
+    fn every_registered_kind_builds_from_its_name() {
+        for kind in FtlKind::ALL {
+            let mut cfg = Config::default();
+            cfg.set("ftl.kind", kind.name())
+                .unwrap_or_else(|e| panic!("{}: {e}", kind.name()));
+            assert_eq!(cfg.ftl.kind, kind);
+            assert_eq!(cfg.get("ftl.kind").unwrap(), format!("\"{}\"", kind.name()));
+            let ftl = build(&cfg, 1, true).unwrap_or_else(|e| panic!("{}: {e}", kind.name()));
+            let geo = &ftl.base().geo;
+            let whole_blocks = geo.logical_pages.is_multiple_of(geo.pages_per_block as u64);
+            assert!(!kind.block_mapped() || whole_blocks, "{}", kind.name());
+            ftl.verify().unwrap();
+        }
+    }
+
+    /// What an entry says the kind cannot do is refused, naming the key.
+    #[test]
+    fn a_kind_without_zombie_scores_refuses_a_zombie_aware_policy() {
+        for kind in FtlKind::ALL {
+            let mut cfg = Config::default();
+            cfg.set("ftl.kind", kind.name()).unwrap();
+            let refused = cfg.set("gc.policy", "z-greedy");
+            if kind.spec().capabilities.zombie_scores {
+                refused.unwrap();
+            } else {
+                let err = refused.unwrap_err().to_string();
+                assert!(err.contains("gc.policy"), "{}: {err}", kind.name());
+            }
+        }
+    }
 }

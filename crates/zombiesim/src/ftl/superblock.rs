@@ -72,6 +72,11 @@ pub struct SuperblockFtl {
     victim_pages: Vec<u32>,
 }
 
+/// Build it for the registry (`ftl.kind = "superblock"`; it draws no random numbers).
+pub(super) fn build(cfg: &Config, _seed: u64, verify: bool) -> Result<Box<dyn crate::ftl::Ftl>> {
+    Ok(Box::new(SuperblockFtl::new(cfg, verify)?))
+}
+
 impl SuperblockFtl {
     /// A freshly erased device; `verify` keeps the integrity oracle.
     pub fn new(cfg: &Config, verify: bool) -> Result<Self> {

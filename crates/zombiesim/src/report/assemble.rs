@@ -6,18 +6,16 @@
 //! in every section. Nothing here reaches into the simulator.
 
 use super::{
-    AppReport, CacheReport, DeviceInfo, FtlReport, NotifyReport, OracleReport, PhaseReport,
-    PowerLossReport, RefreshReport, Report, RunInfo,
+    AppReport, CacheReport, DeviceInfo, EndState, FtlReport, NotifyReport, OracleReport,
+    PhaseReport, PowerLossReport, RefreshReport, Report, RunInfo,
 };
 use crate::config::{Config, FtlLayout, Geometry};
-use crate::content::{ContentCounters, ContentGauges, ContentReport};
+use crate::content::{ContentCounters, ContentReport};
 use crate::device::BufferReport;
 use crate::error::Result;
 use crate::fs::FsReport;
-use crate::ftl::Wear;
 use crate::latency::{LatencyReport, Throughput};
 use crate::stats::{Cause, Counters, SeriesPoint};
-use crate::timing::TimingSummary;
 use crate::workload::TraceInfo;
 
 /// The sections the measured phase's driver fills in: its elapsed time and latencies,
@@ -67,16 +65,8 @@ pub(crate) struct RunParts<'a> {
     pub effective_over_provisioning: Option<f64>,
     pub series: Vec<SeriesPoint>,
     pub driver: MeasuredSections,
-    /// The FTL and the device at the end: timing figures over the measured phase, wear,
-    /// the content layer's counters and gauges, state size, the device write buffer,
-    /// restarts, and the durable pages the integrity oracle found lost (verified runs).
-    pub timing: Option<TimingSummary>,
-    pub wear: Wear,
-    pub content: Option<(ContentCounters, ContentGauges)>,
-    pub state_bytes: u64,
-    pub buffer: Option<BufferReport>,
-    pub restarts: u64,
-    pub durable_pages_lost: Option<u64>,
+    /// The FTL and the device at the end.
+    pub end: EndState,
     /// Sections of particular workloads and policies.
     pub trace: Option<TraceInfo>,
     pub fs: Option<FsReport>,
@@ -106,13 +96,16 @@ impl Report {
             effective_over_provisioning,
             series,
             driver,
-            timing,
-            wear,
-            content,
-            state_bytes,
-            buffer,
-            restarts,
-            durable_pages_lost,
+            end:
+                EndState {
+                    timing,
+                    wear,
+                    content,
+                    state_bytes,
+                    buffer,
+                    restarts,
+                    durable_pages_lost,
+                },
             trace,
             fs,
             oracle,

@@ -3,9 +3,11 @@
 //! preconditioning is reported apart under `precondition`.
 
 mod assemble;
+mod end_state;
 mod host;
 
 pub(crate) use assemble::{MeasuredSections, RunParts};
+pub(crate) use end_state::EndState;
 pub use host::{
     AppReport, AwarenessPoint, CacheReport, ChannelCounters, NotifyReport, WritebackPages,
 };
@@ -96,7 +98,6 @@ pub struct CmtStats {
 impl FtlReport {
     /// The section for `kind` from the measured phase's counters.
     pub fn new(kind: crate::config::FtlKind, c: &Counters) -> Self {
-        use crate::config::FtlKind;
         let lookups = c.cmt_hits + c.cmt_misses;
         FtlReport {
             kind: kind.name().to_string(),
@@ -105,7 +106,7 @@ impl FtlReport {
                 partial: c.merges[1],
                 full: c.merges[2],
             }),
-            cmt: (kind == FtlKind::Dftl).then_some(CmtStats {
+            cmt: kind.spec().mapping_cache.then_some(CmtStats {
                 hits: c.cmt_hits,
                 misses: c.cmt_misses,
                 hit_ratio: (lookups > 0).then(|| c.cmt_hits as f64 / lookups as f64),

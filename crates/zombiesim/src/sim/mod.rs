@@ -15,17 +15,17 @@
 //! run, which still returns a report, marked `run.interrupted`.
 
 use crate::config::{available_memory, Config, MemoryEstimate, TracePlacement};
+use crate::content::ContentCounters;
 use crate::device::Device;
 use crate::error::Result;
 use crate::flash::Geometry;
 use crate::ftl::FtlExt;
-use crate::host::HostSim;
-use crate::report::{Report, RunParts};
-use crate::workload::{
-    AppSource, RequestSource, Synthetic, TraceSpec, TraceWorkload, WorkloadSpec,
-};
+use crate::report::{EndState, Report, RunParts};
+use crate::stats::Counters;
+use crate::workload::{Synthetic, TraceSpec, TraceWorkload, WorkloadSpec};
 use std::time::Instant;
 
+mod dispatch;
 mod measure;
 mod measured;
 mod options;
@@ -40,11 +40,10 @@ pub use options::RunOptions;
 pub use progress::{Phase, Progress};
 pub use seeds::stream_seed;
 
-use measure::measure_device;
-use measured::Measured;
+use dispatch::{run_measured_phase, MeasuredPhase};
 use precondition::{own_writes, precondition};
 use progress::Ticker;
-use recorder::{HostObserver, Recorder};
+use recorder::{series_every, Recorder};
 use seeds::{STREAM_GC, STREAM_PRECONDITION, STREAM_WORKLOAD};
 use source::Source;
 
@@ -206,6 +205,71 @@ fn run(
     ticker: &mut Ticker,
 ) -> Result<Report> {
     let started = Instant::now();
+    refuse_for_run(cfg, &source, opts)?;
+    let mut device = Device::new(cfg, stream_seed(opts.seed, STREAM_GC), opts.verify)?;
+
+    device.set_timing(false);
+    let own = own_writes(
+        cfg,
+        &source,
+        synthetic,
+        stream_seed(opts.seed, STREAM_PRECONDITION),
+    )?;
+    let steady = precondition(cfg, &mut device, own, opts, ticker)?;
+    let start = start_measured_phase(cfg, &mut device, opts)?;
+
+    let measure_start = Instant::now();
+    let expected = match &source {
+        Source::Requests(w) => w.expected_write_pages(),
+        Source::App(_) | Source::Fs(_) => None,
+    };
+    let series_every = series_every(cfg, expected, device.logical_pages());
+    let mut rec = Recorder::start(
+        cfg,
+        geo,
+        &device,
+        start.counters,
+        series_every,
+        opts.verify,
+        ticker,
+    );
+    let phase = run_measured_phase(cfg, geo, &mut device, source, future, &mut rec)?;
+    let measured_wall_s = measure_start.elapsed().as_secs_f64();
+    let interrupted = rec.ticker.stopped;
+    let measured = finish_measured_phase(&mut device, &mut rec, &phase, label, opts)?;
+
+    let driver = phase.measured.sections(cfg.timing.enabled);
+    let ftl = device.ftl();
+    Report::assemble(RunParts {
+        cfg,
+        geo,
+        label,
+        seed: opts.seed,
+        verify: opts.verify,
+        reproducible: opts.reproducible,
+        logical: rec.logical,
+        pre: start.counters,
+        pre_content: start.content,
+        steady,
+        measured,
+        interrupted,
+        fraction: phase.fraction,
+        wall_s: started.elapsed().as_secs_f64(),
+        measured_wall_s,
+        held_back_pages_mean: rec.held_mean(ftl),
+        effective_over_provisioning: rec.effective_over_provisioning(ftl, geo.physical_pages),
+        series: std::mem::take(&mut rec.series),
+        end: EndState::of(&device, driver.elapsed_ns, opts.verify),
+        driver,
+        trace: phase.trace,
+        fs: phase.fs,
+        oracle: phase.oracle,
+    })
+}
+
+/// What a run refuses once its source is known: the oracle under an application
+/// source, and skipping shadows over a volatile buffer (unless forced).
+fn refuse_for_run(cfg: &Config, source: &Source, opts: &RunOptions) -> Result<()> {
     if !matches!(source, Source::Requests(_)) {
         oracle::refuse_app(cfg)?;
     }
@@ -217,116 +281,51 @@ fn run(
              data: set device.buffer_nonvolatile = true (or give --force-unsafe, force_unsafe=True in Python, to see the loss)",
         ));
     }
-    let mut device = Device::new(cfg, stream_seed(opts.seed, STREAM_GC), opts.verify)?;
-    let logical = device.logical_pages();
+    Ok(())
+}
 
-    device.set_timing(false);
-    let own = own_writes(
-        cfg,
-        &source,
-        synthetic,
-        stream_seed(opts.seed, STREAM_PRECONDITION),
-    )?;
-    let steady = precondition(cfg, &mut device, own, opts, ticker)?;
-    let pre = device.counters();
-    let pre_content = device.ftl().content_stats().map(|(c, _)| c);
-    let timed = cfg.timing.enabled;
-    device.set_timing(timed);
+/// Where the measured phase starts: the counters when preconditioning ended (the
+/// content layer's too).
+struct PhaseStart {
+    counters: Counters,
+    content: Option<ContentCounters>,
+}
+
+/// End preconditioning: snapshot the counters, turn the timing model on (when
+/// configured), check the device (verified runs).
+fn start_measured_phase(
+    cfg: &Config,
+    device: &mut Device,
+    opts: &RunOptions,
+) -> Result<PhaseStart> {
+    let start = PhaseStart {
+        counters: device.counters(),
+        content: device.ftl().content_stats().map(|(c, _)| c),
+    };
+    device.set_timing(cfg.timing.enabled);
     if opts.verify {
         device.verify()?;
     }
+    Ok(start)
+}
 
-    let measure_start = Instant::now();
-    let expected = match &source {
-        Source::Requests(w) => w.expected_write_pages(),
-        Source::App(_) | Source::Fs(_) => None,
-    };
-    let series_every = match (cfg.stats.series_every, cfg.stats.series_points) {
-        (n, _) if n > 0 => n,
-        (_, 0) => 0,
-        // Unknown length (a trace): a point every quarter drive-write.
-        (_, pts) => expected.map_or((logical / 4).max(1), |w| (w / pts as u64).max(1)),
-    };
-    let mut rec = Recorder {
-        pre,
-        logical,
-        series_every,
-        series: Vec::new(),
-        last_point: pre,
-        next_point: series_every,
-        verify: opts.verify,
-        next_verify: logical,
-        held_sum: 0.0,
-        held_samples: 0,
-        filled: cfg.precondition.fill || device.ftl().valid_pages() >= logical,
-        filled_held_sum: 0.0,
-        filled_samples: 0,
-        held_every: (geo.pages_per_block as u64 * 4).max(64),
-        next_held: 0,
-        iter: 0,
-        ticker,
-    };
-    rec.ticker.force(Progress {
-        phase: Phase::Measure,
-        fraction: Some(0.0),
-        write_pages: 0,
-    });
-    let host_model = cfg.host.enabled() || !matches!(source, Source::Requests(_));
-    let mut notifier = match future {
-        Some(f) => Some(oracle::FutureNotifier::new(f, oracle::horizon(cfg, geo)?)),
-        None => None,
-    };
-    let mut fs_report = None;
-    let (measured_phase, trace_info, fraction) = if let Source::Fs(mut fs) = source {
-        let mut observer = HostObserver {
-            recorder: &mut rec,
-            fraction: None,
-        };
-        let mut outcome = HostSim::new(cfg, &mut device).run(fs.as_mut(), &mut observer)?;
-        fs_report = Some(fs.report(outcome.traffic.take().unwrap_or_default()));
-        (Measured::Host(Box::new(outcome)), None, fs.progress())
-    } else if host_model {
-        let mut app: Box<dyn AppSource> = match source {
-            Source::Requests(w) => Box::new(RequestSource::new(w)),
-            Source::App(a) => a,
-            Source::Fs(_) => unreachable!("taken above"),
-        };
-        let mut observer = HostObserver {
-            recorder: &mut rec,
-            fraction: None,
-        };
-        let outcome = HostSim::new(cfg, &mut device).run(app.as_mut(), &mut observer)?;
-        let fraction = app.progress();
-        (
-            Measured::Host(Box::new(outcome)),
-            app.trace_info(),
-            fraction,
-        )
-    } else {
-        let Source::Requests(mut workload) = source else {
-            unreachable!("application sources run the host model")
-        };
-        let outcome = measure_device(
-            cfg,
-            &mut device,
-            workload.as_mut(),
-            &mut rec,
-            notifier.as_mut(), // gc.policy = "oracle"
-        )?;
-        let fraction = workload.progress();
-        (outcome, workload.trace_info(), fraction)
-    };
+/// End the measured phase: check the device (verified runs), refuse a phase that
+/// issued nothing, tell the progress callback a phase that ran to its end is done.
+/// Returns its counters.
+fn finish_measured_phase(
+    device: &mut Device,
+    rec: &mut Recorder,
+    phase: &MeasuredPhase,
+    label: &str,
+    opts: &RunOptions,
+) -> Result<Counters> {
     let interrupted = rec.ticker.stopped;
-    let oracle = notifier.map(|o| o.finish(!interrupted)).transpose()?;
-    let measured_wall = measure_start.elapsed().as_secs_f64();
     if opts.verify {
         device.verify()?;
     }
-    let total = device.counters();
-    let ftl = device.ftl();
-    let measured = total.since(&pre);
+    let measured = device.counters().since(&rec.pre);
     if !interrupted && measured.host_requests == 0 {
-        return Err(nothing_to_simulate(label, trace_info.as_ref()));
+        return Err(nothing_to_simulate(label, phase.trace.as_ref()));
     }
     if !interrupted {
         rec.ticker.force(Progress {
@@ -335,42 +334,7 @@ fn run(
             write_pages: measured.host_write_pages,
         });
     }
-    let driver = measured_phase.sections(timed);
-    let timing = ftl.timing_summary(driver.elapsed_ns);
-    Report::assemble(RunParts {
-        cfg,
-        geo,
-        label,
-        seed: opts.seed,
-        verify: opts.verify,
-        reproducible: opts.reproducible,
-        logical,
-        pre,
-        pre_content,
-        steady,
-        measured,
-        interrupted,
-        fraction,
-        wall_s: started.elapsed().as_secs_f64(),
-        measured_wall_s: measured_wall,
-        held_back_pages_mean: rec.held_mean(ftl),
-        effective_over_provisioning: rec.effective_over_provisioning(ftl, geo.physical_pages),
-        series: std::mem::take(&mut rec.series),
-        driver,
-        timing,
-        wear: ftl.wear(),
-        content: ftl.content_stats(),
-        state_bytes: device.memory_bytes() as u64,
-        buffer: device.buffer_report(),
-        restarts: device.restarts(),
-        // Checked after every power loss: a loss would have stopped the run.
-        durable_pages_lost: opts
-            .verify
-            .then(|| ftl.oracle().map_or(0, |o| o.lost_pages() as u64)),
-        trace: trace_info,
-        fs: fs_report,
-        oracle,
-    })
+    Ok(measured)
 }
 
 /// The error for a measured phase that issued no request: what was read, and why

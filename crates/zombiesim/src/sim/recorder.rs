@@ -3,8 +3,10 @@
 //! really has), the periodic integrity checks and progress.
 
 use super::progress::{Phase, Progress, Ticker, TICK_MASK};
+use crate::config::Config;
 use crate::device::Device;
 use crate::error::Result;
+use crate::flash::Geometry;
 use crate::ftl::{Ftl, FtlExt};
 use crate::host;
 use crate::stats::{Counters, SeriesPoint};
@@ -34,7 +36,47 @@ pub(super) struct Recorder<'t, 'c> {
     pub(super) ticker: &'t mut Ticker<'c>,
 }
 
-impl Recorder<'_, '_> {
+impl<'t, 'c> Recorder<'t, 'c> {
+    /// The recorder of a measured phase that starts at the counters `pre`, a series
+    /// point every `series_every` host page writes (0: no series); it tells the
+    /// progress callback the phase has begun.
+    pub(super) fn start(
+        cfg: &Config,
+        geo: &Geometry,
+        device: &Device,
+        pre: Counters,
+        series_every: u64,
+        verify: bool,
+        ticker: &'t mut Ticker<'c>,
+    ) -> Self {
+        let logical = device.logical_pages();
+        let rec = Recorder {
+            pre,
+            logical,
+            series_every,
+            series: Vec::new(),
+            last_point: pre,
+            next_point: series_every,
+            verify,
+            next_verify: logical,
+            held_sum: 0.0,
+            held_samples: 0,
+            filled: cfg.precondition.fill || device.ftl().valid_pages() >= logical,
+            filled_held_sum: 0.0,
+            filled_samples: 0,
+            held_every: (geo.pages_per_block as u64 * 4).max(64),
+            next_held: 0,
+            iter: 0,
+            ticker,
+        };
+        rec.ticker.force(Progress {
+            phase: Phase::Measure,
+            fraction: Some(0.0),
+            write_pages: 0,
+        });
+        rec
+    }
+
     /// After a device operation: sample, check, report progress. False once stopped.
     #[inline]
     pub(super) fn after(
@@ -98,6 +140,17 @@ impl Recorder<'_, '_> {
             return None;
         };
         Some((physical as f64 - held) / self.logical as f64 - 1.0)
+    }
+}
+
+/// Host page writes between two points of the time series: `stats.series_every`, or
+/// `stats.series_points` over the `expected` length of the measured phase (0: no
+/// series). Unknown length (a trace): a point every quarter drive-write.
+pub(super) fn series_every(cfg: &Config, expected: Option<u64>, logical: u64) -> u64 {
+    match (cfg.stats.series_every, cfg.stats.series_points) {
+        (n, _) if n > 0 => n,
+        (_, 0) => 0,
+        (_, pts) => expected.map_or((logical / 4).max(1), |w| (w / pts as u64).max(1)),
     }
 }
 

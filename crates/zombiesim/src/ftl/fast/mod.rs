@@ -89,6 +89,11 @@ pub struct FastFtl {
     costs: Costs,
 }
 
+/// Build it for the registry (`ftl.kind = "fast"`; it draws no random numbers).
+pub(super) fn build(cfg: &Config, _seed: u64, verify: bool) -> Result<Box<dyn crate::ftl::Ftl>> {
+    Ok(Box::new(FastFtl::new(cfg, verify)?))
+}
+
 impl FastFtl {
     /// A freshly erased device; `verify` keeps the integrity oracle.
     pub fn new(cfg: &Config, verify: bool) -> Result<Self> {
