@@ -112,6 +112,19 @@ def test_catalog_listings():
     assert {"greedy", "cost-benefit", "fifo", "random"} <= set(zs.policies())
 
 
+def test_ftl_kinds_come_from_the_registry_and_each_one_runs(small):
+    from zombiesim import catalog
+    from zombiesim.cli.compare import FTL_KINDS
+
+    kinds = catalog.ftl_kinds()
+    assert kinds[:2] == ["page", "dftl"] and {"superblock", "fast", "block"} <= set(kinds)
+    assert list(FTL_KINDS) == kinds
+    configs = {k: small.override({"ftl.kind": k}) for k in kinds}
+    df = zs.compare(configs=configs, workload="uniform:drive_writes=0.2", jobs=1)
+    assert list(df["label"]) == kinds
+    assert (df["waf"] >= 1.0).all()
+
+
 def test_oracle_shares_of_its_gain():
     from zombiesim._format import _share, oracle_shares
 
