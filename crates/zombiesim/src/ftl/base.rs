@@ -69,6 +69,14 @@ impl FtlBase {
         self.geo.pages_per_block
     }
 
+    /// The logical block holding `lpn` and `lpn`'s offset in it (a block-mapped FTL's
+    /// `(b, k)`: logical page `b·ppb + k`).
+    #[inline]
+    pub fn logical_block(&self, lpn: u64) -> (usize, u32) {
+        let ppb = self.ppb() as u64;
+        ((lpn / ppb) as usize, (lpn % ppb) as u32)
+    }
+
     /// Check a host logical page number.
     #[inline]
     pub fn check_lpn(&self, lpn: u64) -> Result<u64> {

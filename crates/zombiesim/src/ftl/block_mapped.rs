@@ -88,7 +88,7 @@ impl BlockMapping for BlockMappedFtl {
     /// The physical page holding `lpn`, if any.
     #[inline]
     fn newest(&self, lpn: u64) -> u32 {
-        let d = self.data[(lpn / self.base.ppb() as u64) as usize];
+        let d = self.data[self.base.logical_block(lpn).0];
         self.base.in_data_block(d, lpn)
     }
     fn write_inner(
@@ -99,9 +99,7 @@ impl BlockMapping for BlockMappedFtl {
         _buffer: &mut dyn BufferView,
     ) -> Result<()> {
         let lpn = self.base.begin_write(lpn, cause)?;
-        let ppb = self.base.ppb();
-        let b = (lpn / ppb as u64) as usize;
-        let k = (lpn % ppb as u64) as u32;
+        let (b, k) = self.base.logical_block(lpn);
         let mut d = self.data[b];
         if d == NONE {
             d = self.free.take(&mut self.base, 0)?;
@@ -117,6 +115,7 @@ impl BlockMapping for BlockMappedFtl {
         let new = self.free.take(&mut self.base, 0)?;
         let old_first = self.base.flash.first_page(d);
         let plane = self.base.geo.plane_of(d);
+        let ppb = self.base.ppb();
         let first_lpn = b as u64 * ppb as u64;
         for j in 0..ppb {
             let old = old_first + j;
@@ -143,7 +142,7 @@ impl BlockMapping for BlockMappedFtl {
         Ok(())
     }
     fn map_entry(&self, lpn: u64) -> (&[u32], usize) {
-        (&self.data, (lpn / self.base.ppb() as u64) as usize)
+        (&self.data, self.base.logical_block(lpn).0)
     }
 
     fn trim_page(&mut self, lpn: u64) -> Result<()> {

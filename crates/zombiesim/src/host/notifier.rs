@@ -60,14 +60,7 @@ impl Notifier {
 
     /// The notifier of `notify` (the rest from `cfg`).
     pub fn with(cfg: &Config, notify: &NotifyConfig) -> Self {
-        Notifier {
-            channel: NotificationChannel::new(notify, cfg.flash.page_size.bytes()),
-            hints: Vec::new(),
-            command_ns: (notify.command_us * 1e3) as u64,
-            timed: cfg.timing.enabled,
-            requests: 0,
-            awareness: AwarenessMeans::default(),
-        }
+        Self::of(notify, cfg.flash.page_size.bytes(), cfg.timing.enabled)
     }
 
     /// An ideal channel: every dirtied page is marked at once, nothing is sampled (the
@@ -75,13 +68,20 @@ impl Notifier {
     pub fn ideal() -> Self {
         let notify = NotifyConfig {
             mode: NotifyMode::Ideal,
+            command_us: 0.0,
             ..NotifyConfig::default()
         };
+        Self::of(&notify, 4096, false)
+    }
+
+    /// The notifier of `notify` for pages of `page_size` bytes; `timed`: whether
+    /// notification commands take time.
+    fn of(notify: &NotifyConfig, page_size: u64, timed: bool) -> Self {
         Notifier {
-            channel: NotificationChannel::new(&notify, 4096),
+            channel: NotificationChannel::new(notify, page_size),
             hints: Vec::new(),
-            command_ns: 0,
-            timed: false,
+            command_ns: (notify.command_us * 1e3) as u64,
+            timed,
             requests: 0,
             awareness: AwarenessMeans::default(),
         }

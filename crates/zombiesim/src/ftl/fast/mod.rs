@@ -317,7 +317,7 @@ impl BlockMapping for FastFtl {
         if l != NONE {
             return l;
         }
-        let d = self.data[(lpn / self.base.ppb() as u64) as usize];
+        let d = self.data[self.base.logical_block(lpn).0];
         self.base.in_data_block(d, lpn)
     }
     fn write_inner(
@@ -328,9 +328,7 @@ impl BlockMapping for FastFtl {
         buffer: &mut dyn BufferView,
     ) -> Result<()> {
         let lpn = self.base.begin_write(lpn, cause)?;
-        let ppb = self.base.ppb();
-        let b = (lpn / ppb as u64) as usize;
-        let k = (lpn % ppb as u64) as u32;
+        let (b, k) = self.base.logical_block(lpn);
         // Each pass either writes the page or reclaims a log block (which frees one).
         loop {
             let mut d = self.data[b];
@@ -364,7 +362,7 @@ impl BlockMapping for FastFtl {
                 .rw
                 .back()
                 .copied()
-                .filter(|&l| self.base.flash.write_ptr[l as usize] < ppb);
+                .filter(|&l| self.base.flash.write_ptr[l as usize] < self.base.ppb());
             let l = match open {
                 Some(l) => l,
                 None if self.rw.len() >= self.rw_max => {
@@ -383,7 +381,7 @@ impl BlockMapping for FastFtl {
         }
     }
     fn map_entry(&self, lpn: u64) -> (&[u32], usize) {
-        (&self.data, (lpn / self.base.ppb() as u64) as usize)
+        (&self.data, self.base.logical_block(lpn).0)
     }
 
     fn trim_page(&mut self, lpn: u64) -> Result<()> {

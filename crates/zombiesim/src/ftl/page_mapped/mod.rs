@@ -197,6 +197,20 @@ impl PageMappedFtl {
         }
         let old = self.l2p[l];
         self.drop_zombie(l, old);
+        self.replace(l, old, write, buffer)
+    }
+
+    /// Write `write` to logical page `l`, whose copy was at `old` (`NONE`: none): the
+    /// old copy dies, the placement policy picks the stream, the round-robin the
+    /// plane, and the new copy is mapped (and known to the oracle).
+    #[inline]
+    fn replace(
+        &mut self,
+        l: usize,
+        old: u32,
+        write: PageWrite,
+        buffer: &mut dyn BufferView,
+    ) -> Result<()> {
         if old != NONE {
             self.invalidate(old);
         }
@@ -225,18 +239,7 @@ impl PageMappedFtl {
         buffer: &mut dyn BufferView,
     ) -> Result<()> {
         let old = self.l2p[l];
-        if old != NONE {
-            self.invalidate(old);
-        }
-        let stream = self.host_stream(l, old != NONE, WriteHint::NONE);
-        let plane = self.host_plane();
-        let start = self.base.ops.now();
-        let ppn = self.program(plane, stream, l as u32, cause, start, buffer)?;
-        self.l2p[l] = ppn;
-        if let Some(o) = &mut self.base.oracle {
-            o.write(l, ppn);
-        }
-        Ok(())
+        self.replace(l, old, PageWrite::new(l as u64, None, cause), buffer)
     }
 
     /// Where logical page `l` is (host or internal; `NONE` when unmapped).
