@@ -203,7 +203,7 @@ impl PageMappedFtl {
     /// Write `write` to logical page `l`, whose copy was at `old` (`NONE`: none): the
     /// old copy dies, the placement policy picks the stream, the round-robin the
     /// plane, and the new copy is mapped (and known to the oracle).
-    #[inline]
+    #[inline(always)]
     fn replace(
         &mut self,
         l: usize,
