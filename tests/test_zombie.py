@@ -45,6 +45,19 @@ def test_no_notifications_make_zombie_schemes_equal_their_baselines():
     assert reps["zgc-gd"].raw["notify"]["awareness_mean"] == 0
 
 
+def test_dropped_dirty_pages_withdraw_their_hints():
+    # Postmark deletes files whose pages are still dirty: each such page's hint is
+    # withdrawn, and the device never knows more zombies than there are dirty pages.
+    cfg = zs.Config.preset("vma-journaling").override(
+        {"notify.mode": "piggyback", "flash.blocks_per_plane": 4096}
+    )
+    n = zs.simulate(cfg, "fs:postmark,vms=1,files=1000,transactions=8000").raw["notify"]
+    assert n["dropped_pages"] > 10_000 and n["withdrawn_pages"] > 0
+    assert n["stale_marks_mean"] > 0
+    assert all(p["known_zombies"] <= p["dirty_pages"] for p in n["series"])
+    assert 0 < n["awareness_mean"] <= 1.0
+
+
 def test_oltp_reports_transactions_per_second():
     cfg = small("zgc-gd", **{"host.file_size": "16KiB"})
     rep = zs.simulate(cfg, "oltp:transactions=5000")

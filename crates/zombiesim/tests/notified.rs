@@ -248,6 +248,14 @@ fn the_channel_decides_what_zombie_aware_gc_gains() {
     let p = piggy.notify.as_ref().unwrap();
     assert!(p.awareness_mean <= notify.awareness_mean + 1e-9, "{p:?}");
     assert!(waf(&piggy) >= waf(&ideal) - 1e-9);
+    // Never more known zombies than dirty pages: a page cleaned without a write yet is
+    // a stale mark, not a known zombie.
+    for n in [notify, p] {
+        assert!(n.awareness_mean <= 1.0, "{}", n.awareness_mean);
+        for s in &n.series {
+            assert!(s.known_zombies <= s.dirty_pages, "{s:?}");
+        }
+    }
     // The trace section says it was notified.
     let info = greedy.trace.as_ref().unwrap().notified.unwrap();
     assert!(info.dirty_events > 10_000);

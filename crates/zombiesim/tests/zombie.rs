@@ -159,3 +159,47 @@ fn host_runs_are_deterministic() {
     let b = run(&cfg, "zc-micro:x=6,rw=0.5,drive_writes=0.05", false);
     assert_eq!(a.to_json(), b.to_json());
 }
+
+/// Postmark deletes most files while their pages are still dirty: the host drops
+/// those pages unwritten and withdraws their hints through the channel. In every
+/// channel mode the device never counts more known zombies than the host holds
+/// dirty pages (a mark whose withdrawal is still queued is stale, not known).
+#[test]
+fn dropped_dirty_pages_withdraw_their_hints_and_awareness_stays_at_most_one() {
+    for mode in ["ideal", "piggyback", "command"] {
+        let mut cfg = Config::preset("vma-journaling").unwrap();
+        cfg.set_many(&[
+            ("notify.mode".to_string(), mode.to_string()),
+            ("flash.blocks_per_plane".to_string(), "4096".to_string()),
+        ])
+        .unwrap();
+        let r = run(
+            &cfg,
+            "fs:postmark,vms=1,files=1000,transactions=8000",
+            false,
+        );
+        let n = r.notify.unwrap();
+        let c = n.counters;
+        assert!(c.dropped_pages > 10_000, "{mode}: {c:?}");
+        assert!(c.withdrawn_pages > 0, "{mode}: {c:?}");
+        assert!(n.series.len() > 10, "{mode}");
+        for p in &n.series {
+            assert!(
+                p.known_zombies <= p.dirty_pages && p.awareness <= 1.0,
+                "{mode}: {p:?}"
+            );
+        }
+        assert!(n.awareness_mean <= 1.0, "{mode}: {}", n.awareness_mean);
+        match mode {
+            // Un-marked at once: nothing stale, and every dirty page known.
+            "ideal" => {
+                assert_eq!(c.withdrawn_pages, c.dropped_pages);
+                assert_eq!(n.stale_marks_mean, 0.0);
+                assert_eq!(n.awareness_mean, 1.0);
+            }
+            // Withdrawals wait in the queue behind the marks: stale marks are seen.
+            "piggyback" => assert!(n.stale_marks_mean > 0.0, "{n:?}"),
+            _ => {}
+        }
+    }
+}

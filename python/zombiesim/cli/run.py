@@ -358,8 +358,9 @@ def _notify_summary(rep: Report) -> list[tuple[str, str]]:
         (
             "notify",
             f"{n['mode']}: {count(n['delivered_pages'])} of {count(n['dirtied_pages'])} "
-            f"dirtied pages delivered ({count(n['stale_pages'])} stale), awareness "
-            f"{percent(n['awareness_mean'])}",
+            f"dirtied pages delivered ({count(n['stale_pages'])} stale), "
+            f"{count(n['withdrawn_pages'])} of {count(n['dropped_pages'])} dropped pages "
+            f"withdrawn, awareness {percent(n['awareness_mean'])}",
         )
     ]
 

@@ -53,8 +53,9 @@ pub struct Command<'a> {
     /// placement identifier, lifetime); [`WriteHint::NONE`] by default. It reaches the
     /// FTL with each page, written directly or destaged later by the write buffer.
     pub hint: WriteHint,
-    /// Logical pages the host says, piggybacked on this command, hold a dirty newer
-    /// copy above the device (zombie hints).
+    /// Zombie hints piggybacked on this command: logical pages the host says hold a
+    /// dirty newer copy above the device, or, with [`WITHDRAWN`] set, pages whose dirty
+    /// copy the host dropped without writing it (their device copy is live again).
     pub zombies: &'a [u64],
     /// Forced unit access: a write goes through the buffer to flash.
     pub fua: bool,
@@ -66,6 +67,11 @@ pub struct Command<'a> {
     /// timing, and not counted as a host request (its pages are host page writes).
     pub precondition: bool,
 }
+
+/// The bit of a zombie hint ([`Command::zombies`]) that withdraws an earlier hint: the
+/// host dropped its dirty copy of the page without writing it (a deleted file's page,
+/// a revoked journal block), so the device's copy is not a zombie any more.
+pub const WITHDRAWN: u64 = 1 << 63;
 
 impl<'a> Command<'a> {
     /// A command with no payload and no hints.

@@ -30,7 +30,7 @@ mod eviction;
 mod replacement;
 
 pub use buffer::{BufferCounters, BufferReport, Destaged, WriteBuffer};
-pub use command::{Command, Payload, WriteHint, NO_VALUE};
+pub use command::{Command, Payload, WriteHint, NO_VALUE, WITHDRAWN};
 
 pub use crate::ftl::PageState;
 pub use eviction::{Replacement, SlotView};
@@ -218,8 +218,8 @@ impl Device {
             if cmd.op != Op::Flush {
                 self.ftl.count_request();
             }
-            for &lpn in cmd.zombies {
-                self.ftl.set_zombie(lpn, true)?;
+            for &hint in cmd.zombies {
+                self.apply_hint(hint)?;
             }
         }
         if self.buffer.is_some() {
@@ -454,6 +454,19 @@ impl Device {
     /// it lost that copy and the flash copy is live again (`false`).
     pub fn hint_zombie(&mut self, lpn: u64, zombie: bool) -> Result<()> {
         self.ftl.set_zombie(lpn, zombie)
+    }
+
+    /// One zombie hint as a command carries it: a logical page to mark, or one to
+    /// un-mark with [`WITHDRAWN`] set.
+    #[inline]
+    pub fn apply_hint(&mut self, hint: u64) -> Result<()> {
+        self.ftl
+            .set_zombie(hint & !WITHDRAWN, hint & WITHDRAWN == 0)
+    }
+
+    /// Whether the device knows `lpn` as a zombie (host-shadow) now.
+    pub fn is_host_shadow(&self, lpn: u64) -> bool {
+        self.ftl.is_host_shadow(lpn)
     }
 
     /// Logical pages the device knows as zombies.

@@ -16,8 +16,15 @@
 //! driver sends only the pages still dirty (a page written back meanwhile would
 //! otherwise be marked zombie on the device after its newest copy arrived); the others
 //! are counted as stale.
+//!
+//! A dirty page dropped above the device without a write (a deleted file's page, a
+//! revoked journal block) takes its hint back through the same queue: a withdrawal
+//! extent (003 notifies evictions from the host buffer the same way), delivered for the
+//! pages still not dirty, which the device then holds live again. `ideal` un-marks at
+//! once; `none` has nothing to take back.
 
 use crate::config::{NotifyConfig, NotifyMode};
+use crate::device::WITHDRAWN;
 use crate::report::{AwarenessPoint, ChannelCounters, NotifyReport};
 use std::collections::VecDeque;
 
@@ -51,17 +58,34 @@ impl NotificationChannel {
     #[inline]
     pub fn dirtied(&mut self, lpn: u64) -> bool {
         self.counters.dirtied_pages += 1;
+        self.enqueue(lpn)
+    }
+
+    /// The dirty copy of page `lpn` was dropped above the device without a write: its
+    /// hint is withdrawn. Returns true when the device must un-mark it now (`ideal`).
+    #[inline]
+    pub fn dropped(&mut self, lpn: u64) -> bool {
+        self.counters.dropped_pages += 1;
+        self.enqueue(lpn | WITHDRAWN)
+    }
+
+    /// Queue the hint `key` (a page, [`WITHDRAWN`] set for a withdrawal), extending the
+    /// last extent when it follows it and is of the same kind; true for `ideal`.
+    #[inline]
+    fn enqueue(&mut self, key: u64) -> bool {
         match self.mode {
             NotifyMode::None => false,
             NotifyMode::Ideal => true,
             NotifyMode::Piggyback | NotifyMode::Command => {
+                // A withdrawal's start has the top bit set, so it never extends a
+                // marking extent, nor one a withdrawal.
                 if let Some(last) = self.queue.back_mut() {
-                    if last.0 + last.1 as u64 == lpn && last.1 < self.max_extent_pages {
+                    if last.0 + last.1 as u64 == key && last.1 < self.max_extent_pages {
                         last.1 += 1;
                         return false;
                     }
                 }
-                self.queue.push_back((lpn, 1));
+                self.queue.push_back((key, 1));
                 false
             }
         }
@@ -75,16 +99,23 @@ impl NotificationChannel {
     /// The extents one command carries, as zombie hints in `out` (cleared first): the
     /// pages still dirty in the host (`dirty`) are delivered, the others counted stale
     /// (a page written back meanwhile would otherwise be marked zombie on the device
-    /// after its newest copy arrived).
+    /// after its newest copy arrived). A withdrawal is delivered (with [`WITHDRAWN`]
+    /// set) for the pages still not dirty: one dirtied again since keeps its mark.
     pub fn deliver(&mut self, out: &mut Vec<u64>, dirty: impl Fn(u64) -> bool) {
         out.clear();
         let n = self.batch();
         self.counters.extents += n as u64;
-        for (lpn, len) in self.queue.drain(..n) {
+        for (key, len) in self.queue.drain(..n) {
+            let withdrawal = key & WITHDRAWN;
+            let lpn = key & !WITHDRAWN;
             for l in lpn..lpn + len as u64 {
-                if dirty(l) {
-                    out.push(l);
-                    self.counters.delivered_pages += 1;
+                if dirty(l) == (withdrawal == 0) {
+                    out.push(l | withdrawal);
+                    if withdrawal == 0 {
+                        self.counters.delivered_pages += 1;
+                    } else {
+                        self.counters.withdrawn_pages += 1;
+                    }
                 } else {
                     self.counters.stale_pages += 1;
                 }
@@ -116,16 +147,19 @@ impl NotificationChannel {
 pub struct AwarenessMeans {
     samples: u64,
     known_sum: f64,
+    stale_sum: f64,
     aware_sum: f64,
     aware_samples: u64,
 }
 
 impl AwarenessMeans {
-    /// One sample: the device knows `known` zombies while the host holds `dirty` dirty
-    /// pages. Returns the awareness `known / dirty` (0 with nothing dirty).
-    pub fn sample(&mut self, known: u64, dirty: u64) -> f64 {
+    /// One sample: the device knows `known` zombies (and holds `stale` marks of pages
+    /// no longer dirty) while the host holds `dirty` dirty pages. Returns the
+    /// awareness `known / dirty` (0 with nothing dirty).
+    pub fn sample(&mut self, known: u64, stale: u64, dirty: u64) -> f64 {
         self.samples += 1;
         self.known_sum += known as f64;
+        self.stale_sum += stale as f64;
         if dirty == 0 {
             return 0.0;
         }
@@ -153,6 +187,7 @@ impl NotificationChannel {
                 0.0
             },
             known_zombies_mean: means.known_sum / means.samples.max(1) as f64,
+            stale_marks_mean: means.stale_sum / means.samples.max(1) as f64,
             queued_extents_end: self.queued() as u64,
             series,
         }
@@ -195,6 +230,34 @@ mod tests {
         assert_eq!(ideal.take().count(), 0);
         let mut none = channel(NotifyMode::None, 1, 255);
         assert!(!none.dirtied(5));
+        assert_eq!(none.queued(), 0);
+    }
+
+    #[test]
+    fn a_dropped_page_withdraws_its_hint_unless_dirtied_again() {
+        let mut c = channel(NotifyMode::Piggyback, 4, 255);
+        let mut out = Vec::new();
+        c.dirtied(5);
+        c.deliver(&mut out, |_| true);
+        assert_eq!(out, vec![5]);
+        // 5 and 6 dropped: one withdrawal extent, never merged with a marking one.
+        c.dirtied(4);
+        c.dropped(5);
+        c.dropped(6);
+        assert_eq!(c.queued(), 2);
+        c.deliver(&mut out, |l| l == 4);
+        assert_eq!(out, vec![4, 5 | WITHDRAWN, 6 | WITHDRAWN]);
+        assert_eq!(c.counters.withdrawn_pages, 2);
+        assert_eq!(c.counters.dropped_pages, 2);
+        // Dirtied again before the withdrawal went out: the mark stays.
+        c.dropped(9);
+        c.deliver(&mut out, |l| l == 9);
+        assert_eq!(out, Vec::<u64>::new());
+        assert_eq!(c.counters.stale_pages, 1);
+        // `ideal` un-marks at once, `none` has nothing to take back.
+        assert!(channel(NotifyMode::Ideal, 1, 255).dropped(3));
+        let mut none = channel(NotifyMode::None, 1, 255);
+        assert!(!none.dropped(3));
         assert_eq!(none.queued(), 0);
     }
 

@@ -110,6 +110,19 @@ impl HostSim<'_> {
         Ok(())
     }
 
+    /// Page `lpn`'s dirty copy was dropped unwritten: the channel withdraws its hint.
+    fn dropped(&mut self, lpn: u64, now: u64) -> Result<()> {
+        let host = &self.cache;
+        let at = CommandAt::Queue(&mut self.queue, now);
+        if let Some(done) = self
+            .notifier
+            .dropped(self.device, lpn, |l| host.is_dirty(l), at)?
+        {
+            self.last_done = self.last_done.max(done);
+        }
+        Ok(())
+    }
+
     /// Write back one evicted dirty page; returns when it completes.
     fn write_back(
         &mut self,
@@ -310,7 +323,9 @@ impl HostSim<'_> {
             }
             AppOp::Drop { lpn, pages } => {
                 for l in lpn..lpn + pages as u64 {
-                    self.cache.discard(l);
+                    if self.cache.discard(l) {
+                        self.dropped(l, now)?;
+                    }
                 }
                 // Dropped dirty pages may bring the cache under the limit with no
                 // writeback completing to say so.
@@ -409,8 +424,10 @@ impl HostSim<'_> {
     /// Record dirty pages and the device's known zombies.
     pub(super) fn sample(&mut self, now: u64) {
         let dirty = self.cache.dirty();
-        let known = self.device.known_zombies();
-        let awareness = self.notifier.sample(known, dirty);
+        let cache = &self.cache;
+        let (awareness, known) = self
+            .notifier
+            .sample(self.device, dirty, |l| cache.is_dirty(l));
         self.dirty_sum += dirty as f64;
         self.awareness.push(AwarenessPoint {
             t_s: now as f64 / 1e9,

@@ -10,8 +10,12 @@
 //!                     still dirty, as a notification command charged by CommandAt
 //!          piggyback: waits in the queue ─► Notifier::submit puts the next batch on
 //!                     the next read or write command (Command::zombies)
+//!   producer: page L's dirty copy dropped unwritten
+//!     └► Notifier::dropped ─► a withdrawal through the same channel (ideal: un-marked
+//!                             now); until it arrives the device's mark is stale
 //!   producer: a request done ─► Notifier::count_request: awareness sampled every
-//!                               SAMPLE_EVERY requests (the host model samples by time)
+//!                               SAMPLE_EVERY requests (the host model samples by time);
+//!                               stale marks are not counted as known zombies
 //! ```
 //!
 //! A notification command costs `notify.command_us`. Where that time is charged is the
@@ -46,6 +50,9 @@ pub struct Notifier {
     channel: NotificationChannel,
     /// Reused list of the zombie hints one command carries.
     hints: Vec<u64>,
+    /// Pages dropped or cleaned above the device while it held them as zombies: each
+    /// is a stale mark until the device hears of it (or the page is dirtied again).
+    unconfirmed: Vec<u64>,
     command_ns: u64,
     timed: bool,
     requests: u64,
@@ -80,6 +87,7 @@ impl Notifier {
         Notifier {
             channel: NotificationChannel::new(notify, page_size),
             hints: Vec::new(),
+            unconfirmed: Vec::new(),
             command_ns: (notify.command_us * 1e3) as u64,
             timed,
             requests: 0,
@@ -110,12 +118,43 @@ impl Notifier {
             device.hint_zombie(lpn, true)?;
             self.channel.counters.delivered_pages += 1;
         }
+        self.send_due(device, dirty, at)
+    }
+
+    /// The dirty copy of page `lpn` was dropped above the device without a write (a
+    /// deleted file's page, a revoked journal block): the hint is withdrawn through the
+    /// channel (`ideal` un-marks at once), and until the device hears of it the mark
+    /// is stale and not counted as a known zombie. As [`Notifier::dirtied`] otherwise.
+    pub fn dropped(
+        &mut self,
+        device: &mut Device,
+        lpn: u64,
+        dirty: impl Fn(u64) -> bool,
+        at: CommandAt,
+    ) -> Result<Option<u64>> {
+        if self.channel.dropped(lpn) {
+            device.hint_zombie(lpn, false)?;
+            self.channel.counters.withdrawn_pages += 1;
+        } else if device.is_host_shadow(lpn) {
+            self.unconfirmed.push(lpn);
+        }
+        self.send_due(device, dirty, at)
+    }
+
+    /// In `command` mode, a full batch of hints is sent as a notification command,
+    /// charged `at`; returns when it is done (when its time is charged).
+    fn send_due(
+        &mut self,
+        device: &mut Device,
+        dirty: impl Fn(u64) -> bool,
+        at: CommandAt,
+    ) -> Result<Option<u64>> {
         if !self.channel.command_due() {
             return Ok(None);
         }
         self.channel.deliver(&mut self.hints, dirty);
-        for &l in &self.hints {
-            device.hint_zombie(l, true)?;
+        for &hint in &self.hints {
+            device.apply_hint(hint)?;
         }
         self.channel.counters.commands += 1;
         let done = match at {
@@ -128,11 +167,15 @@ impl Notifier {
         Ok(done)
     }
 
-    /// Page `lpn` is clean everywhere above the device again: an `ideal` channel
-    /// un-marks it (the other modes carry only dirtying, 000's protocol).
+    /// Page `lpn` is clean everywhere above the device again (a notified trace's
+    /// clean event, which a write of the page may follow): an `ideal` channel un-marks
+    /// it; the other modes carry only dirtying (000's protocol), and the mark is not
+    /// counted as a known zombie until the write arrives.
     pub fn cleaned(&mut self, device: &mut Device, lpn: u64) -> Result<()> {
         if self.channel.mode == NotifyMode::Ideal {
             device.hint_zombie(lpn, false)?;
+        } else if device.is_host_shadow(lpn) {
+            self.unconfirmed.push(lpn);
         }
         Ok(())
     }
@@ -172,27 +215,46 @@ impl Notifier {
         op: Op,
         dirty: impl Fn(u64) -> bool,
     ) -> Result<()> {
-        for &l in self.piggyback(op, dirty) {
-            device.hint_zombie(l, true)?;
+        for &hint in self.piggyback(op, dirty) {
+            device.apply_hint(hint)?;
         }
         Ok(())
     }
 
-    /// One request done, with `dirty` pages dirty above the device: awareness is
-    /// sampled every [`SAMPLE_EVERY`] requests (the awareness, when sampled).
+    /// One request done, with `dirty` pages dirty above the device (`is_dirty` says
+    /// which): awareness is sampled every [`SAMPLE_EVERY`] requests (the awareness,
+    /// when sampled).
     #[inline]
-    pub fn count_request(&mut self, device: &Device, dirty: u64) -> Option<f64> {
+    pub fn count_request(
+        &mut self,
+        device: &Device,
+        dirty: u64,
+        is_dirty: impl Fn(u64) -> bool,
+    ) -> Option<f64> {
         self.requests += 1;
         self.requests
             .is_multiple_of(SAMPLE_EVERY)
-            .then(|| self.sample(device.known_zombies(), dirty))
+            .then(|| self.sample(device, dirty, is_dirty).0)
     }
 
-    /// One awareness sample: the device knows `known` zombies while `dirty` pages are
-    /// dirty above it. Returns the awareness `known / dirty` (0 with nothing dirty).
-    #[inline]
-    pub fn sample(&mut self, known: u64, dirty: u64) -> f64 {
-        self.awareness.sample(known, dirty)
+    /// One awareness sample while `dirty` pages are dirty above `device` (`is_dirty`
+    /// says which). The device's marks of pages dropped or cleaned above it that it
+    /// has not heard of yet are stale: they are not known zombies. Returns the
+    /// awareness, known zombies ÷ dirty pages (0 with nothing dirty, at most 1), and
+    /// the known zombies.
+    pub fn sample(
+        &mut self,
+        device: &Device,
+        dirty: u64,
+        is_dirty: impl Fn(u64) -> bool,
+    ) -> (f64, u64) {
+        self.unconfirmed
+            .retain(|&l| device.is_host_shadow(l) && !is_dirty(l));
+        self.unconfirmed.sort_unstable();
+        self.unconfirmed.dedup();
+        let stale = self.unconfirmed.len() as u64;
+        let known = device.known_zombies() - stale;
+        (self.awareness.sample(known, stale, dirty), known)
     }
 
     /// Samples taken so far.

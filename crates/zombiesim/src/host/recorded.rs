@@ -146,7 +146,9 @@ impl RecordedHost {
             }
             _ => {}
         }
-        self.notifier.count_request(device, self.dirty_count);
+        let dirty = &self.dirty;
+        self.notifier
+            .count_request(device, self.dirty_count, |l| dirty[l as usize] != 0);
         Ok(())
     }
 
@@ -160,8 +162,9 @@ impl RecordedHost {
     }
 
     fn sample(&mut self, device: &Device) {
+        let dirty = &self.dirty;
         self.notifier
-            .sample(device.known_zombies(), self.dirty_count);
+            .sample(device, self.dirty_count, |l| dirty[l as usize] != 0);
     }
 
     /// Pages dirty in some host buffer now.

@@ -208,9 +208,10 @@ impl HostWriteBuffer {
     }
 
     fn requests_sample(&mut self, device: &Device) {
+        let buffer = &self.buffer;
         let aware = self
             .notifier
-            .count_request(device, self.buffer.dirty_count());
+            .count_request(device, buffer.dirty_count(), |l| buffer.is_dirty(l));
         // The device knows a page only while the host holds it dirty: at most 1.
         debug_assert!(
             aware.is_none_or(|a| a <= 1.0),

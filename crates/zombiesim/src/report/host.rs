@@ -72,9 +72,14 @@ pub struct NotifyReport {
     #[serde(flatten)]
     pub counters: ChannelCounters,
     /// Mean of (pages the device knows as zombies ÷ dirty pages in the host), over
-    /// samples with dirty pages (000 Table 3).
+    /// samples with dirty pages (000 Table 3); at most 1: a mark of a page no longer
+    /// dirty above the device (dropped, its withdrawal not yet delivered) is stale,
+    /// not known.
     pub awareness_mean: f64,
     pub known_zombies_mean: f64,
+    /// Mean number of stale marks: pages the device holds as zombies whose dirty copy
+    /// above it is gone without a write the device has heard of.
+    pub stale_marks_mean: f64,
     pub queued_extents_end: u64,
     pub series: Vec<AwarenessPoint>,
 }
@@ -86,8 +91,13 @@ pub struct ChannelCounters {
     pub dirtied_pages: u64,
     /// Pages the device was told about.
     pub delivered_pages: u64,
-    /// Pages dropped at delivery because they were no longer dirty.
+    /// Pages dropped at delivery because they were no longer dirty (or, for a
+    /// withdrawal, dirty again).
     pub stale_pages: u64,
+    /// Dirty pages dropped above the device without a write (their hints withdrawn).
+    pub dropped_pages: u64,
+    /// Withdrawals delivered: pages the device was told are no longer zombies.
+    pub withdrawn_pages: u64,
     /// Extents delivered.
     pub extents: u64,
     /// Explicit notification commands (`command` mode).
