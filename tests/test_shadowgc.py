@@ -232,6 +232,16 @@ def test_reproduce_shadowgc_tiny_checks_the_directions(tmp_path):
         assert runs.loc[(kind, "ggc"), "shadow_share"] > 0.05
         assert runs.loc[(kind, "sgc"), "buffer_reads"] > 0
         assert runs.loc[(kind, "sgc"), "fast_programs"] > 0
+    # The aging ablation: aged as 003 §4.1 says, nothing traps the over-provisioning
+    # in cold blocks, and greedy's WAF is far below the default preconditioning's.
+    aging = rep.tables["aging"].set_index("scheme")
+    for kind in ("slow", "moderate"):
+        aged, default = (
+            aging.loc["ggc", f"waf_aged_{kind}"],
+            aging.loc["ggc", f"waf_default_{kind}"],
+        )
+        assert aged < 0.5 * default, (kind, aged, default)
+    assert "greedy+zdelay" in aging.index
     # Refresh stays a small share of the programs; every run restarted once.
     assert (rep.tables["runs"]["refresh_share"] < 0.02).all()
     assert (rep.tables["runs"]["restarts"] == 1).all()
