@@ -1,7 +1,7 @@
 //! The host model's steps: application operations, device commands, writeback,
 //! notifications and samples.
 
-use super::notifier::CommandAt;
+use super::notifier::{CommandAt, HostChange};
 use super::{Event, HostOutcome, HostSim, Observer, Reason};
 use crate::device::{Command, Payload, NO_VALUE};
 use crate::error::Result;
@@ -95,28 +95,16 @@ impl HostSim<'_> {
         Ok(done)
     }
 
-    /// Page `lpn` went clean → dirty in the host. A notification command is
+    /// Page `lpn` went clean → dirty in the host, or its dirty copy was dropped
+    /// unwritten (`change`): the channel learns it. A notification command is
     /// non-queued like SATA TRIM: it waits for the queue to drain and holds the
     /// interface for `command_us`.
-    fn dirtied(&mut self, lpn: u64, now: u64) -> Result<()> {
+    fn changed(&mut self, lpn: u64, now: u64, change: HostChange) -> Result<()> {
         let host = &self.cache;
         let at = CommandAt::Queue(&mut self.queue, now);
-        if let Some(done) = self
-            .notifier
-            .dirtied(self.device, lpn, |l| host.is_dirty(l), at)?
-        {
-            self.last_done = self.last_done.max(done);
-        }
-        Ok(())
-    }
-
-    /// Page `lpn`'s dirty copy was dropped unwritten: the channel withdraws its hint.
-    fn dropped(&mut self, lpn: u64, now: u64) -> Result<()> {
-        let host = &self.cache;
-        let at = CommandAt::Queue(&mut self.queue, now);
-        if let Some(done) = self
-            .notifier
-            .dropped(self.device, lpn, |l| host.is_dirty(l), at)?
+        if let Some(done) =
+            self.notifier
+                .changed(self.device, lpn, change, |l| host.is_dirty(l), at)?
         {
             self.last_done = self.last_done.max(done);
         }
@@ -240,7 +228,7 @@ impl HostSim<'_> {
                             self.cache_counts.write_misses += 1;
                         }
                         if a.dirtied {
-                            self.dirtied(l, now)?;
+                            self.changed(l, now, HostChange::Dirtied)?;
                         } else {
                             self.cache_counts.absorbed_writes += 1;
                         }
@@ -312,7 +300,7 @@ impl HostSim<'_> {
                         done = done.max(t);
                     }
                     if a.dirtied {
-                        self.dirtied(l, now)?;
+                        self.changed(l, now, HostChange::Dirtied)?;
                     }
                 }
                 if self.cache.dirty() > self.background_limit {
@@ -324,7 +312,7 @@ impl HostSim<'_> {
             AppOp::Drop { lpn, pages } => {
                 for l in lpn..lpn + pages as u64 {
                     if self.cache.discard(l) {
-                        self.dropped(l, now)?;
+                        self.changed(l, now, HostChange::Dropped)?;
                     }
                 }
                 // Dropped dirty pages may bring the cache under the limit with no

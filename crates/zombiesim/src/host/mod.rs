@@ -32,7 +32,7 @@ mod recorded;
 mod write_buffer;
 
 pub use channel::{AwarenessMeans, NotificationChannel};
-pub use notifier::{CommandAt, Notifier, SAMPLE_EVERY};
+pub use notifier::{CommandAt, HostChange, Notifier, SAMPLE_EVERY};
 pub use page_cache::PageCache;
 pub use recorded::RecordedHost;
 pub use write_buffer::HostWriteBuffer;

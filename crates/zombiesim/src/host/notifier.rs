@@ -32,6 +32,15 @@ use crate::interface::Queue;
 use crate::report::{AwarenessPoint, NotifyReport};
 use crate::workload::Op;
 
+/// What happened to a page above the device ([`Notifier::changed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostChange {
+    /// Clean → dirty.
+    Dirtied,
+    /// A dirty copy dropped without a write.
+    Dropped,
+}
+
 /// Awareness is sampled every this many requests (producers that sample by request).
 pub const SAMPLE_EVERY: u64 = 256;
 
@@ -101,11 +110,44 @@ impl Notifier {
         self.channel.mode
     }
 
-    /// Page `lpn` went clean → dirty above the device: `ideal` marks it on the device
-    /// at once, and in `command` mode a full batch is sent as a notification command,
-    /// charged `at`. `dirty` says which pages are still dirty above the device (the
-    /// others of a batch are stale). Returns when a notification command sent now is
-    /// done (when its time is charged).
+    /// Page `lpn` went clean → dirty above the device ([`HostChange::Dirtied`]):
+    /// `ideal` marks it on the device at once; or its dirty copy was dropped without a
+    /// write ([`HostChange::Dropped`]: a deleted file's page, a revoked journal block):
+    /// the hint is withdrawn through the channel (`ideal` un-marks at once), and until
+    /// the device hears of it the mark is stale and not counted as a known zombie. In
+    /// `command` mode a full batch is then sent as a notification command, charged
+    /// `at`. `dirty` says which pages are still dirty above the device (the others of a
+    /// batch are stale). Returns when a notification command sent now is done (when
+    /// its time is charged).
+    #[inline]
+    pub fn changed(
+        &mut self,
+        device: &mut Device,
+        lpn: u64,
+        change: HostChange,
+        dirty: impl Fn(u64) -> bool,
+        at: CommandAt,
+    ) -> Result<Option<u64>> {
+        match change {
+            HostChange::Dirtied => {
+                if self.channel.dirtied(lpn) {
+                    device.hint_zombie(lpn, true)?;
+                    self.channel.counters.delivered_pages += 1;
+                }
+            }
+            HostChange::Dropped => {
+                if self.channel.dropped(lpn) {
+                    device.hint_zombie(lpn, false)?;
+                    self.channel.counters.withdrawn_pages += 1;
+                } else if device.is_host_shadow(lpn) {
+                    self.unconfirmed.push(lpn);
+                }
+            }
+        }
+        self.send_due(device, dirty, at)
+    }
+
+    /// [`Notifier::changed`] for a page that went clean → dirty.
     #[inline]
     pub fn dirtied(
         &mut self,
@@ -114,31 +156,7 @@ impl Notifier {
         dirty: impl Fn(u64) -> bool,
         at: CommandAt,
     ) -> Result<Option<u64>> {
-        if self.channel.dirtied(lpn) {
-            device.hint_zombie(lpn, true)?;
-            self.channel.counters.delivered_pages += 1;
-        }
-        self.send_due(device, dirty, at)
-    }
-
-    /// The dirty copy of page `lpn` was dropped above the device without a write (a
-    /// deleted file's page, a revoked journal block): the hint is withdrawn through the
-    /// channel (`ideal` un-marks at once), and until the device hears of it the mark
-    /// is stale and not counted as a known zombie. As [`Notifier::dirtied`] otherwise.
-    pub fn dropped(
-        &mut self,
-        device: &mut Device,
-        lpn: u64,
-        dirty: impl Fn(u64) -> bool,
-        at: CommandAt,
-    ) -> Result<Option<u64>> {
-        if self.channel.dropped(lpn) {
-            device.hint_zombie(lpn, false)?;
-            self.channel.counters.withdrawn_pages += 1;
-        } else if device.is_host_shadow(lpn) {
-            self.unconfirmed.push(lpn);
-        }
-        self.send_due(device, dirty, at)
+        self.changed(device, lpn, HostChange::Dirtied, dirty, at)
     }
 
     /// In `command` mode, a full batch of hints is sent as a notification command,
