@@ -1,0 +1,577 @@
+"""zombiesim beside MQSim on the same trace: WAF, GC victims, programs and wall time.
+
+A recipe run by hand (not in CI, not imported by the tests). It needs an MQSim
+executable built from MQSim's own repository (https://github.com/CMU-SAFARI/MQSim),
+given on the command line; nothing of MQSim is part of this project.
+
+For each case it
+
+1. writes one trace in MQSim's ASCII format (arrival time in ns, device, start LBA in
+   512-byte sectors, size in sectors, 0 = write / 1 = read): a sequential fill of every
+   logical page, then page-sized writes, uniform random (`uniform`) or 80 % of them to
+   the first 20 % of the pages (`hotcold`), for a number of drive writes. zombiesim reads
+   the same file as a DiskSim trace (`--format disksim --time-scale 1e-6`: MQSim's first
+   column is nanoseconds, DiskSim's milliseconds);
+2. writes MQSim's device and workload XML and zombiesim's TOML for the same model: one
+   page size, page-level mapping with the whole table in SRAM (MQSim's
+   `Ideal_Mapping_Table`), greedy victims, GC per plane started below the same number of
+   free blocks, host and GC writes to separate open blocks, the same logical capacity,
+   MQSim's translation blocks withheld from zombiesim, no write cache, no
+   preconditioning (the fill comes from the trace);
+3. runs MQSim, zombiesim in counting mode and zombiesim with its timing model on (the
+   same latencies as MQSim), and prints the figures side by side.
+
+    python benches/peers/mqsim.py --mqsim PATH/TO/MQSim
+    python benches/peers/mqsim.py --mqsim PATH/TO/MQSim --cases uniform \\
+        --channels 2 --chips-per-channel 2 --blocks-per-plane 512
+
+Why these settings, and why MQSim's WAF comes out a little higher: docs/validation.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+SECTOR = 512
+
+# MQSim raises its per-plane GC threshold to its limit on GC victims in flight per plane
+# (10, fixed where the SSD is built), whatever GC_Exec_Threshold asks for, and holds host
+# writes to a plane back while it has fewer than 10 free blocks. GC that starts a few
+# blocks above that keeps host writes flowing.
+MQSIM_MIN_GC_THRESHOLD = 10
+DEFAULT_GC_THRESHOLD = 16
+
+# Flash latencies given to both (they change when things happen, not what is written).
+READ_NS = 25_000
+PROGRAM_NS = 200_000
+ERASE_NS = 1_500_000
+CHANNEL_MT_S = 333
+
+
+@dataclass(frozen=True)
+class Device:
+    channels: int
+    chips_per_channel: int
+    blocks_per_plane: int
+    pages_per_block: int
+    page_size: int
+    # MQSim's Overprovisioning_Ratio: logical = physical x (1 - op), plane by plane.
+    mqsim_op: float
+    gc_threshold_blocks: int
+
+    @property
+    def planes(self) -> int:
+        return self.channels * self.chips_per_channel
+
+    @property
+    def sectors_per_page(self) -> int:
+        return self.page_size // SECTOR
+
+    def mqsim_logical_pages(self) -> int:
+        """MQSim's logical capacity in pages (its Logical_Address_Partitioning_Unit)."""
+        per_plane_sectors = int(
+            self.blocks_per_plane
+            * self.pages_per_block
+            * self.sectors_per_page
+            * (1.0 - self.mqsim_op)
+        )
+        return per_plane_sectors * self.planes // self.sectors_per_page
+
+    def mqsim_translation_blocks(self) -> int:
+        """Blocks per plane MQSim keeps out of the data cycle for translation pages.
+
+        Even with `Ideal_Mapping_Table` (the whole table in SRAM, no translation
+        traffic) MQSim writes the mapping table to flash when the simulation starts: one
+        translation page per page_size / entry logical pages, entry = ceil((log2(physical
+        pages) + sectors per page) / 8) bytes, spread over the planes like data. They stay
+        valid, nothing rewrites them, and each plane keeps a translation write frontier
+        open besides its host and GC frontiers: floor(translation pages on the plane /
+        pages per block) + 1 blocks per plane."""
+        physical = self.planes * self.blocks_per_plane * self.pages_per_block
+        entry = math.ceil((math.log2(physical) + self.sectors_per_page) / 8)
+        pages = self.mqsim_logical_pages() // (self.page_size // entry)
+        per_plane = -(-pages // self.planes)
+        return per_plane // self.pages_per_block + 1
+
+    def zombiesim_op(self, withheld_per_plane: int) -> float:
+        """zombiesim's over-provisioning (physical / logical - 1, over the blocks it
+        uses) that gives MQSim's logical pages."""
+        blocks = self.blocks_per_plane - withheld_per_plane
+        physical = blocks * self.pages_per_block * self.planes
+        # Half a page above MQSim's figure, so that floor(physical / (1 + op)) is it.
+        return physical / (self.mqsim_logical_pages() + 0.5) - 1.0
+
+
+def write_trace(
+    path: Path, dev: Device, case: str, drive_writes: float, gap_ns: int, seed: int
+) -> tuple[int, int]:
+    """A sequential fill, then page-sized writes; (fill pages, all page writes)."""
+    logical = dev.mqsim_logical_pages()
+    spp = dev.sectors_per_page
+    rng = random.Random(seed)
+    n_random = round(drive_writes * logical)
+    hot = max(1, logical // 5)
+
+    def pages():
+        yield from range(logical)
+        for _ in range(n_random):
+            if case == "uniform":
+                yield rng.randrange(logical)
+            elif rng.random() < 0.8:
+                yield rng.randrange(hot)
+            else:
+                yield hot + rng.randrange(logical - hot)
+
+    with path.open("w") as f:
+        lines = []
+        for i, lpn in enumerate(pages(), start=1):
+            lines.append(f"{i * gap_ns} 0 {lpn * spp} {spp} 0\n")
+            if len(lines) == 65536:
+                f.writelines(lines)
+                lines.clear()
+        f.writelines(lines)
+    return logical, logical + n_random
+
+
+def mqsim_device_xml(dev: Device) -> str:
+    # MQSim's threshold is (unsigned)(GC_Exec_Threshold x blocks per plane): half a block
+    # above the figure, so that rounding down gives it.
+    gc_exec = (dev.gc_threshold_blocks + 0.5) / dev.blocks_per_plane
+    flash = {
+        "Flash_Technology": "SLC",
+        "CMD_Suspension_Support": "NONE",
+        "Page_Read_Latency_LSB": READ_NS,
+        "Page_Read_Latency_CSB": READ_NS,
+        "Page_Read_Latency_MSB": READ_NS,
+        "Page_Program_Latency_LSB": PROGRAM_NS,
+        "Page_Program_Latency_CSB": PROGRAM_NS,
+        "Page_Program_Latency_MSB": PROGRAM_NS,
+        "Block_Erase_Latency": ERASE_NS,
+        "Block_PE_Cycles_Limit": 100000,
+        "Suspend_Erase_Time": 700000,
+        "Suspend_Program_Time": 100000,
+        "Die_No_Per_Chip": 1,
+        "Plane_No_Per_Die": 1,
+        "Block_No_Per_Plane": dev.blocks_per_plane,
+        "Page_No_Per_Block": dev.pages_per_block,
+        "Page_Capacity": dev.page_size,
+        "Page_Metadat_Capacity": 224,
+    }
+    device = {
+        "Seed": 321,
+        "Enabled_Preconditioning": "false",
+        "Memory_Type": "FLASH",
+        "HostInterface_Type": "NVME",
+        "IO_Queue_Depth": 1024,
+        "Queue_Fetch_Size": 512,
+        # The flow's Device_Level_Data_Caching_Mode is TURNED_OFF: no write cache.
+        "Caching_Mechanism": "ADVANCED",
+        "Data_Cache_Sharing_Mode": "SHARED",
+        "Data_Cache_Capacity": dev.page_size * 64,
+        "Data_Cache_DRAM_Row_Size": 8192,
+        "Data_Cache_DRAM_Data_Rate": 800,
+        "Data_Cache_DRAM_Data_Busrt_Size": 4,
+        "Data_Cache_DRAM_tRCD": 13,
+        "Data_Cache_DRAM_tCL": 13,
+        "Data_Cache_DRAM_tRP": 13,
+        "Address_Mapping": "PAGE_LEVEL",
+        "Ideal_Mapping_Table": "true",
+        "CMT_Capacity": 1 << 30,
+        "CMT_Sharing_Mode": "SHARED",
+        "Plane_Allocation_Scheme": "CWDP",
+        "Transaction_Scheduling_Policy": "OUT_OF_ORDER",
+        "Overprovisioning_Ratio": dev.mqsim_op,
+        "GC_Exec_Threshold": f"{gc_exec:.9f}",
+        "GC_Block_Selection_Policy": "GREEDY",
+        "Use_Copyback_for_GC": "false",
+        "Preemptible_GC_Enabled": "false",
+        "GC_Hard_Threshold": 0.001,
+        # Read from the file but not passed to the GC unit, which keeps its defaults (on,
+        # threshold 100). Its test compares block numbers rather than erase counts, so
+        # static wear levelling runs now and then (once in the runs of the docs; it is
+        # reported, and its page moves are among the flash reads counted as copies).
+        "Dynamic_Wearleveling_Enabled": "false",
+        "Static_Wearleveling_Enabled": "false",
+        "Static_Wearleveling_Threshold": 100,
+        "Preferred_suspend_erase_time_for_read": 700000,
+        "Preferred_suspend_erase_time_for_write": 700000,
+        "Preferred_suspend_write_time_for_read": 100000,
+        "Flash_Channel_Count": dev.channels,
+        "Flash_Channel_Width": 1,
+        "Channel_Transfer_Rate": CHANNEL_MT_S,
+        "Chip_No_Per_Channel": dev.chips_per_channel,
+        "Flash_Comm_Protocol": "NVDDR2",
+    }
+
+    def body(d: dict, indent: str) -> str:
+        return "".join(f"{indent}<{k}>{v}</{k}>\n" for k, v in d.items())
+
+    return (
+        '<?xml version="1.0" encoding="us-ascii"?>\n'
+        "<Execution_Parameter_Set>\n"
+        "\t<Host_Parameter_Set>\n"
+        + body(
+            {
+                "PCIe_Lane_Bandwidth": 1.0,
+                "PCIe_Lane_Count": 4,
+                "SATA_Processing_Delay": 400000,
+                "Enable_ResponseTime_Logging": "false",
+                "ResponseTime_Logging_Period_Length": 1000000,
+            },
+            "\t\t",
+        )
+        + "\t</Host_Parameter_Set>\n"
+        "\t<Device_Parameter_Set>\n"
+        + body(device, "\t\t")
+        + "\t\t<Flash_Parameter_Set>\n"
+        + body(flash, "\t\t\t")
+        + "\t\t</Flash_Parameter_Set>\n"
+        "\t</Device_Parameter_Set>\n"
+        "</Execution_Parameter_Set>\n"
+    )
+
+
+def mqsim_workload_xml(dev: Device, trace_name: str) -> str:
+    flow = {
+        "Priority_Class": "HIGH",
+        "Device_Level_Data_Caching_Mode": "TURNED_OFF",
+        "Channel_IDs": ",".join(str(c) for c in range(dev.channels)),
+        "Chip_IDs": ",".join(str(c) for c in range(dev.chips_per_channel)),
+        "Die_IDs": 0,
+        "Plane_IDs": 0,
+        "Initial_Occupancy_Percentage": 0,
+        # Relative: MQSim names an XML element after it, and runs in the work folder.
+        "File_Path": trace_name,
+        "Percentage_To_Be_Executed": 100,
+        "Relay_Count": 1,
+        "Time_Unit": "NANOSECOND",
+    }
+    return (
+        '<?xml version="1.0" encoding="us-ascii"?>\n'
+        "<MQSim_IO_Scenarios>\n\t<IO_Scenario>\n\t\t<IO_Flow_Parameter_Set_Trace_Based>\n"
+        + "".join(f"\t\t\t<{k}>{v}</{k}>\n" for k, v in flow.items())
+        + "\t\t</IO_Flow_Parameter_Set_Trace_Based>\n\t</IO_Scenario>\n</MQSim_IO_Scenarios>\n"
+    )
+
+
+def zombiesim_toml(dev: Device, withheld_per_plane: int, timed: bool) -> str:
+    return f"""# The device MQSim is given (benches/peers/mqsim.py)
+[flash]
+channels = {dev.channels}
+chips_per_channel = {dev.chips_per_channel}
+dies_per_chip = 1
+planes_per_die = 1
+blocks_per_plane = {dev.blocks_per_plane}
+pages_per_block = {dev.pages_per_block}
+page_size = {dev.page_size}
+
+[ftl]
+kind = "page"
+over_provisioning = {dev.zombiesim_op(withheld_per_plane)!r}
+# MQSim's translation blocks ({withheld_per_plane} per plane)
+reserved_blocks = {withheld_per_plane * dev.planes}
+gc_frontier = "separate"
+allocation = "stripe"
+
+[gc]
+policy = "greedy"
+scope = "plane"
+low_watermark = {dev.gc_threshold_blocks}
+high_watermark = {dev.gc_threshold_blocks}
+
+[timing]
+enabled = {str(timed).lower()}
+read_us = {READ_NS / 1000}
+program_us = {PROGRAM_NS / 1000}
+erase_us = {ERASE_NS / 1000}
+channel_mb_s = {float(CHANNEL_MT_S)}
+scheduler = "fifo"
+
+[precondition]
+fill = false
+random_drive_writes = 0.0
+"""
+
+
+def xml_value(text: str, name: str) -> int:
+    """An attribute of MQSim's FTL element, or the text of a host element."""
+    m = re.search(rf'\b{name}="([^"]*)"', text) or re.search(rf"<{name}>([^<]*)</{name}>", text)
+    if m is None:
+        raise SystemExit(f"MQSim's output has no {name}")
+    return round(float(m.group(1)))
+
+
+def run_mqsim(exe: Path, work: Path) -> dict:
+    out = work / "workload_scenario_1.xml"
+    out.unlink(missing_ok=True)
+    log = work / "mqsim.log"
+    t0 = time.perf_counter()
+    with log.open("w") as f:
+        # MQSim waits for a key press at the end: stdin is /dev/null.
+        subprocess.run(
+            [str(exe), "-i", "ssdconfig.xml", "-w", "workload.xml"],
+            cwd=work,
+            stdin=subprocess.DEVNULL,
+            stdout=f,
+            stderr=subprocess.STDOUT,
+            check=True,
+        )
+    wall = time.perf_counter() - t0
+    logged = log.read_text()
+    if "ERROR" in logged or not out.exists():
+        raise SystemExit(f"MQSim failed: see {log}")
+    text = out.read_text()
+    for name in (
+        "Issued_Flash_Multiplane_Program_CMD",
+        "Issued_Flash_Copyback_Program_CMD",
+        "Issued_Flash_Read_CMD_For_Mapping",
+        "Issued_Flash_Program_CMD_For_Mapping",
+        "Read_Request_Count",
+    ):
+        if xml_value(text, name):
+            raise SystemExit(f"MQSim's {name} is not 0: the counts below would not compare")
+    programs = xml_value(text, "Issued_Flash_Program_CMD")
+    # No host reads and no copyback: every flash read is a GC copy's (exact, where
+    # Average_Page_Movement_For_GC is rounded).
+    copies = xml_value(text, "Issued_Flash_Read_CMD")
+    served = re.search(r"total requests serviced:\s*(\d+)", logged)
+    return {
+        "programs": programs,
+        "erases": xml_value(text, "Issued_Flash_Erase_CMD"),
+        "gc_victims": xml_value(text, "Total_GC_Executions"),
+        "gc_copies": copies,
+        "wl_runs": xml_value(text, "Total_WL_Executions"),
+        # Host pages programmed: MQSim ends with the last few writes still held back
+        # for want of free blocks, and does not program them.
+        "host_writes": programs - copies,
+        "requests": xml_value(text, "Write_Request_Count"),
+        "served": int(served.group(1)) if served else None,
+        "wall_s": wall,
+    }
+
+
+def run_zombiesim(exe: str, work: Path, trace: Path, config: Path, tag: str) -> dict:
+    out = work / f"zombiesim-{tag}.json"
+    cmd = [exe, "run", "--config", str(config), "--trace", str(trace), "--format", "disksim"]
+    cmd += ["--time-scale", "1e-6", "--json", str(out), "--quiet"]
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True)
+    wall = time.perf_counter() - t0
+    r = json.loads(out.read_text())
+    return {
+        "programs": r["flash"]["programs"],
+        "erases": r["flash"]["erases"],
+        "gc_victims": r["gc"]["victims"],
+        "gc_copies": r["gc"]["pages_copied"],
+        "host_writes": r["host"]["write_pages"],
+        "logical_pages": r["device"]["logical_pages"],
+        "wall_s": wall,
+    }
+
+
+def add_waf(r: dict, fill: int) -> None:
+    host = r["host_writes"]
+    r["waf"] = r["programs"] / host
+    # No GC during the fill (the free blocks left after it are above the threshold), so
+    # every copy belongs to the random phase.
+    r["waf_after_fill"] = (host - fill + r["gc_copies"]) / (host - fill)
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+ROWS = [
+    ("WAF (whole trace)", "waf", "{:.4f}"),
+    ("WAF after the fill", "waf_after_fill", "{:.4f}"),
+    ("host page writes", "host_writes", "{:,}"),
+    ("flash programs", "programs", "{:,}"),
+    ("GC victims", "gc_victims", "{:,}"),
+    ("erases", "erases", "{:,}"),
+    ("GC page copies", "gc_copies", "{:,}"),
+    ("wall time (s)", "wall_s", "{:.1f}"),
+]
+
+
+def print_table(case: str, fill: int, total: int, runs: dict) -> None:
+    names = list(runs)
+    print(f"\n{case}: {fill:,} fill writes, then {total - fill:,} random page writes")
+    head = ["", *names]
+    body = [[label, *(fmt.format(runs[n][key]) for n in names)] for label, key, fmt in ROWS]
+    base = runs[names[0]]["waf_after_fill"]
+    body.append(
+        [
+            f"WAF after the fill vs {names[0]}",
+            *(f"{(runs[n]['waf_after_fill'] / base - 1) * 100:+.2f}%" for n in names),
+        ]
+    )
+    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
+    for r in [head, *body]:
+        cells = [
+            c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        ]
+        print("  " + "  ".join(cells))
+    for n in names:
+        r = runs[n]
+        if r.get("wl_runs"):
+            print(f"  {n}: {r['wl_runs']} static wear-levelling run(s), one erase each")
+        if r.get("served") is not None and r["served"] != r["requests"]:
+            waiting = r["requests"] - r["served"]
+            print(f"  {n}: {waiting:,} of {r['requests']:,} host writes never served")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    p.add_argument("--mqsim", type=Path, required=True, help="a built MQSim executable")
+    p.add_argument(
+        "--also-mqsim",
+        action="append",
+        default=[],
+        metavar="LABEL=PATH",
+        help="another MQSim executable (a modified build) to run beside it (repeatable)",
+    )
+    p.add_argument(
+        "--zombiesim",
+        default=shutil.which("zombiesim") or str(Path(sys.executable).parent / "zombiesim"),
+        help="the zombiesim CLI (default: the one on PATH, else beside this Python)",
+    )
+    p.add_argument(
+        "--cases",
+        default="uniform,hotcold",
+        help="comma list of uniform, hotcold (default %(default)s)",
+    )
+    p.add_argument("--channels", type=int, default=1, help="(default %(default)s)")
+    p.add_argument("--chips-per-channel", type=int, default=1, help="(default %(default)s)")
+    p.add_argument("--blocks-per-plane", type=int, default=2048, help="(default %(default)s)")
+    p.add_argument("--pages-per-block", type=int, default=256, help="(default %(default)s)")
+    p.add_argument("--page-size", type=int, default=4096, help="bytes (default %(default)s)")
+    p.add_argument(
+        "--op",
+        type=float,
+        default=0.0625,
+        help="MQSim's Overprovisioning_Ratio, 1 - logical / physical (default %(default)s)",
+    )
+    p.add_argument(
+        "--gc-threshold",
+        type=int,
+        default=DEFAULT_GC_THRESHOLD,
+        help=f"GC starts below this many free blocks in a plane (MQSim: at least "
+        f"{MQSIM_MIN_GC_THRESHOLD}; default %(default)s)",
+    )
+    p.add_argument(
+        "--drive-writes",
+        type=float,
+        default=3.0,
+        help="random writes after the fill (default %(default)s)",
+    )
+    p.add_argument(
+        "--gap-us", type=int, default=5000, help="time between trace records (default %(default)s)"
+    )
+    p.add_argument(
+        "--seed", type=int, default=1, help="the trace's random addresses (default %(default)s)"
+    )
+    p.add_argument(
+        "--no-withhold",
+        action="store_true",
+        help="also run zombiesim without MQSim's translation blocks withheld",
+    )
+    p.add_argument("--no-timed", action="store_true", help="skip zombiesim's timed run")
+    p.add_argument(
+        "--workdir", type=Path, help="traces, configs and outputs (default: a new temp dir)"
+    )
+    p.add_argument("--json", type=Path, help="also write the figures as JSON")
+    args = p.parse_args(argv)
+
+    mqsims = {"MQSim": args.mqsim}
+    for spec in args.also_mqsim:
+        label, sep, path = spec.partition("=")
+        if not sep:
+            p.error(f"--also-mqsim {spec}: expected LABEL=PATH")
+        mqsims[label] = Path(path)
+    for label, path in mqsims.items():
+        if not os.access(path, os.X_OK):
+            p.error(f"{label}: {path} is not an executable")
+        mqsims[label] = path.resolve()
+    if args.gc_threshold < MQSIM_MIN_GC_THRESHOLD:
+        p.error(f"--gc-threshold: MQSim's is at least {MQSIM_MIN_GC_THRESHOLD}")
+    cases = [c.strip() for c in args.cases.split(",") if c.strip()]
+    for c in cases:
+        if c not in ("uniform", "hotcold"):
+            p.error(f"--cases: unknown case {c!r}")
+
+    dev = Device(
+        channels=args.channels,
+        chips_per_channel=args.chips_per_channel,
+        blocks_per_plane=args.blocks_per_plane,
+        pages_per_block=args.pages_per_block,
+        page_size=args.page_size,
+        mqsim_op=args.op,
+        gc_threshold_blocks=args.gc_threshold,
+    )
+    withheld = dev.mqsim_translation_blocks()
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="zombiesim-mqsim-"))
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "ssdconfig.xml").write_text(mqsim_device_xml(dev))
+    configs = {"zombiesim": work / "zombiesim.toml"}
+    configs["zombiesim"].write_text(zombiesim_toml(dev, withheld, timed=False))
+    if not args.no_timed:
+        configs["zombiesim timed"] = work / "zombiesim-timed.toml"
+        configs["zombiesim timed"].write_text(zombiesim_toml(dev, withheld, timed=True))
+    if args.no_withhold:
+        configs["zombiesim, none withheld"] = work / "zombiesim-none-withheld.toml"
+        configs["zombiesim, none withheld"].write_text(zombiesim_toml(dev, 0, timed=False))
+
+    print(
+        f"device: {dev.planes} plane(s) x {dev.blocks_per_plane} blocks x "
+        f"{dev.pages_per_block} pages x {dev.page_size} B, MQSim OP {dev.mqsim_op} "
+        f"({dev.mqsim_logical_pages():,} logical pages), GC below {dev.gc_threshold_blocks} "
+        f"free blocks per plane, {withheld} translation block(s) per plane withheld from "
+        f"zombiesim; {args.drive_writes} drive writes after the fill"
+    )
+    print(f"machine: {cpu_model()}, {os.cpu_count()} CPUs; work folder {work}")
+    results = {}
+    for case in cases:
+        trace = work / f"{case}.trace"
+        gap_ns = args.gap_us * 1000
+        fill, total = write_trace(trace, dev, case, args.drive_writes, gap_ns, args.seed)
+        (work / "workload.xml").write_text(mqsim_workload_xml(dev, trace.name))
+        runs = {label: run_mqsim(path, work) for label, path in mqsims.items()}
+        for label, config in configs.items():
+            tag = case + "-" + config.stem
+            runs[label] = run_zombiesim(args.zombiesim, work, trace, config, tag)
+        for label, r in runs.items():
+            add_waf(r, fill)
+            lp = r.get("logical_pages")
+            if lp is not None and lp != dev.mqsim_logical_pages():
+                print(f"warning: {label} has {lp} logical pages, MQSim {dev.mqsim_logical_pages()}")
+        results[case] = runs
+        print_table(case, fill, total, runs)
+    if args.json:
+        settings = {k: v for k, v in vars(args).items() if k not in ("json", "workdir")}
+        settings = {k: str(v) if isinstance(v, Path) else v for k, v in settings.items()}
+        doc = {"settings": settings, "machine": cpu_model(), "results": results}
+        args.json.write_text(json.dumps(doc, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
