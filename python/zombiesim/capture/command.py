@@ -96,14 +96,18 @@ def _run_command(
         raise make_error(InputError, message, "input") from e
     sink: list[bytes] = []
     lock = threading.Lock()
-    tees = [
-        _Tee(proc.stdout, sys.stdout.buffer if echo else None, sink, lock),  # type: ignore[arg-type]
-        _Tee(proc.stderr, sys.stderr.buffer if echo else None, sink, lock),  # type: ignore[arg-type]
-    ]
-    for t in tees:
-        t.start()
+    tees: list[_Tee] = []
     timed_out = False
+    # From here on a Ctrl-C anywhere (even while the output threads start, which a
+    # loaded machine makes slow) kills the group: a command left running would hold the
+    # mount, and with it the loop device, after the capture has gone.
     try:
+        tees = [
+            _Tee(proc.stdout, sys.stdout.buffer if echo else None, sink, lock),  # type: ignore[arg-type]
+            _Tee(proc.stderr, sys.stderr.buffer if echo else None, sink, lock),  # type: ignore[arg-type]
+        ]
+        for t in tees:
+            t.start()
         try:
             status: int | None = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
