@@ -4,15 +4,15 @@
 //!
 //! ```text
 //!   producer: page L went clean → dirty above the device
-//!     └► Notifier::dirtied ─► NotificationChannel (none / ideal / piggyback / command)
+//!     └► Notifier::changed(Dirtied) ─► NotificationChannel (none / ideal / piggyback / command)
 //!          ideal:     Device::hint_zombie(L) now
-//!          command:   a full batch of extents ─► Device::hint_zombie for each page
+//!          command:   a full batch of extents ─► Device::apply_hint for each page
 //!                     still dirty, as a notification command charged by CommandAt
 //!          piggyback: waits in the queue ─► Notifier::submit puts the next batch on
 //!                     the next read or write command (Command::zombies)
 //!   producer: page L's dirty copy dropped unwritten
-//!     └► Notifier::dropped ─► a withdrawal through the same channel (ideal: un-marked
-//!                             now); until it arrives the device's mark is stale
+//!     └► Notifier::changed(Dropped) ─► a withdrawal through the same channel (ideal:
+//!                             un-marked now); until it arrives the device's mark is stale
 //!   producer: a request done ─► Notifier::count_request: awareness sampled every
 //!                               SAMPLE_EVERY requests (the host model samples by time);
 //!                               stale marks are not counted as known zombies
