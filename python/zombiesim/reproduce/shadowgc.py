@@ -328,21 +328,22 @@ def _analyse(reports: dict[str, Report], scale: str, s: Scale, skipped: list[str
     has_big = (frame["workload"] == f"slow{BIG}").any()
     ratio_mib = int(value("slow", "ggc", "buffer_mib"))
 
-    def weighted(scheme: str, col: str, suffix: str = "") -> float:
-        total = sum(weights.values())
-        return sum(weights[k] * value(k + suffix, scheme, col) for k in kinds) / total
+    def weighted(scheme: str, col: str, suffix: str = "", over: Any = None) -> float:
+        """`col` of `scheme` over the stand-ins `over` (all of them by default), each
+        weighted by its share of the paper's traces."""
+        over = kinds if over is None else over
+        total = sum(weights[k] for k in over)
+        return sum(weights[k] * value(k + suffix, scheme, col) for k in over) / total
 
     def per_kind(scheme: str, col: str, suffix: str = "") -> str:
         return ", ".join(f"{k} {_pct(value(k + suffix, scheme, col))}" for k in kinds)
 
     has_aged = (frame["workload"] == f"slow{AGED}").any()
-    aged_weights = {k: weights[k] for k in AGED_KINDS}
 
     def weighted_aged(scheme: str, col: str, suffix: str = AGED) -> float:
         """The aging ablation's stand-ins weighted 9:5 (`suffix` "" for the same two
         stand-ins under the default aging)."""
-        total = sum(aged_weights.values())
-        return sum(w * value(k + suffix, scheme, col) for k, w in aged_weights.items()) / total
+        return weighted(scheme, col, suffix, over=AGED_KINDS)
 
     def ggc_wafs(suffix: str) -> str:
         return ", ".join(f"{k} {value(k + suffix, 'ggc', 'waf'):.2f}" for k in AGED_KINDS)
