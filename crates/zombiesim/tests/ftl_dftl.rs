@@ -246,9 +246,10 @@ fn translation_pages_that_do_not_fit_are_refused_naming_the_over_provisioning() 
         ("ftl.reserved_blocks".into(), "0".into()),
     ])
     .unwrap();
-    // 488 logical pages fill 61 of the 64 blocks, leaving the 3 spare blocks GC needs
-    // (watermark 1 + 1 open block + 1); the 4 translation pages need a 62nd block.
-    let op = 512.0 / 488.5 - 1.0;
+    // 480 logical pages fill 60 of the 64 blocks, leaving the 4 spare blocks DFTL's GC
+    // needs (watermark 1 + 2 open blocks: data and translation + 1); the 4 translation
+    // pages need a 61st block.
+    let op = 512.0 / 480.5 - 1.0;
     cfg.set("ftl.over_provisioning", &op.to_string()).unwrap();
     cfg.validate().unwrap();
     assert!(PageMappedFtl::new(&cfg, 1, false).is_ok());

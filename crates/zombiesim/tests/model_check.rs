@@ -69,7 +69,7 @@ use zombiesim::{simulate, Config, Error, RunOptions, WorkloadSpec};
 
 /// The small device: 2 planes × 16 blocks × 8 pages of 512 B (256 physical pages; a
 /// DFTL translation page maps 128 logical pages), OP 30%: 196 logical pages (192 for
-/// the block-mapped FTLs, 8 spare blocks).
+/// the block-mapped FTLs, 8 spare blocks; DFTL raises the OP, see `ftl_settings`).
 const DEVICE: [(&str, &str); 8] = [
     ("flash.channels", "2"),
     ("flash.chips_per_channel", "1"),
@@ -87,8 +87,9 @@ const TABLE_BUFFER_PAGES: u64 = 8;
 /// Settings each FTL kind gets to make its own reclaiming frequent.
 fn ftl_settings(kind: FtlKind) -> &'static [(&'static str, &'static str)] {
     match kind {
-        // A cached mapping table of 8 entries: translation reads and write-backs.
-        FtlKind::Dftl => &[("ftl.cmt_entries", "8")],
+        // A cached mapping table of 8 entries: translation reads and write-backs; OP
+        // 50% (170 logical pages) for the translation blocks' open block on each plane.
+        FtlKind::Dftl => &[("ftl.cmt_entries", "8"), ("ftl.over_provisioning", "0.5")],
         // 6 superblocks of 4 logical blocks over 8 spare blocks.
         FtlKind::Superblock => &[("ftl.superblock_blocks", "4")],
         // 3 random log blocks: merges every few dozen page writes.

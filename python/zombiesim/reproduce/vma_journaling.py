@@ -49,11 +49,11 @@ DFTL's cached mapping table (`ftl.cmt_entries`) is a fixed fraction of the logic
 at every scale: `CMT_FRACTION`, all of them. The preset ages the device with uniform
 random writes over the whole logical space, so the mapping's working set is every logical
 page: with 64-page blocks, a CMT holding part of it makes each GC victim rewrite several
-translation pages and each miss write one back (docs/ftl.md), and that traffic swamps
-every other effect. Measured at `small` on untar (erases, journal / vma; FAST: 13 919 /
-10 184), the `dftl_cmt` table: a CMT of 1/4 of the logical pages 261 034 / 171 143
-(preconditioning at WAF 49), 1/2 121 097 / 83 123 (WAF 20), 3/4 39 161 / 27 357 (WAF 7.9),
-all of them 11 305 / 7 435 (WAF 3.8, as page mapping). 002 finds DFTL erasing less than
+translation pages (docs/ftl.md), and that traffic swamps every other effect. Measured at
+`small` on untar (erases, journal / vma; FAST: 12 789 / 7 846), the `dftl_cmt` table: a
+CMT of 1/4 of the logical pages 45 299 / 35 429 (preconditioning at WAF 14), 1/2 35 188 /
+27 102 (WAF 10), 3/4 22 812 / 17 126 (WAF 6.7), all of them 11 110 / 7 389 (WAF 3.8, as
+page mapping). 002 finds DFTL erasing less than
 FAST, as DFTL's own paper does with a CMT that holds the workload's working set; only a
 CMT covering the aged device does that here, so the grid runs DFTL with it, and the
 `dftl_cmt` table (every scale but `full`) shows what a smaller one costs.

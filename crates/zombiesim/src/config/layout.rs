@@ -4,7 +4,7 @@
 //! side of it, checked with the configuration so that a layout that cannot work is
 //! refused naming the key.
 
-use super::{Config, GcFrontier, GcScope, Geometry};
+use super::{Config, FtlKind, GcFrontier, GcScope, Geometry};
 use crate::error::{Error, Result};
 
 /// A contiguous range of planes served by one garbage collector.
@@ -31,6 +31,11 @@ pub struct FtlLayout {
     /// GC streams `gc_first_stream .. gc_first_stream + gc_streams` (one per region,
     /// unless the placement policy asks for its own number).
     pub gc_streams: u32,
+    /// DFTL: the stream of the translation pages, for their writes and for GC's copies
+    /// of them, so that they fill translation blocks apart from the data blocks (as
+    /// DFTL keeps them). A victim holds translation pages only or data pages only, so
+    /// GC of one still writes to one stream (plus the zombie block).
+    pub translation_stream: Option<u32>,
 }
 
 impl FtlLayout {
@@ -104,7 +109,9 @@ impl FtlLayout {
             ));
         }
         let zombie_stream = cfg.gc.zombie_block.then_some(data_streams);
-        let streams = data_streams + u32::from(cfg.gc.zombie_block);
+        let mut streams = data_streams + u32::from(cfg.gc.zombie_block);
+        let translation_stream = (cfg.ftl.kind == FtlKind::Dftl).then_some(streams);
+        streams += u32::from(translation_stream.is_some());
         // Spare blocks each GC unit needs: its watermark, its open frontiers, one to work with.
         let ppb = geo.pages_per_block as u64;
         let spare_blocks =
@@ -135,6 +142,7 @@ impl FtlLayout {
             gc_first_stream: gc_first,
             zombie_stream,
             gc_streams: gc_data_streams,
+            translation_stream,
         })
     }
 }

@@ -275,7 +275,7 @@ mod tests {
     use super::*;
     use crate::ftl::FtlExt;
 
-    /// One plane of 16 blocks × 16 pages of 512 B (128 mappings per translation
+    /// One plane of 20 blocks × 16 pages of 512 B (128 mappings per translation
     /// page), greedy GC, a CMT of one entry.
     fn dftl() -> DftlFtl {
         let mut cfg = Config::preset("default").unwrap();
@@ -284,7 +284,7 @@ mod tests {
             ("flash.chips_per_channel".into(), "1".into()),
             ("flash.dies_per_chip".into(), "1".into()),
             ("flash.planes_per_die".into(), "1".into()),
-            ("flash.blocks_per_plane".into(), "16".into()),
+            ("flash.blocks_per_plane".into(), "20".into()),
             ("flash.pages_per_block".into(), "16".into()),
             ("flash.page_size".into(), "512".into()),
             ("ftl.over_provisioning".into(), "0.5".into()),
@@ -310,14 +310,23 @@ mod tests {
             f.trim(lpn).unwrap();
         }
         f.verify().unwrap();
-        let victim = f.pages.select_victim(0).unwrap();
         let host = f.base().geo.logical_pages;
-        let flash = &f.base().flash;
-        let moved: Vec<u64> = flash
-            .valid_pages(victim)
-            .map(|p| flash.owner[p as usize] as u64)
-            .filter(|&l| l < host)
-            .collect();
+        // Translation blocks (their own stream, nearly all dead) are the emptiest:
+        // reclaim them until the victim is the data block.
+        let (victim, moved) = loop {
+            let victim = f.pages.select_victim(0).unwrap();
+            let flash = &f.base().flash;
+            let moved: Vec<u64> = flash
+                .valid_pages(victim)
+                .map(|p| flash.owner[p as usize] as u64)
+                .filter(|&l| l < host)
+                .collect();
+            if !moved.is_empty() {
+                break (victim, moved);
+            }
+            f.pages.reclaim_now(0, victim, &mut NoBuffer).unwrap();
+            f.note_moved();
+        };
         assert!(moved.len() >= 2, "the victim holds {moved:?}");
         let t0 = f.cmt.page_of(moved[0] as usize);
         assert!(moved.iter().all(|&l| f.cmt.page_of(l as usize) == t0));
@@ -332,6 +341,37 @@ mod tests {
         assert_eq!(c.programs.get(Cause::Translation), 1, "{c:?}");
         assert_eq!(c.reads.get(Cause::Translation), 1, "read-modify-write");
         f.verify().unwrap();
+    }
+
+    #[test]
+    fn translation_pages_and_their_gc_copies_fill_blocks_of_their_own() {
+        use rand::{RngExt, SeedableRng};
+        let mut f = dftl();
+        let host = f.base().geo.logical_pages;
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
+        for _ in 0..20 * host {
+            f.write(rng.random_range(0..host)).unwrap();
+        }
+        f.verify().unwrap();
+        let c = f.counters();
+        assert!(
+            c.programs.get(Cause::Translation) > 0 && c.gc_victims > 0,
+            "{c:?}"
+        );
+        let flash = f.pages.flash();
+        let mut translation_blocks = 0;
+        for block in 0..f.base().geo.blocks {
+            let kinds: Vec<bool> = flash
+                .valid_pages(block)
+                .map(|p| flash.owner[p as usize] as u64 >= host)
+                .collect();
+            assert!(
+                kinds.iter().all(|&t| t) || kinds.iter().all(|&t| !t),
+                "block {block} holds data and translation pages"
+            );
+            translation_blocks += usize::from(kinds.first() == Some(&true));
+        }
+        assert!(translation_blocks > 0);
     }
 
     #[test]

@@ -25,7 +25,8 @@
 //!
 //! Translation pages are internal logical pages `H + t` of the page-mapped FTL
 //! beyond the host's `H`: the page-mapped machinery stores, relocates and collects
-//! them, and the global translation directory (GTD) is their mapping-table entries.
+//! them, in translation blocks of their own (the layout's translation stream), and the
+//! global translation directory (GTD) is their mapping-table entries.
 //! The simulator keeps the whole mapping in `l2p` (the content of the translation
 //! pages); the CMT decides what the mapping costs in flash traffic.
 //!

@@ -137,6 +137,11 @@ impl PageMappedFtl {
         let mut any_dirty = buffer.any_dirty();
         // The age the placement policy reads, before the copies stamp the block.
         let block_modified = self.base.flash.last_modified[block as usize];
+        // Internal pages (beyond the host's) go back to the translation stream.
+        let internal = self
+            .layout
+            .translation_stream
+            .map(|s| (self.base.geo.logical_pages, s));
         // Counted here and added once: relocated pages by state, buffer reads, fast programs.
         let mut by_state = [0u64; 4];
         let (mut buffer_reads, mut fast_programs) = (0u64, 0u64);
@@ -180,12 +185,15 @@ impl PageMappedFtl {
                 None
             };
             self.base.ops.copy(plane, start, kind, cause);
-            let stream = self.blocks.gc_stream(&GcCopy {
-                lpn: lpn as usize,
-                zombie: gc && zombie,
-                block_modified,
-                now: self.base.clock,
-            });
+            let stream = match internal {
+                Some((host, s)) if lpn as u64 >= host => s,
+                _ => self.blocks.gc_stream(&GcCopy {
+                    lpn: lpn as usize,
+                    zombie: gc && zombie,
+                    block_modified,
+                    now: self.base.clock,
+                }),
+            };
             let new = match self.program_open(plane, stream, lpn, cause, start) {
                 Some(new) => new,
                 None => match self.program(plane, stream, lpn, cause, start, buffer) {

@@ -197,24 +197,29 @@ impl PageMappedFtl {
         }
         let old = self.l2p[l];
         self.drop_zombie(l, old);
-        self.replace(l, old, write, buffer)
+        self.replace(l, old, None, write, buffer)
     }
 
     /// Write `write` to logical page `l`, whose copy was at `old` (`NONE`: none): the
-    /// old copy dies, the placement policy picks the stream, the round-robin the
-    /// plane, and the new copy is mapped (and known to the oracle).
+    /// old copy dies, the placement policy picks the stream (unless `stream` is
+    /// given), the round-robin the plane, and the new copy is mapped (and known to the
+    /// oracle).
     #[inline(always)]
     fn replace(
         &mut self,
         l: usize,
         old: u32,
+        stream: Option<u32>,
         write: PageWrite,
         buffer: &mut dyn BufferView,
     ) -> Result<()> {
         if old != NONE {
             self.invalidate(old);
         }
-        let stream = self.host_stream(l, old != NONE, write.hint);
+        let stream = match stream {
+            Some(s) => s,
+            None => self.host_stream(l, old != NONE, write.hint),
+        };
         let plane = self.host_plane();
         let now = self.base.ops.now();
         let ppn = self.program(plane, stream, l as u32, write.cause, now, buffer)?;
@@ -230,8 +235,9 @@ impl PageMappedFtl {
 
     /// Write internal logical page `l` (one beyond the host's: an FTL built on this
     /// one keeps its own pages there, as DFTL its translation pages) for `cause`:
-    /// placed and programmed like a host page, but not counted as one, and unknown to
-    /// the zombie marks and the content layer.
+    /// programmed like a host page, into the layout's translation stream when it has
+    /// one (else placed as a host page), but not counted as one, and unknown to the
+    /// zombie marks and the content layer.
     pub(in crate::ftl) fn write_internal(
         &mut self,
         l: usize,
@@ -239,7 +245,14 @@ impl PageMappedFtl {
         buffer: &mut dyn BufferView,
     ) -> Result<()> {
         let old = self.l2p[l];
-        self.replace(l, old, PageWrite::new(l as u64, None, cause), buffer)
+        let stream = self.layout.translation_stream;
+        self.replace(
+            l,
+            old,
+            stream,
+            PageWrite::new(l as u64, None, cause),
+            buffer,
+        )
     }
 
     /// Where logical page `l` is (host or internal; `NONE` when unmapped).
