@@ -124,9 +124,11 @@ def zipf(**params: Any) -> Workload:
 def values(**params: Any) -> Workload:
     """One-page writes at uniform addresses carrying content fingerprints: a fraction
     `unique` (0.3) never seen before, a fraction `rebirth` (0) rewriting a value that died
-    (no logical page holds it) about `gap` (64) page writes ago, the rest Zipf(`zipf`=1.1)
+    (no logical page holds it) about `gap` (64) page writes ago, a fraction `recur` (0)
+    rewriting one of `recur_pages` pages (default a 1024th of the logical pages; rank by
+    Zipf(`recur_zipf`=1)) back to the other of its two values, the rest Zipf(`zipf`=1.1)
     over `catalog` values (default a quarter of the logical pages). Value popularity is
-    independent of address."""
+    independent of address; recurring writes go to their page, not a uniform one."""
     return make("values", **params)
 
 

@@ -71,11 +71,13 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
     },
     WorkloadInfo {
         name: "values",
-        keys: "zipf=1.1, unique=0.3, catalog=PAGES/4, rebirth=0, gap=64",
+        keys: "zipf=1.1, unique=0.3, catalog=PAGES/4, rebirth=0, gap=64, recur=0, \
+            recur_pages=PAGES/1024, recur_zipf=1",
         description: "one-page writes at uniform addresses carrying content fingerprints: a \
             fraction `unique` fresh, a fraction `rebirth` rewriting a value that died about \
-            `gap` page writes ago (exponential; no live page holds it), the rest \
-            Zipf(zipf) over `catalog` values",
+            `gap` page writes ago (exponential; no live page holds it), a fraction `recur` \
+            rewriting one of `recur_pages` pages (Zipf(recur_zipf) by rank) back to the \
+            other of its two values, the rest Zipf(zipf) over `catalog` values",
     },
     WorkloadInfo {
         name: "footprint",

@@ -241,12 +241,34 @@ impl WorkloadSpec {
                 if !(gap >= 0.0 && gap.is_finite()) {
                     return Err(keys.bad("gap", &gap.to_string(), "a non-negative number"));
                 }
+                let recur = keys.fraction("recur", 0.0)?;
+                if unique + rebirth + recur > 1.0 + 1e-12 {
+                    return Err(keys.bad(
+                        "recur",
+                        &recur.to_string(),
+                        "a fraction with `unique` + `rebirth` + `recur` at most 1",
+                    ));
+                }
+                let recur_pages = keys.integer("recur_pages", (logical_pages / 1024).max(1))?;
+                if recur_pages == 0 || recur_pages > logical_pages {
+                    return Err(keys.bad(
+                        "recur_pages",
+                        &recur_pages.to_string(),
+                        &format!("1 to {logical_pages} pages (the logical space)"),
+                    ));
+                }
+                let recur_zipf = keys.number("recur_zipf", 1.0)?;
+                if !(recur_zipf >= 0.0 && recur_zipf.is_finite()) {
+                    return Err(keys.bad(
+                        "recur_zipf",
+                        &recur_zipf.to_string(),
+                        "a non-negative number",
+                    ));
+                }
                 values = Some(
-                    super::ValueModel::new(unique, zipf, catalog, seed).with_rebirth(
-                        rebirth,
-                        gap,
-                        logical_pages,
-                    ),
+                    super::ValueModel::new(unique, zipf, catalog, seed)
+                        .with_rebirth(rebirth, gap, logical_pages)
+                        .with_recurring(recur, recur_pages, recur_zipf, logical_pages),
                 );
                 AddressModel::Uniform
             }

@@ -337,25 +337,32 @@ impl Workload for Synthetic {
         } else {
             self.other_slot()
         };
-        let lpn = slot * self.req_pages;
+        let mut lpn = slot * self.req_pages;
         let pages = self.req_pages.min(self.logical_pages - lpn) as u32;
         if op == Op::Write {
             self.written += pages as u64;
         }
+        // The value model may send a write elsewhere (a recurring page; one-page
+        // requests only, so `pages` stays 1).
+        let value = match (&mut self.values, op) {
+            (Some(m), Op::Write) => {
+                let (to, v) = m.draw(&mut self.rng, lpn);
+                lpn = to;
+                Some(v)
+            }
+            (Some(m), Op::Trim) => {
+                m.trimmed(lpn, pages as u64);
+                None
+            }
+            _ => None,
+        };
         Ok(Some(Request {
             op,
             lpn,
             pages,
             arrival_ns,
             continued: false,
-            value: match (&mut self.values, op) {
-                (Some(m), Op::Write) => Some(m.draw(&mut self.rng, lpn)),
-                (Some(m), Op::Trim) => {
-                    m.trimmed(lpn, pages as u64);
-                    None
-                }
-                _ => None,
-            },
+            value,
         }))
     }
 

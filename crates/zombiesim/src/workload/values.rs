@@ -8,8 +8,17 @@
 //!   any more: every copy was overwritten or trimmed): a gap `g` is drawn from an
 //!   exponential distribution of mean `gap` page writes, and the value written is the
 //!   newest one that died at least `g` writes ago and is still dead (an address toggling
-//!   back to an earlier content, content moving away and back). When no such value
-//!   exists yet, the write draws from the catalog instead;
+//!   back to an earlier content, content moving away and back; the recurring pages'
+//!   values below are not among them). When no such value exists yet, the write draws
+//!   from the catalog instead;
+//! - with probability `recur`, a *recurring* write: one of `recur_pages` pages, rank `k`
+//!   with probability ∝ `1 / k^recur_zipf`, is rewritten with the other of the two
+//!   values it toggles between (an address going back to its earlier content). The
+//!   page's previous value dies at that write and is reborn at the page's next
+//!   recurring write, so the pages that recur often die and are reborn often and soon,
+//!   and the rest at long gaps (001 Figs. 3c, 4b, 4c): the rebirths a small pool must
+//!   tell apart by popularity, not recency (§IV-A, Figs. 5–6). The write goes to that
+//!   page, not to the uniform address drawn for it;
 //! - otherwise a value of a catalog of `catalog` values, rank `r` with probability
 //!   ∝ `1 / r^zipf` (rand_distr's Zipf: rejection-inversion, O(1) per draw).
 //!
@@ -24,6 +33,7 @@
 //! never meets the catalog. Address and value draws come from the same seeded stream,
 //! so a spec and a seed give the same requests whatever the device does.
 
+use super::permutation::Permutation;
 use crate::fingerprint::FpMap;
 use rand::RngExt;
 use rand_distr::{Distribution, Zipf};
@@ -48,6 +58,9 @@ struct Tracker {
     live: FpMap<u32>,
     /// `(time of death, value)`, oldest first.
     deaths: VecDeque<(u64, u64)>,
+    /// The recurring pages' values: their deaths are not remembered for the `rebirth`
+    /// component (they come back through their own page).
+    recurring: FpMap<()>,
     capacity: usize,
     /// Page writes so far.
     now: u64,
@@ -60,6 +73,7 @@ impl Tracker {
             page: vec![0; logical_pages as usize],
             live: FpMap::default(),
             deaths: VecDeque::new(),
+            recurring: FpMap::default(),
             capacity: ((gap * RING_GAPS) as usize).max(MIN_RING),
             now: 0,
         }
@@ -79,6 +93,9 @@ impl Tracker {
             *n -= 1;
             if *n == 0 {
                 self.live.remove(&old);
+                if self.recurring.contains_key(&old) {
+                    return;
+                }
                 if self.deaths.len() == self.capacity {
                     self.deaths.pop_front();
                 }
@@ -108,6 +125,32 @@ impl Tracker {
     }
 }
 
+/// Pages that toggle between two values of their own.
+#[derive(Clone, Debug)]
+struct Recurring {
+    /// Fraction of writes that are recurring writes.
+    share: f64,
+    /// Which page (rank 1 = the most often rewritten).
+    rank: Zipf<f64>,
+    pages: u64,
+    /// Rank → logical page, spread over the space.
+    place: Permutation,
+    /// Per page: which of its two values its next recurring write carries.
+    phase: Vec<bool>,
+    salt: u64,
+}
+
+impl Recurring {
+    /// The page and value of the next recurring write.
+    fn next(&mut self, rng: &mut Pcg64Mcg) -> (u64, u64) {
+        let k = (self.rank.sample(rng) as u64).clamp(1, self.pages) - 1;
+        let phase = &mut self.phase[k as usize];
+        let value = mix((k << 1 | *phase as u64) ^ self.salt).rotate_left(29) ^ 0x5A5A;
+        *phase = !*phase;
+        (self.place.apply(k), value)
+    }
+}
+
 /// How a synthetic write's content fingerprint is drawn.
 #[derive(Clone, Debug)]
 pub struct ValueModel {
@@ -118,6 +161,7 @@ pub struct ValueModel {
     next_unique: u64,
     salt: u64,
     tracker: Option<Tracker>,
+    recurring: Option<Recurring>,
 }
 
 fn mix(mut z: u64) -> u64 {
@@ -137,6 +181,7 @@ impl ValueModel {
             next_unique: 0,
             salt: mix(seed ^ 0x7661_6c75_6573),
             tracker: None,
+            recurring: None,
         }
     }
 
@@ -148,15 +193,40 @@ impl ValueModel {
         self
     }
 
-    /// The fingerprint of the next write, to logical page `lpn`.
+    /// A fraction `share` of writes (`unique + rebirth + share` ≤ 1) are recurring
+    /// writes to `pages` pages of the `logical_pages`, ranked by Zipf(`zipf`).
+    pub fn with_recurring(
+        mut self,
+        share: f64,
+        pages: u64,
+        zipf: f64,
+        logical_pages: u64,
+    ) -> ValueModel {
+        let pages = pages.min(logical_pages);
+        self.recurring = (share > 0.0 && pages > 0).then(|| Recurring {
+            share,
+            rank: Zipf::new(pages as f64, zipf).expect("zipf exponent checked when parsed"),
+            pages,
+            place: Permutation::new(logical_pages),
+            phase: vec![false; pages as usize],
+            salt: mix(self.salt ^ 0x7265_6375_72),
+        });
+        self
+    }
+
+    /// The next write, drawn for logical page `lpn`: the page it goes to (`lpn` unless
+    /// it is a recurring write) and its fingerprint.
     #[inline]
-    pub fn draw(&mut self, rng: &mut Pcg64Mcg, lpn: u64) -> u64 {
-        let v = self.pick(rng);
+    pub fn draw(&mut self, rng: &mut Pcg64Mcg, lpn: u64) -> (u64, u64) {
+        let (lpn, v, recurring) = self.pick(rng, lpn);
         if let Some(t) = &mut self.tracker {
             t.now += 1;
+            if recurring {
+                t.recurring.insert(v, ());
+            }
             t.set(lpn, Some(v));
         }
-        v
+        (lpn, v)
     }
 
     /// Pages `lpn .. lpn + pages` were trimmed.
@@ -168,21 +238,28 @@ impl ValueModel {
         }
     }
 
-    fn pick(&mut self, rng: &mut Pcg64Mcg) -> u64 {
-        if self.unique > 0.0 || self.rebirth > 0.0 {
+    /// The page and value of the next write, and whether it is a recurring write.
+    fn pick(&mut self, rng: &mut Pcg64Mcg, lpn: u64) -> (u64, u64, bool) {
+        if self.unique > 0.0 || self.rebirth > 0.0 || self.recurring.is_some() {
             let u: f64 = rng.random();
             if u < self.unique {
                 self.next_unique += 1;
-                return mix(self.next_unique ^ !self.salt).rotate_left(17) ^ 0xA5A5;
+                let v = mix(self.next_unique ^ !self.salt).rotate_left(17) ^ 0xA5A5;
+                return (lpn, v, false);
             }
             if u < self.unique + self.rebirth {
                 if let Some(v) = self.tracker.as_mut().and_then(|t| t.reborn(rng)) {
-                    return v;
+                    return (lpn, v, false);
+                }
+            } else if let Some(r) = &mut self.recurring {
+                if u < self.unique + self.rebirth + r.share {
+                    let (to, v) = r.next(rng);
+                    return (to, v, true);
                 }
             }
         }
         let rank = (self.zipf.sample(rng) as u64).clamp(1, self.catalog);
-        mix(rank.wrapping_add(self.salt))
+        (lpn, mix(rank.wrapping_add(self.salt)), false)
     }
 }
 
@@ -199,7 +276,7 @@ mod tests {
         let mut counts: HashMap<u64, u32> = HashMap::new();
         let n = 100_000;
         for i in 0..n {
-            *counts.entry(m.draw(&mut rng, i)).or_default() += 1;
+            *counts.entry(m.draw(&mut rng, i).1).or_default() += 1;
         }
         let once = counts.values().filter(|&&c| c == 1).count() as f64;
         // ~30% of writes are fresh values (plus a few rare catalog values seen once).
@@ -212,7 +289,7 @@ mod tests {
         let all_unique = {
             let mut m = ValueModel::new(1.0, 1.1, 1000, 7);
             (0..1000)
-                .map(|i| m.draw(&mut rng, i))
+                .map(|i| m.draw(&mut rng, i).1)
                 .collect::<std::collections::HashSet<_>>()
         };
         assert_eq!(all_unique.len(), 1000);
@@ -233,7 +310,7 @@ mod tests {
         let mut gaps = Vec::new();
         for now in 0..n {
             let lpn = rng.random_range(0..pages);
-            let v = m.draw(&mut rng, lpn);
+            let (lpn, v) = m.draw(&mut rng, lpn);
             let old = std::mem::replace(&mut held[lpn as usize], v);
             if old != 0 {
                 let c = live.get_mut(&old).unwrap();
@@ -285,6 +362,83 @@ mod tests {
     }
 
     #[test]
+    fn recurring_pages_toggle_back_and_the_often_rewritten_ones_are_reborn_soonest() {
+        let pages = 50_000u64;
+        let recur_pages = 100u64;
+        let mut m = ValueModel::new(0.2, 1.1, pages / 4, 3)
+            .with_rebirth(0.2, 50.0, pages)
+            .with_recurring(0.3, recur_pages, 1.0, pages);
+        let mut rng = Pcg64Mcg::seed_from_u64(5);
+        // page -> (its two values, writes to it, value it holds)
+        let mut by_page: HashMap<u64, (Vec<u64>, u64)> = HashMap::new();
+        let mut last_value: HashMap<u64, u64> = HashMap::new();
+        let mut died: HashMap<u64, u64> = HashMap::new();
+        let mut gaps: HashMap<u64, Vec<u64>> = HashMap::new();
+        let n = 200_000u64;
+        let mut moved = 0u64;
+        let mut home: HashMap<u64, u64> = HashMap::new();
+        for now in 0..n {
+            let drawn = rng.random_range(0..pages);
+            let (lpn, v) = m.draw(&mut rng, drawn);
+            assert!(lpn < pages);
+            // A recurring value is only ever written to its own page (the `rebirth`
+            // component does not take it elsewhere).
+            assert_eq!(
+                *home.get(&v).unwrap_or(&lpn),
+                lpn,
+                "value {v:x} left its page"
+            );
+            if lpn != drawn {
+                home.insert(v, lpn);
+                moved += 1;
+                let e = by_page.entry(lpn).or_default();
+                if !e.0.contains(&v) {
+                    e.0.push(v);
+                }
+                e.1 += 1;
+                if let Some(&t) = died.get(&v) {
+                    gaps.entry(lpn).or_default().push(now - t);
+                }
+            }
+            if let Some(old) = last_value.insert(lpn, v) {
+                if old != v {
+                    died.insert(old, now);
+                }
+            }
+        }
+        // About 30% of writes recur (a few land on their own drawn page), on at most
+        // 100 pages, each toggling between exactly two values.
+        let share = moved as f64 / n as f64;
+        assert!((0.28..0.31).contains(&share), "recurring share {share}");
+        assert!(by_page.len() <= recur_pages as usize);
+        assert!(by_page.values().all(|(vals, _)| vals.len() <= 2));
+        // Zipf 1 over the pages: the busiest page is rewritten far more often than the
+        // median one, and its values are reborn far sooner after they die.
+        let mut busy: Vec<(u64, u64)> = by_page.iter().map(|(&p, e)| (e.1, p)).collect();
+        busy.sort_unstable();
+        let (top_writes, top) = busy[busy.len() - 1];
+        let (mid_writes, mid) = busy[busy.len() / 2];
+        assert!(top_writes > 10 * mid_writes, "{top_writes} vs {mid_writes}");
+        let mean = |p: u64| {
+            let g = &gaps[&p];
+            g.iter().sum::<u64>() as f64 / g.len() as f64
+        };
+        assert!(
+            mean(top) * 5.0 < mean(mid),
+            "{} vs {}",
+            mean(top),
+            mean(mid)
+        );
+        // Without the key nothing moves and the draws are the same as before.
+        let mut a = ValueModel::new(0.2, 1.1, 100, 5);
+        let mut b = ValueModel::new(0.2, 1.1, 100, 5).with_recurring(0.0, 10, 1.0, 100);
+        let (mut r1, mut r2) = (Pcg64Mcg::seed_from_u64(2), Pcg64Mcg::seed_from_u64(2));
+        for i in 0..1000 {
+            assert_eq!(a.draw(&mut r1, i % 100), b.draw(&mut r2, i % 100));
+        }
+    }
+
+    #[test]
     fn no_rebirth_draws_as_before_and_trims_kill_values() {
         let mut a = ValueModel::new(0.3, 1.1, 100, 5);
         let mut b = ValueModel::new(0.3, 1.1, 100, 5).with_rebirth(0.0, 10.0, 100);
@@ -296,8 +450,8 @@ mod tests {
         m.trimmed(0, 8);
         let mut m = ValueModel::new(0.0, 1.1, 100, 5).with_rebirth(1.0, 1.0, 8);
         let mut rng = Pcg64Mcg::seed_from_u64(4);
-        let v = m.draw(&mut rng, 0); // nothing dead yet: a catalog value
+        let (_, v) = m.draw(&mut rng, 0); // nothing dead yet: a catalog value
         m.trimmed(0, 1);
-        assert_eq!(m.draw(&mut rng, 1), v, "the trimmed value is reborn");
+        assert_eq!(m.draw(&mut rng, 1).1, v, "the trimmed value is reborn");
     }
 }
