@@ -7,8 +7,14 @@ workloads, open loop for the captures; latency open loop, see `LOAD`):
 1. **Stand-ins fitted to 001 §II** — one `values:` workload per trace of 001 Table II: its
    write share and unique-value fraction as printed; the rest of its writes split between
    popular values (Zipf 1.5 over a catalog: almost always live somewhere, so dedup catches
-   them) and *rebirths* (a fifth of the non-unique writes rewrite a value that died about
-   80 K writes ago on a 1 TB device: only a dead-value pool catches those). Each stand-in's
+   them) and *rebirths* (a fifth of the non-unique writes rewrite a dead value: only a
+   dead-value pool catches those). 30% of the rebirths are of a value that died about
+   80 K writes ago on a 1 TB device; the other 70% are *recurring* writes, 100 K pages per
+   1 TB device (scaled like the pool) that toggle back to their earlier value, each
+   reborn again and again, at gaps beyond a small pool's reach (001 Figs. 3c, 4c: few
+   values take most rebirths). That 70% is fitted to the one figure 001 gives of pool
+   pressure: on mail a 100 K-entry LRU pool writes about 69% more than an infinite one
+   (§IV-A, Fig. 5). Each stand-in's
    value statistics (`zombiesim.analyze.workload`, the `trace analyze --values` analyses)
    are set beside the paper's figures in the `fit` table.
 2. **Schemes** — baseline, DVP with LRU and MQ pools, Ideal (infinite pool), LX-SSD, Dedup
@@ -55,6 +61,17 @@ TABLE_II: dict[str, tuple[float, float]] = {
 #: over the catalog, and the share of non-unique writes that are rebirths of dead values.
 ZIPF = 1.5
 REBIRTH_SHARE = 0.2
+#: Share of the rebirths that are recurring writes (`values:` key `recur`), fitted to
+#: 001 Fig. 5's ~69% (LRU pool of 100 K entries against an infinite pool, mail); the
+#: sensitivity rows show 0 and 0.5.
+RECUR_SHARE = 0.7
+#: Pages that toggle between two values, per 1 TB device (scaled like the pool), and
+#: the Zipf exponent of how often each is rewritten: our choices, 001 gives neither.
+#: Skewed choices (Zipf 0.5 or 1) put less pressure on the pool at full scale than at
+#: small (the catalog's share of pool entries does not grow with the device), so the
+#: fitted figure would hold at one scale only; equally hot pages hold at both.
+RECUR_PAGES = 100_000
+RECUR_ZIPF = 0.0
 #: Mean death → rebirth gap in page writes on a 1 TB device (scaled like the pool). 001
 #: gives no number (Fig. 4b has no scale we can read); its text implies the gap is short
 #: next to a 200 K-entry pool ("beyond 200 K the changes are negligible").
@@ -68,8 +85,7 @@ PAPER_POOL = 200_000
 PAPER_PAGES = 1 << 28
 #: 001 §IV-A (Fig. 5): on mail, a 100K-entry LRU pool leaves "around 69% difference" from
 #: an infinite pool, read as flash writes 1.69 x the infinite pool's: the pool pressure
-#: that motivates MQ. Ours is shown beside it (the stand-ins' rebirths do not yet
-#: stress the pool that much).
+#: that motivates MQ (`RECUR_SHARE` is fitted to it).
 PAPER_LRU_GAP = 0.69
 LRU_GAP_POOL = 100_000
 #: How GC shares a die with host reads (`timing.scheduler`), not given by 001: with
@@ -92,12 +108,14 @@ LOAD = 0.5
 #: keys, device overrides). The first row is the reproduction's choice.
 SENS_STAND_IN = "web"
 SENSITIVITY: tuple[tuple[str, str, dict[str, float], dict[str, Any]], ...] = (
-    ("chosen", f"gap 80K, share 0.2, rps, load {LOAD:g}", {}, {}),
+    ("chosen", f"gap 80K, share 0.2, recurring 0.7, rps, load {LOAD:g}", {}, {}),
     ("rebirth gap (1 TB writes)", "20K", {"gap": 20_000}, {}),
     ("rebirth gap (1 TB writes)", "320K", {"gap": 320_000}, {}),
     ("rebirth gap (1 TB writes)", "1.28M", {"gap": 1_280_000}, {}),
     ("rebirth share of non-unique writes", "0.1", {"share": 0.1}, {}),
     ("rebirth share of non-unique writes", "0.3", {"share": 0.3}, {}),
+    ("recurring share of rebirths", "0", {"recur": 0.0}, {}),
+    ("recurring share of rebirths", "0.5", {"recur": 0.5}, {}),
     ("timing.scheduler", "fifo", {}, {"timing.scheduler": "fifo"}),
 )
 SENS_SCHEMES = ("baseline", "dvp:mq", "dedup", "dedup+dvp")
@@ -174,13 +192,16 @@ def stand_in(
     drive_writes: float,
     gap: float = PAPER_GAP,
     share: float = REBIRTH_SHARE,
+    recur: float = RECUR_SHARE,
 ) -> str:
     """The `values:` workload standing in for one trace of Table II."""
     write_share, unique = TABLE_II[name]
     rebirth = share * (1 - unique)
     return (
-        f"values:zipf={ZIPF},unique={unique},rebirth={rebirth:.4f},"
-        f"gap={scaled_gap(gap, pages)},read={1 - write_share:.2f},drive_writes={drive_writes:g}"
+        f"values:zipf={ZIPF},unique={unique},rebirth={rebirth * (1 - recur):.4f},"
+        f"gap={scaled_gap(gap, pages)},recur={rebirth * recur:.4f},"
+        f"recur_pages={scaled_entries(RECUR_PAGES, pages)},recur_zipf={RECUR_ZIPF:g},"
+        f"read={1 - write_share:.2f},drive_writes={drive_writes:g}"
     )
 
 
@@ -544,6 +565,30 @@ def _analyse(reports, stand_ins, captures, pool, notes, scale, fit) -> Reproduct
                 gap,
                 paper_text="around 69% more (§IV-A, Fig. 5, mail m2)",
                 ours_text=f"{gap:+.1%} ({int(lru[LRU_GAP_POOL]):,} against {ideal_writes:,.0f})",
+            )
+        )
+        mq_writes = float(
+            sweep[sweep["policy"] == "mq"].set_index("paper_entries")["flash_writes"][LRU_GAP_POOL]
+        )
+        lru_writes = float(lru[LRU_GAP_POOL])
+        closed = (
+            (lru_writes - mq_writes) / (lru_writes - ideal_writes)
+            if lru_writes > ideal_writes
+            else 0.0
+        )
+        claims.append(
+            within(
+                "MQ vs LRU, same pool (100K entries, mail stand-in)",
+                "share of LRU's extra flash writes over the infinite pool that MQ removes",
+                "MQ is built to close Fig. 5's gap; 001 gives no MQ-vs-LRU figure, and its "
+                "MQ still gains 'considerably' from 100K to 200K entries (§VI-A, Fig. 9): "
+                "most of the gap remains at 100K",
+                closed,
+                -0.02,
+                0.5,
+                fmt="{:.1%}".format,
+                ours_text=f"{closed:+.1%} (MQ {mq_writes:,.0f}, LRU {lru_writes:,.0f}, "
+                f"infinite {ideal_writes:,.0f} flash writes)",
             )
         )
     notes.append(
