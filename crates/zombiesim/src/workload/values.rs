@@ -209,7 +209,7 @@ impl ValueModel {
             pages,
             place: Permutation::new(logical_pages),
             phase: vec![false; pages as usize],
-            salt: mix(self.salt ^ 0x7265_6375_72),
+            salt: mix(self.salt ^ 0x0072_6563_7572),
         });
         self
     }
