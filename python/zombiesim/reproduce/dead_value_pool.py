@@ -556,7 +556,8 @@ def _analyse(reports, stand_ins, captures, pool, notes, scale, fit) -> Reproduct
     ideal = syn[(syn["workload"] == "mail") & (syn["scheme"] == "dvp:infinite")]
     if LRU_GAP_POOL in lru.index and len(ideal):
         ideal_writes = float(ideal["flash_writes"].iloc[0])
-        gap = float(lru[LRU_GAP_POOL]) / ideal_writes - 1
+        lru_writes = float(lru[LRU_GAP_POOL])
+        gap = lru_writes / ideal_writes - 1
         claims.append(
             banded(
                 "Pool size (LRU, mail stand-in)",
@@ -564,13 +565,12 @@ def _analyse(reports, stand_ins, captures, pool, notes, scale, fit) -> Reproduct
                 PAPER_LRU_GAP,
                 gap,
                 paper_text="around 69% more (§IV-A, Fig. 5, mail m2)",
-                ours_text=f"{gap:+.1%} ({int(lru[LRU_GAP_POOL]):,} against {ideal_writes:,.0f})",
+                ours_text=f"{gap:+.1%} ({lru_writes:,.0f} against {ideal_writes:,.0f})",
             )
         )
         mq_writes = float(
             sweep[sweep["policy"] == "mq"].set_index("paper_entries")["flash_writes"][LRU_GAP_POOL]
         )
-        lru_writes = float(lru[LRU_GAP_POOL])
         closed = (
             (lru_writes - mq_writes) / (lru_writes - ideal_writes)
             if lru_writes > ideal_writes

@@ -132,10 +132,9 @@ struct Recurring {
     share: f64,
     /// Which page (rank 1 = the most often rewritten).
     rank: Zipf<f64>,
-    pages: u64,
     /// Rank → logical page, spread over the space.
     place: Permutation,
-    /// Per page: which of its two values its next recurring write carries.
+    /// Per page (by rank − 1): which of its two values its next recurring write carries.
     phase: Vec<bool>,
     salt: u64,
 }
@@ -143,7 +142,8 @@ struct Recurring {
 impl Recurring {
     /// The page and value of the next recurring write.
     fn next(&mut self, rng: &mut Pcg64Mcg) -> (u64, u64) {
-        let k = (self.rank.sample(rng) as u64).clamp(1, self.pages) - 1;
+        let pages = self.phase.len() as u64;
+        let k = (self.rank.sample(rng) as u64).clamp(1, pages) - 1;
         let phase = &mut self.phase[k as usize];
         let value = mix((k << 1 | *phase as u64) ^ self.salt).rotate_left(29) ^ 0x5A5A;
         *phase = !*phase;
@@ -206,7 +206,6 @@ impl ValueModel {
         self.recurring = (share > 0.0 && pages > 0).then(|| Recurring {
             share,
             rank: Zipf::new(pages as f64, zipf).expect("zipf exponent checked when parsed"),
-            pages,
             place: Permutation::new(logical_pages),
             phase: vec![false; pages as usize],
             salt: mix(self.salt ^ 0x0072_6563_7572),
@@ -369,7 +368,7 @@ mod tests {
             .with_rebirth(0.2, 50.0, pages)
             .with_recurring(0.3, recur_pages, 1.0, pages);
         let mut rng = Pcg64Mcg::seed_from_u64(5);
-        // page -> (its two values, writes to it, value it holds)
+        // recurring page -> (the values written to it, recurring writes to it)
         let mut by_page: HashMap<u64, (Vec<u64>, u64)> = HashMap::new();
         let mut last_value: HashMap<u64, u64> = HashMap::new();
         let mut died: HashMap<u64, u64> = HashMap::new();
