@@ -281,6 +281,7 @@ pub(super) fn measure_device(
                 let cmd = Command {
                     payload,
                     continued,
+                    hint: req.hint,
                     ..Command::new(req.op, req.lpn, req.pages)
                 };
                 match oracle.as_deref_mut() {

@@ -35,6 +35,7 @@ pub use trace_info::TraceInfo;
 pub use values::ValueModel;
 
 use crate::error::Result;
+pub use crate::placement::WriteHint;
 
 /// What a request asks of the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +78,9 @@ pub struct Request {
     /// Content fingerprint of every page written (hashed traces and the `values`
     /// workload issue one-page writes); `None` when the content is unknown.
     pub value: Option<u64>,
+    /// What the writer says about where the pages go (an NVMe placement identifier, a
+    /// stream) and when they die; [`WriteHint::NONE`] for sources that say nothing.
+    pub hint: WriteHint,
 }
 
 /// A source of host requests.
@@ -99,6 +103,11 @@ pub trait Workload: Send {
     /// Whether the source is a notified trace: its requests include host events
     /// ([`Op::Dirty`], [`Op::Clean`]) that the replay hands to the recorded host.
     fn is_notified(&self) -> bool {
+        false
+    }
+    /// Whether the source's writes carry placement hints ([`Request::hint`]), so that
+    /// a configuration that would drop them (a host cache above the device) is refused.
+    fn places(&self) -> bool {
         false
     }
 }

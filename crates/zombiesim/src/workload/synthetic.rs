@@ -9,7 +9,7 @@
 
 use super::footprint::Footprint;
 use super::permutation::Permutation;
-use super::{Op, Request, ValueModel, Workload};
+use super::{Op, Request, ValueModel, Workload, WriteHint};
 use crate::error::Result;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Zipf};
@@ -363,6 +363,7 @@ impl Workload for Synthetic {
             arrival_ns,
             continued: false,
             value,
+            hint: WriteHint::NONE,
         }))
     }
 

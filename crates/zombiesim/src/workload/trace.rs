@@ -13,7 +13,7 @@
 //! different from anything else written, as the page's real content would be.
 
 use super::trace_info::{NotifiedInfo, TraceInfo};
-use super::{Op, Request, Workload};
+use super::{Op, Request, Workload, WriteHint};
 use crate::error::{Error, Result};
 use crate::fingerprint::combine;
 use crate::trace::{
@@ -140,6 +140,7 @@ impl Workload for TraceWorkload {
                         arrival_ns: Some(rec.time_ns),
                         continued: false,
                         value: None,
+                        hint: WriteHint::NONE,
                     }));
                 }
                 TraceOp::Read => Op::Read,
@@ -180,6 +181,7 @@ impl Workload for TraceWorkload {
                             arrival_ns: Some(rec.time_ns),
                             continued: k > 0,
                             value: Some(value),
+                            hint: WriteHint::NONE,
                         });
                         k += 1;
                     }
@@ -194,6 +196,7 @@ impl Workload for TraceWorkload {
                     arrival_ns: Some(rec.time_ns),
                     continued: i > 0,
                     value: None,
+                    hint: WriteHint::NONE,
                 });
             }
         }
