@@ -145,6 +145,7 @@ impl Config {
         ftl_kinds::validate_block_granular_buffer(self)?;
         buffers::validate(self)?;
         ftl_kinds::validate_kind(self, &geo)?;
+        super::FdpConfig::validate(self, &geo)?;
         FtlLayout::new(self, &geo).map(|_| ())
     }
 

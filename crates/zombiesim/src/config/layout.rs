@@ -4,7 +4,7 @@
 //! side of it, checked with the configuration so that a layout that cannot work is
 //! refused naming the key.
 
-use super::{Config, FtlKind, GcFrontier, GcScope, Geometry};
+use super::{Config, FdpLayout, FtlKind, GcFrontier, GcScope, Geometry};
 use crate::error::{Error, Result};
 
 /// A contiguous range of planes served by one garbage collector.
@@ -36,6 +36,10 @@ pub struct FtlLayout {
     /// DFTL keeps them). A victim holds translation pages only or data pages only, so
     /// GC of one still writes to one stream (plus the zombie block).
     pub translation_stream: Option<u32>,
+    /// FDP (`fdp.enabled`): reclaim groups are the GC units, each with its handles'
+    /// streams `rg · streams_per_rg ..`, and blocks are taken and reclaimed a reclaim
+    /// unit at a time.
+    pub fdp: Option<FdpLayout>,
 }
 
 impl FtlLayout {
@@ -43,6 +47,10 @@ impl FtlLayout {
     pub fn new(cfg: &Config, geo: &Geometry) -> Result<FtlLayout> {
         let f = &cfg.flash;
         let planes = geo.planes;
+        let fdp = cfg.fdp.layout(cfg, geo)?;
+        if let Some(fdp) = fdp {
+            return Self::fdp(cfg, geo, fdp);
+        }
         let per_unit = match cfg.gc.scope {
             GcScope::Device => planes,
             GcScope::Bank => f.dies_per_chip * f.planes_per_die,
@@ -143,6 +151,66 @@ impl FtlLayout {
             zombie_stream,
             gc_streams: gc_data_streams,
             translation_stream,
+            fdp: None,
+        })
+    }
+
+    /// The layout of an FDP device: one GC unit per reclaim group; per group its
+    /// handles' streams and its GC destinations; the zombie and translation streams
+    /// after them (one reclaim group only); spare reclaim units for the watermark
+    /// (counted in RUs) and every stream's open RU in each RU slot.
+    fn fdp(cfg: &Config, geo: &Geometry, fdp: FdpLayout) -> Result<FtlLayout> {
+        let units: Vec<UnitRange> = (0..fdp.reclaim_groups)
+            .map(|g| UnitRange {
+                first_plane: g * fdp.rg_planes,
+                planes: fdp.rg_planes,
+            })
+            .collect();
+        let data = fdp.reclaim_groups * fdp.streams_per_rg;
+        let zombie_stream = cfg.gc.zombie_block.then_some(data);
+        let mut streams = data + u32::from(cfg.gc.zombie_block);
+        let translation_stream = (cfg.ftl.kind == FtlKind::Dftl).then_some(streams);
+        streams += u32::from(translation_stream.is_some());
+        if streams > u8::MAX as u32 {
+            return Err(Error::config(
+                "fdp.handles",
+                format!(
+                    "{} handles in {} reclaim groups need {streams} streams; at most 255",
+                    fdp.handles, fdp.reclaim_groups
+                ),
+            ));
+        }
+        let ppb = geo.pages_per_block as u64;
+        let spare_blocks =
+            (geo.blocks - geo.reserved_blocks) as u64 - geo.logical_pages.div_ceil(ppb);
+        let spare_rus = spare_blocks / fdp.reclaim_groups as u64 / fdp.ru_planes as u64;
+        let watermark = if cfg.gc.background {
+            cfg.gc.high_watermark.max(cfg.gc.background_watermark)
+        } else {
+            cfg.gc.high_watermark
+        };
+        let rg_streams = streams - data + fdp.streams_per_rg;
+        let needed = watermark as u64 + (rg_streams * fdp.groups_per_rg()) as u64 + 1;
+        if spare_rus < needed {
+            return Err(Error::config(
+                "ftl.over_provisioning",
+                format!(
+                    "{} leaves {spare_rus} spare reclaim units per reclaim group, but FDP needs at least {needed} \
+                     (the GC watermark in RUs + one open RU per stream and RU slot + 1); raise the \
+                     over-provisioning, or lower fdp.handles or fdp.ru_planes",
+                    cfg.ftl.over_provisioning
+                ),
+            ));
+        }
+        Ok(FtlLayout {
+            units,
+            streams,
+            regions: 1,
+            gc_first_stream: fdp.handles,
+            zombie_stream,
+            gc_streams: fdp.gc_streams(),
+            translation_stream,
+            fdp: Some(fdp),
         })
     }
 }

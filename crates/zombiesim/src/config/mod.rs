@@ -18,6 +18,7 @@ mod capabilities;
 mod checks;
 mod content;
 mod device;
+mod fdp;
 mod flash;
 mod ftl;
 mod ftl_kind;
@@ -39,6 +40,7 @@ mod timing;
 pub use capabilities::Capabilities;
 pub use content::{ContentConfig, PoolPolicy};
 pub use device::{BufferPolicy, DeviceConfig, Scheduler};
+pub use fdp::{FdpConfig, FdpLayout, Isolation};
 pub use flash::{FlashConfig, MAX_PAGE_SIZE};
 pub use ftl::{Allocation, FtlConfig, GcFrontier, LogVictim};
 pub(crate) use ftl_kind::ftl_kind_registry;
@@ -83,6 +85,8 @@ pub struct Config {
     pub content: ContentConfig,
     /// The device's write buffer.
     pub device: DeviceConfig,
+    /// Host-directed data placement: NVMe FDP and multi-stream.
+    pub fdp: FdpConfig,
 }
 
 impl Config {

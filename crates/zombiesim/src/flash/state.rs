@@ -84,6 +84,29 @@ impl FlashState {
         }
     }
 
+    /// Per-block arrays only, for `units` units of `pages_per_unit` pages each: the
+    /// summed statistics of groups of blocks (FDP's reclaim units,
+    /// `ftl::ReclaimUnits`), which victim policies read as they read blocks. It has
+    /// no pages of its own: `owner` and the validity bits are empty.
+    pub fn of_units(units: u32, pages_per_unit: u32) -> Self {
+        let n = units as usize;
+        FlashState {
+            pages_per_block: pages_per_unit,
+            shift: None,
+            owner: Vec::new(),
+            valid: Vec::new(),
+            valid_count: vec![0; n],
+            write_ptr: vec![0; n],
+            erase_count: vec![0; n],
+            last_modified: vec![0; n],
+            open_seq: vec![0; n],
+            stream: vec![0; n],
+            zombies: vec![0; n],
+            status: vec![BlockStatus::Free; n],
+            next_seq: 0,
+        }
+    }
+
     #[inline]
     pub fn pages_per_block(&self) -> u32 {
         self.pages_per_block
@@ -186,9 +209,11 @@ impl FlashState {
         let b = block as usize;
         debug_assert_eq!(self.valid_count[b], 0);
         debug_assert_eq!(self.zombies[b], 0);
-        let first = self.first_page(block) as usize;
-        let n = self.pages_per_block as usize;
-        self.owner[first..first + n].fill(NONE);
+        if !self.owner.is_empty() {
+            let first = self.first_page(block) as usize;
+            let n = self.pages_per_block as usize;
+            self.owner[first..first + n].fill(NONE);
+        }
         self.write_ptr[b] = 0;
         self.erase_count[b] += 1;
         self.status[b] = BlockStatus::Free;

@@ -94,6 +94,7 @@ impl<T: BlockMapping> Ftl for T {
         FtlSummary {
             memory_bytes: self.state_bytes(),
             content: None,
+            fdp: None,
         }
     }
 }

@@ -16,8 +16,9 @@
 use crate::config::{Config, FtlLayout};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
+use crate::ftl::ReclaimUnits;
 use crate::gc::{self, VictimPolicy};
-use crate::placement::{FixedStreams, GcCopy, HostWrite, Placement, StreamPlan};
+use crate::placement::{FdpPlacement, FixedStreams, GcCopy, HostWrite, Placement, StreamPlan};
 use std::collections::VecDeque;
 
 /// A contiguous range of planes served by one garbage collector.
@@ -49,6 +50,9 @@ pub struct BlockManager {
     open: Vec<u32>,
     streams: u32,
     blocks_per_plane: u32,
+    /// FDP (`fdp.enabled`): blocks are taken and reclaimed a reclaim unit at a time;
+    /// the units' free counts and victim candidates are then RUs.
+    pub rus: Option<Box<ReclaimUnits>>,
 }
 
 impl BlockManager {
@@ -63,6 +67,9 @@ impl BlockManager {
             }
         }
         let mut block_unit = vec![0u32; geo.blocks as usize];
+        let rus = layout
+            .fdp
+            .map(|f| Box::new(ReclaimUnits::new(f, geo, flash, layout.streams)));
         let units = layout
             .units
             .iter()
@@ -76,19 +83,23 @@ impl BlockManager {
                     .sum();
                 let share = geo.logical_pages as f64 * r.planes as f64 / geo.planes as f64;
                 let capacity = free_blocks as f64 * geo.pages_per_block as f64;
+                // With reclaim units the policy's candidates are the group's RUs.
+                let (free, first, count, pages) = match rus.as_deref() {
+                    Some(rus) => (
+                        rus.usable_in_group(u as u32),
+                        u as u32 * rus.rus_per_group(),
+                        rus.rus_per_group(),
+                        rus.table.pages_per_block(),
+                    ),
+                    None => (free_blocks, first_block, blocks, geo.pages_per_block),
+                };
                 GcUnit {
                     first_plane: r.first_plane,
                     planes: r.planes,
-                    free: free_blocks,
+                    free,
                     valid: 0,
                     valid_limit: ((share + capacity) / 2.0) as u64,
-                    policy: gc::build(
-                        cfg.gc.scoring(),
-                        cfg.gc.cb_age,
-                        first_block,
-                        blocks,
-                        geo.pages_per_block,
-                    ),
+                    policy: gc::build(cfg.gc.scoring(), cfg.gc.cb_age, first, count, pages),
                 }
             })
             .collect();
@@ -100,7 +111,14 @@ impl BlockManager {
             logical_pages: geo.logical_pages,
             stored_pages: geo.logical_pages as usize,
         };
-        let placement = cfg.ftl.placement.build(&plan);
+        let placement: Box<dyn Placement> = match layout.fdp {
+            Some(f) => Box::new(FdpPlacement::new(f, layout.zombie_stream)),
+            None => cfg.ftl.placement.build(&plan),
+        };
+        if rus.is_some() {
+            // Reclaim units keep the free blocks, a unit at a time.
+            free.iter_mut().for_each(VecDeque::clear);
+        }
         BlockManager {
             units,
             fixed: placement.fixed(),
@@ -110,7 +128,14 @@ impl BlockManager {
             open: vec![NONE; (geo.planes * layout.streams) as usize],
             streams: layout.streams,
             blocks_per_plane: bpp,
+            rus,
         }
+    }
+
+    /// Host writes whose placement hint named no stream (FDP's invalid placement
+    /// identifiers).
+    pub fn rejected_hints(&self) -> u64 {
+        self.placement.rejected_hints()
     }
 
     /// The stream of a host or buffer write: the placement policy's (without asking
@@ -205,7 +230,10 @@ impl BlockManager {
 
     /// Erased blocks available, over all units.
     pub fn free_blocks(&self) -> u64 {
-        self.units.iter().map(|u| u.free as u64).sum()
+        match self.rus.as_deref() {
+            Some(rus) => rus.free_blocks(),
+            None => self.units.iter().map(|u| u.free as u64).sum(),
+        }
     }
 
     /// Pages held out of the data cycle: free blocks plus the unwritten pages of open
@@ -213,6 +241,9 @@ impl BlockManager {
     pub fn held_back_pages(&self, flash: &FlashState, pages_per_block: u32) -> u64 {
         let ppb = pages_per_block as u64;
         let free = self.free_blocks();
+        if let Some(rus) = self.rus.as_deref() {
+            return free * ppb + rus.open_pages_left();
+        }
         let open: u64 = self
             .open
             .iter()

@@ -27,6 +27,8 @@ pub struct FtlSummary {
         crate::content::ContentCounters,
         crate::content::ContentGauges,
     )>,
+    /// What an FDP device counted per stream (`fdp.enabled`).
+    pub fdp: Option<crate::ftl::FdpCounts>,
 }
 
 /// A flash translation layer: only what differs between FTLs. What every FTL
@@ -188,6 +190,10 @@ pub trait FtlExt: Ftl {
         crate::content::ContentGauges,
     )> {
         self.summary().content
+    }
+    /// What an FDP device counted per stream, when `fdp.enabled`.
+    fn fdp_counts(&self) -> Option<crate::ftl::FdpCounts> {
+        self.summary().fdp
     }
 }
 

@@ -37,12 +37,14 @@ mod ops;
 mod page_mapped;
 mod page_state;
 mod prefetch;
+mod reclaim_units;
 mod refresh;
 mod request;
 mod superblock;
 
 pub use blocks::{BlockManager, GcUnit};
 pub use ops::FlashOps;
+pub use reclaim_units::{FdpCounts, ReclaimUnits, StreamCounts};
 pub use refresh::RefreshQueues;
 
 pub use crate::placement::WriteHint;

@@ -128,6 +128,7 @@ mod tests {
                     zombie: is_zombie,
                     block_modified: 0,
                     now: 7,
+                    from_stream: 0,
                 };
                 assert_eq!(dac.gc_stream(&copy), fixed.gc_stream(is_zombie));
             }

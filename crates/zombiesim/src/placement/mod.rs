@@ -21,10 +21,12 @@
 //! `name:param`. Adding a policy is a module of this folder and one line there.
 
 mod dac;
+mod fdp;
 mod gc_age;
 mod registry;
 
 pub use dac::Dac;
+pub use fdp::FdpPlacement;
 pub use gc_age::GcAge;
 pub use registry::{PlacementSpec, REGISTRY};
 
@@ -74,6 +76,8 @@ pub struct GcCopy {
     pub block_modified: u64,
     /// Logical time now.
     pub now: u64,
+    /// The stream the block being emptied was written for.
+    pub from_stream: u32,
 }
 
 /// The streams a policy places into, laid out from the configuration.
@@ -101,6 +105,11 @@ pub trait Placement: Send {
     fn gc_stream(&mut self, copy: &GcCopy) -> u32;
     /// Bytes of the policy's own state.
     fn memory_bytes(&self) -> usize {
+        0
+    }
+    /// Host writes whose hint named no stream the policy has (FDP: an invalid
+    /// placement identifier), placed as it says instead.
+    fn rejected_hints(&self) -> u64 {
         0
     }
     /// The streams of a policy that places by the kind of write alone: every host

@@ -51,6 +51,8 @@ pub(crate) struct RunParts<'a> {
     /// its write amplification had settled.
     pub pre: Counters,
     pub pre_content: Option<ContentCounters>,
+    /// What an FDP device had counted when preconditioning ended.
+    pub pre_fdp: Option<crate::ftl::FdpCounts>,
     pub steady: bool,
     /// The counters of the measured phase.
     pub measured: Counters,
@@ -86,6 +88,7 @@ impl Report {
             logical,
             pre,
             pre_content,
+            pre_fdp,
             steady,
             measured,
             interrupted,
@@ -105,6 +108,7 @@ impl Report {
                     buffer,
                     restarts,
                     durable_pages_lost,
+                    fdp,
                 },
             trace,
             fs,
@@ -130,6 +134,13 @@ impl Report {
             let c = pre_content.map_or(c, |p| c.since(&p));
             ContentReport::new(&cfg.content, &c, &g, measured.host_write_pages)
         });
+        let fdp = match fdp {
+            Some(end) => {
+                let counts = pre_fdp.map_or_else(|| end.clone(), |p| end.since(&p));
+                super::FdpReport::new(cfg, geo, &measured, &counts)?
+            }
+            None => None,
+        };
         Ok(Report {
             waf: measured.defined_waf(),
             host,
@@ -205,6 +216,7 @@ impl Report {
                 }),
             fs,
             oracle,
+            fdp,
         })
     }
 }

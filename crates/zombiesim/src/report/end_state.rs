@@ -20,6 +20,8 @@ pub(crate) struct EndState {
     pub restarts: u64,
     /// Durable pages the integrity oracle found lost (verified runs).
     pub durable_pages_lost: Option<u64>,
+    /// What an FDP device counted per stream.
+    pub fdp: Option<crate::ftl::FdpCounts>,
 }
 
 impl EndState {
@@ -36,6 +38,7 @@ impl EndState {
             restarts: device.restarts(),
             // Checked after every power loss: a loss would have stopped the run.
             durable_pages_lost: verify.then(|| ftl.oracle().map_or(0, |o| o.lost_pages() as u64)),
+            fdp: ftl.fdp_counts(),
         }
     }
 }

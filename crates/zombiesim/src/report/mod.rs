@@ -4,10 +4,12 @@
 
 mod assemble;
 mod end_state;
+mod fdp;
 mod host;
 
 pub(crate) use assemble::{MeasuredSections, RunParts};
 pub(crate) use end_state::EndState;
+pub use fdp::{FdpEvents, FdpLog, FdpReport, HandleReport, PoolReport};
 pub use host::{
     AppReport, AwarenessPoint, CacheReport, ChannelCounters, NotifyReport, WritebackPages,
 };
@@ -267,6 +269,9 @@ pub struct Report {
     /// `gc.policy = "oracle"`: its horizon and the zombie marks it gave; `null` with
     /// any other policy.
     pub oracle: Option<OracleReport>,
+    /// Host-directed placement (`fdp.enabled`): per handle, the statistics log and
+    /// events; `null` when FDP is off.
+    pub fdp: Option<FdpReport>,
 }
 
 /// The `oracle` policy's section: what it knew of the future and what it told the device.

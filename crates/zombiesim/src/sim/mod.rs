@@ -250,6 +250,7 @@ fn run(
         logical: rec.logical,
         pre: start.counters,
         pre_content: start.content,
+        pre_fdp: start.fdp,
         steady,
         measured,
         interrupted,
@@ -273,6 +274,23 @@ fn refuse_for_run(cfg: &Config, source: &Source, opts: &RunOptions) -> Result<()
     if !matches!(source, Source::Requests(_)) {
         oracle::refuse_app(cfg)?;
     }
+    if let Source::Requests(w) = source {
+        // Placement hints reach the device on the direct path only.
+        let above = if cfg.host.enabled() {
+            Some("host.cache")
+        } else if cfg.host.buffer.bytes() > 0 {
+            Some("host.buffer")
+        } else {
+            None
+        };
+        if let (true, Some(key)) = (w.places(), above) {
+            return Err(crate::Error::config(
+                key,
+                "the workload's writes carry placement hints, which the host layers above the \
+                 device do not keep yet: leave it unset, or turn the hints off (hints=false)",
+            ));
+        }
+    }
     if cfg.gc.skip_shadows && !cfg.device.buffer_nonvolatile && !opts.force_unsafe {
         return Err(crate::Error::config(
             "gc.skip_shadows",
@@ -289,6 +307,7 @@ fn refuse_for_run(cfg: &Config, source: &Source, opts: &RunOptions) -> Result<()
 struct PhaseStart {
     counters: Counters,
     content: Option<ContentCounters>,
+    fdp: Option<crate::ftl::FdpCounts>,
 }
 
 /// End preconditioning: snapshot the counters, turn the timing model on (when
@@ -301,6 +320,7 @@ fn start_measured_phase(
     let start = PhaseStart {
         counters: device.counters(),
         content: device.ftl().content_stats().map(|(c, _)| c),
+        fdp: device.ftl().fdp_counts(),
     };
     device.set_timing(cfg.timing.enabled);
     if opts.verify {

@@ -13,7 +13,7 @@ use super::progress::{Phase, Progress, Ticker, TICK_MASK};
 use super::seeds::{stream_seed, STREAM_PRECONDITION};
 use super::source::Source;
 use crate::config::{Config, PreconditionPattern};
-use crate::device::{Command, Device};
+use crate::device::{Command, Device, WriteHint};
 use crate::error::Result;
 use crate::workload::{Op, Synthetic, Workload};
 use rand::{RngExt, SeedableRng};
@@ -40,11 +40,13 @@ pub(super) fn own_writes(
     }
 }
 
-/// A preconditioning write of `pages` pages from `lpn`.
+/// A preconditioning write of `pages` pages from `lpn`, placed as `hint` says (the
+/// fill and the uniform pattern say nothing: the default handle).
 #[inline]
-fn write(device: &mut Device, lpn: u64, pages: u32) -> Result<()> {
+fn write(device: &mut Device, lpn: u64, pages: u32, hint: WriteHint) -> Result<()> {
     let cmd = Command {
         precondition: true,
+        hint,
         ..Command::new(Op::Write, lpn, pages)
     };
     device.submit(0, &cmd).map(|_| ())
@@ -76,7 +78,7 @@ pub(super) fn precondition(
         // In runs that end where the progress is reported (every TICK_MASK + 1 pages).
         while done < logical {
             let end = ((done | TICK_MASK) + 1).min(logical);
-            write(device, done, (end - done) as u32)?;
+            write(device, done, (end - done) as u32, WriteHint::NONE)?;
             done = end;
             if done & TICK_MASK == 0 && !ticker.tick(|| report(done)) {
                 return Ok(false);
@@ -109,7 +111,7 @@ pub(super) fn precondition(
                     ahead[slot] = rng.random_range(0..logical);
                     device.ftl().prefetch(ahead[slot]);
                     slot = (slot + 1) % LOOKAHEAD;
-                    write(device, lpn, 1)?;
+                    write(device, lpn, 1, WriteHint::NONE)?;
                     written += 1;
                 }
                 Some(w) => {
@@ -121,7 +123,7 @@ pub(super) fn precondition(
                     };
                     let stop = (req.lpn + req.pages as u64).min(req.lpn + (end - written));
                     if stop > req.lpn {
-                        write(device, req.lpn, (stop - req.lpn) as u32)?;
+                        write(device, req.lpn, (stop - req.lpn) as u32, req.hint)?;
                     }
                     written += stop - req.lpn;
                 }

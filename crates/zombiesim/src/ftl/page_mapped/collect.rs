@@ -14,8 +14,13 @@ use crate::timing::CopyKind;
 impl PageMappedFtl {
     /// Ask unit `u`'s policy for a victim (removed from its candidates).
     pub(in crate::ftl) fn select_victim(&mut self, u: usize) -> Option<u32> {
+        // With reclaim units the candidates are RUs, scored on their sums.
+        let flash = match self.blocks.rus.as_deref() {
+            Some(rus) => &rus.table,
+            None => &self.base.flash,
+        };
         let mut ctx = SelectCtx {
-            flash: &self.base.flash,
+            flash,
             now: self.base.clock,
             rng: &mut self.rng,
         };
@@ -34,7 +39,6 @@ impl PageMappedFtl {
     }
 
     fn collect_inner(&mut self, u: usize, buffer: &mut dyn BufferView) -> Result<()> {
-        let ppb = self.base.geo.pages_per_block;
         let mut fruitless = 0usize;
         let mut victims = 0u32;
         // GC operations are issued when the request that triggered GC was.
@@ -56,7 +60,7 @@ impl PageMappedFtl {
                 }
                 return Ok(());
             };
-            if self.base.flash.valid_count[victim as usize] == ppb {
+            if self.victim_is_full(victim) {
                 fruitless += 1;
                 if fruitless > self.blocks.units[u].policy.len() + 1 {
                     return Err(Error::DeviceFull {
@@ -83,6 +87,9 @@ impl PageMappedFtl {
         start: u64,
         buffer: &mut dyn BufferView,
     ) -> Result<()> {
+        if self.blocks.rus.is_some() {
+            return self.reclaim_ru(u, victim, start, buffer);
+        }
         self.base.flash.take_victim(victim);
         self.base.counters.gc_victims += 1;
         self.relocate_valid(u, victim, start, Cause::Gc, buffer)?;
@@ -110,7 +117,7 @@ impl PageMappedFtl {
     /// The mapping-table entries of the pages to move are scattered over the whole
     /// table, so each update is a cache miss; the valid pages are gathered first and
     /// their entries prefetched a few copies ahead, which overlaps the misses.
-    fn relocate_valid(
+    pub(super) fn relocate_valid(
         &mut self,
         u: usize,
         block: u32,
@@ -137,6 +144,8 @@ impl PageMappedFtl {
         let mut any_dirty = buffer.any_dirty();
         // The age the placement policy reads, before the copies stamp the block.
         let block_modified = self.base.flash.last_modified[block as usize];
+        let from_stream = self.base.flash.stream[block as usize] as u32;
+        let fdp = self.blocks.rus.is_some();
         // Internal pages (beyond the host's) go back to the translation stream.
         let internal = self
             .layout
@@ -158,6 +167,10 @@ impl PageMappedFtl {
             }
             self.base.flash.invalidate(ppn, self.base.clock);
             self.blocks.units[u].valid -= 1;
+            if let Some(rus) = self.blocks.rus.as_deref_mut() {
+                // The victim RU is no candidate: only its sums change.
+                rus.invalidated(block, self.base.clock);
+            }
             if !gc {
                 if self.base.flash.status[block as usize] == BlockStatus::Closed {
                     let valid = self.base.flash.valid_count[block as usize];
@@ -192,11 +205,25 @@ impl PageMappedFtl {
                     zombie: gc && zombie,
                     block_modified,
                     now: self.base.clock,
+                    from_stream,
                 }),
             };
-            let new = match self.program_open(plane, stream, lpn, cause, start) {
+            // Copy-back to the victim's plane, or with reclaim units the plane the
+            // destination's RU fills next.
+            let to = if fdp {
+                match self.fdp_plane(stream, buffer) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            } else {
+                plane
+            };
+            let new = match self.program_open(to, stream, lpn, cause, start) {
                 Some(new) => new,
-                None => match self.program(plane, stream, lpn, cause, start, buffer) {
+                None => match self.program(to, stream, lpn, cause, start, buffer) {
                     Ok(new) => new,
                     Err(e) => {
                         result = Err(e);
@@ -322,7 +349,6 @@ impl PageMappedFtl {
         if self.background == 0 || !self.base.ops.timed() {
             return Ok(());
         }
-        let ppb = self.base.geo.pages_per_block;
         let mut start = from;
         while start < until {
             let target = self.background;
@@ -334,8 +360,8 @@ impl PageMappedFtl {
             };
             let victim = self.select_victim(u);
             let Some(victim) = victim else { break };
-            if self.base.flash.valid_count[victim as usize] == ppb {
-                self.block_closed(victim);
+            if self.victim_is_full(victim) {
+                self.return_candidate(victim);
                 break;
             }
             self.in_gc = true;
@@ -343,7 +369,7 @@ impl PageMappedFtl {
             self.in_gc = false;
             result?;
             self.base.counters.gc_background_victims += 1;
-            let plane = self.base.geo.plane_of(victim);
+            let plane = self.victim_plane(victim);
             start = self.base.ops.ready_at(plane, start).unwrap_or(until);
         }
         Ok(())

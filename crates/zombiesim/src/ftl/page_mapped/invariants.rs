@@ -40,7 +40,10 @@ impl PageMappedFtl {
                     }
                 }
                 BlockStatus::Closed => {
-                    closed_per_unit[self.blocks.unit_of_block(block)] += 1;
+                    // With reclaim units the candidates are RUs (`check_fdp`).
+                    if self.blocks.rus.is_none() {
+                        closed_per_unit[self.blocks.unit_of_block(block)] += 1;
+                    }
                     if self.base.flash.write_ptr[b] != ppb {
                         return Err(Error::integrity(format!(
                             "closed block {block} is not full"
@@ -70,7 +73,15 @@ impl PageMappedFtl {
         }
         let listed: usize = self.blocks.free_lists().iter().map(|f| f.len()).sum();
         let counted: u32 = self.blocks.units.iter().map(|u| u.free).sum();
-        if listed != free_blocks || counted as usize != free_blocks {
+        if let Some(rus) = self.blocks.rus.as_deref() {
+            // Free blocks are the free reclaim units' (`check_fdp` counts the RUs).
+            if rus.free_blocks() != free_blocks as u64 || listed != 0 {
+                return Err(Error::integrity(format!(
+                    "free blocks: {free_blocks} by status, {} in free reclaim units, {listed} in plane lists",
+                    rus.free_blocks()
+                )));
+            }
+        } else if listed != free_blocks || counted as usize != free_blocks {
             return Err(Error::integrity(format!(
                 "free blocks: {free_blocks} by status, {listed} in free lists, {counted} counted"
             )));
@@ -98,7 +109,7 @@ impl PageMappedFtl {
                     unit.valid
                 )));
             }
-            if unit.policy.len() != closed_per_unit[u] {
+            if self.blocks.rus.is_none() && unit.policy.len() != closed_per_unit[u] {
                 return Err(Error::integrity(format!(
                     "GC unit {u}: policy holds {} candidates, {} blocks are closed",
                     unit.policy.len(),

@@ -42,6 +42,14 @@ impl PageMappedFtl {
         } else {
             self.base.flash.zombies[b] -= 1;
         }
+        if let Some(rus) = self.blocks.rus.as_deref_mut() {
+            let (ru, candidate) = rus.zombies_changed(block, up);
+            if candidate {
+                let u = self.blocks.unit_of_block(block);
+                self.fdp_changed(u, ru);
+            }
+            return;
+        }
         if self.base.flash.status[b] == BlockStatus::Closed {
             self.block_changed(block, self.base.flash.valid_count[b]);
         }

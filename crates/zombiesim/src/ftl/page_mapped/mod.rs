@@ -220,7 +220,11 @@ impl PageMappedFtl {
             Some(s) => s,
             None => self.host_stream(l, old != NONE, write.hint),
         };
-        let plane = self.host_plane();
+        let plane = if self.blocks.rus.is_some() {
+            self.fdp_plane(stream, buffer)?
+        } else {
+            self.host_plane()
+        };
         let now = self.base.ops.now();
         let ppn = self.program(plane, stream, l as u32, write.cause, now, buffer)?;
         self.l2p[l] = ppn;
@@ -306,6 +310,13 @@ impl PageMappedFtl {
         let (block, valid) = self.base.flash.invalidate(ppn, self.base.clock);
         let u = self.blocks.unit_of_block(block);
         self.blocks.units[u].valid -= 1;
+        if let Some(rus) = self.blocks.rus.as_deref_mut() {
+            let (ru, candidate) = rus.invalidated(block, self.base.clock);
+            if candidate {
+                self.fdp_changed(u, ru);
+            }
+            return;
+        }
         if self.base.flash.status[block as usize] == BlockStatus::Closed {
             self.unit_block_changed(u, block, valid);
         }
@@ -316,6 +327,14 @@ impl PageMappedFtl {
     #[inline]
     pub(super) fn block_changed(&mut self, block: u32, valid: u32) {
         let u = self.blocks.unit_of_block(block);
+        if let Some(rus) = self.blocks.rus.as_deref() {
+            // Reclaim units: the RU is the candidate, its sums kept where pages change.
+            let ru = rus.ru_of(block);
+            if rus.table.status[ru as usize] == BlockStatus::Closed {
+                self.fdp_changed(u, ru);
+            }
+            return;
+        }
         self.unit_block_changed(u, block, valid);
     }
 
@@ -415,6 +434,13 @@ impl PageMappedFtl {
         self.base
             .ops
             .program(self.base.geo.plane_of(block), cause, start);
+        if self.blocks.rus.is_some() {
+            if full {
+                self.blocks.set_open(plane, stream, NONE);
+            }
+            self.fdp_programmed(u, block, matches!(cause, Cause::Host | Cause::Buffer));
+            return Some(ppn);
+        }
         if full {
             self.blocks.set_open(plane, stream, NONE);
             self.block_closed(block);
@@ -423,6 +449,12 @@ impl PageMappedFtl {
     }
 
     fn open_block(&mut self, plane: u32, stream: u32, buffer: &mut dyn BufferView) -> Result<()> {
+        if self.blocks.rus.is_some() {
+            // Planes come from `fdp_plane`, which leaves the frontier open.
+            return Err(Error::integrity(format!(
+                "stream {stream} has no open block on plane {plane} of its reclaim unit"
+            )));
+        }
         let block = self.blocks.take_free(plane)?;
         let on_plane = self.base.geo.plane_of(block);
         self.base.ops.need_erased(on_plane, block);
@@ -594,6 +626,7 @@ impl Ftl for PageMappedFtl {
 
     fn verify(&self) -> Result<()> {
         self.check_invariants()?;
+        self.check_fdp()?;
         self.check_zombies()?;
         if let Some(o) = &self.base.oracle {
             o.check_all(&self.l2p)?;
@@ -619,8 +652,13 @@ impl Ftl for PageMappedFtl {
                 + self.blocks.placement_bytes()
                 + self.base.marks.memory_bytes()
                 + self.content.as_ref().map_or(0, |c| c.memory_bytes())
-                + self.refresh.as_ref().map_or(0, |r| r.memory_bytes()),
+                + self.refresh.as_ref().map_or(0, |r| r.memory_bytes())
+                + self.blocks.rus.as_ref().map_or(0, |r| r.memory_bytes()),
             content: self.content_stats(),
+            fdp: self.blocks.rus.as_deref().map(|rus| crate::ftl::FdpCounts {
+                streams: rus.counts.clone(),
+                invalid_placement_ids: self.blocks.rejected_hints(),
+            }),
         }
     }
 }
@@ -628,6 +666,7 @@ impl Ftl for PageMappedFtl {
 mod collect;
 mod content;
 mod content_state;
+mod fdp;
 mod invariants;
 mod liveness;
 #[cfg(test)]

@@ -1,0 +1,163 @@
+//! FDP placement: a write goes to the reclaim-unit handle its placement identifier
+//! names; a GC copy goes where the handle's isolation says (`fdp.*`,
+//! `config::FdpConfig`).
+//!
+//! ```text
+//!   placement id p = rg · handles + h  ──► stream rg · streams_per_rg + h
+//!   p unknown (≥ reclaim_groups · handles) ──► handle 0 of group 0, counted as an
+//!                                              "invalid placement identifier" event
+//!   no hint ──► handle 0 of group 0 (the default handle)
+//!
+//!   GC copy out of a stream of group rg, handle h (its host stream or its own GC stream):
+//!     initially isolated    ──► stream rg · streams_per_rg + handles       (one per group)
+//!     persistently isolated ──► stream rg · streams_per_rg + handles + h   (one per handle)
+//!     a known zombie, with gc.zombie_block ──► the zombie stream
+//! ```
+//!
+//! Streams past the groups' own (the zombie and translation streams) copy into
+//! themselves or the zombie stream; the FTL handles translation pages before asking.
+
+use super::{GcCopy, HostWrite, Placement};
+use crate::config::{FdpLayout, Isolation};
+
+/// Handles to streams, GC copies to their isolation's destination.
+pub struct FdpPlacement {
+    layout: FdpLayout,
+    zombie: Option<u32>,
+    /// Writes whose placement identifier named no handle.
+    invalid: u64,
+}
+
+impl FdpPlacement {
+    pub fn new(layout: FdpLayout, zombie: Option<u32>) -> Self {
+        FdpPlacement {
+            layout,
+            zombie,
+            invalid: 0,
+        }
+    }
+
+    /// The handle (within its group) a stream of the groups' own belongs to.
+    fn handle_of(&self, local: u32) -> u32 {
+        if local < self.layout.handles {
+            local
+        } else {
+            local - self.layout.handles
+        }
+    }
+}
+
+impl Placement for FdpPlacement {
+    #[inline]
+    fn host_stream(&mut self, write: &HostWrite) -> u32 {
+        let l = &self.layout;
+        let pid = write.hint.stream.map_or(0, u32::from);
+        if pid >= l.placement_ids() {
+            self.invalid += 1;
+            return 0;
+        }
+        (pid / l.handles) * l.streams_per_rg + pid % l.handles
+    }
+
+    #[inline]
+    fn gc_stream(&mut self, copy: &GcCopy) -> u32 {
+        if copy.zombie {
+            if let Some(z) = self.zombie {
+                return z;
+            }
+        }
+        let l = &self.layout;
+        let group = copy.from_stream / l.streams_per_rg;
+        if group >= l.reclaim_groups {
+            // The zombie stream's own pages that are no zombie any more.
+            return l.handles;
+        }
+        let first = group * l.streams_per_rg + l.handles;
+        match l.isolation {
+            Isolation::Initial => first,
+            Isolation::Persistent => first + self.handle_of(copy.from_stream % l.streams_per_rg),
+        }
+    }
+
+    fn rejected_hints(&self) -> u64 {
+        self.invalid
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::placement::WriteHint;
+
+    fn layout(isolation: Isolation, groups: u32) -> FdpLayout {
+        let handles = 3;
+        FdpLayout {
+            handles,
+            reclaim_groups: groups,
+            rg_planes: 4,
+            ru_planes: 4,
+            isolation,
+            streams_per_rg: handles
+                + match isolation {
+                    Isolation::Initial => 1,
+                    Isolation::Persistent => handles,
+                },
+        }
+    }
+
+    fn write(pid: Option<u16>) -> HostWrite {
+        HostWrite {
+            lpn: 0,
+            overwrite: false,
+            hint: WriteHint {
+                stream: pid,
+                lifetime: None,
+            },
+            now: 0,
+        }
+    }
+
+    fn copy(from: u32, zombie: bool) -> GcCopy {
+        GcCopy {
+            lpn: 0,
+            zombie,
+            block_modified: 0,
+            now: 0,
+            from_stream: from,
+        }
+    }
+
+    #[test]
+    fn identifiers_name_handles_and_unknown_ones_go_to_the_default_handle() {
+        let mut p = FdpPlacement::new(layout(Isolation::Persistent, 2), None);
+        // Group 1's streams start at 6 (3 handles + 3 GC streams).
+        assert_eq!(p.host_stream(&write(Some(1))), 1);
+        assert_eq!(p.host_stream(&write(Some(4))), 7);
+        assert_eq!(p.host_stream(&write(None)), 0);
+        assert_eq!(p.rejected_hints(), 0);
+        assert_eq!(p.host_stream(&write(Some(6))), 0);
+        assert_eq!(p.rejected_hints(), 1);
+    }
+
+    #[test]
+    fn persistent_isolation_keeps_copies_with_their_handle_initial_pools_them() {
+        let mut pi = FdpPlacement::new(layout(Isolation::Persistent, 2), None);
+        assert_eq!(pi.gc_stream(&copy(1, false)), 4);
+        assert_eq!(
+            pi.gc_stream(&copy(4, false)),
+            4,
+            "a GC stream copies into itself"
+        );
+        assert_eq!(pi.gc_stream(&copy(8, false)), 11);
+        let mut ii = FdpPlacement::new(layout(Isolation::Initial, 2), Some(8));
+        for from in [0, 1, 2, 3] {
+            assert_eq!(ii.gc_stream(&copy(from, false)), 3);
+        }
+        assert_eq!(ii.gc_stream(&copy(5, false)), 7);
+        assert_eq!(
+            ii.gc_stream(&copy(1, true)),
+            8,
+            "known zombies to the zombie stream"
+        );
+    }
+}
