@@ -48,6 +48,11 @@
 //!   its model value (the oracle checks flash by value then), across power losses
 //!   that may take a buffered value and leave an equal older one.
 //!
+//! FDP (`fdp.*`, page mapping) runs the same steps with every handle count from 1 to 8,
+//! initially and persistently isolated, one or two reclaim groups, with and without a
+//! device buffer (`page_fdp`): every write names a placement identifier, some of them
+//! invalid, and the invariants also check each reclaim unit's sums against its blocks.
+//!
 //! Which combinations exist is asserted by `the_combinations_that_exist`. The check
 //! can fail: it catches what the configuration refuses as unsafe, forced past the
 //! refusal (the skip policy above a volatile buffer, twin discards without a host
@@ -60,7 +65,7 @@ use proptest::test_runner::TestCaseError;
 use std::collections::{BTreeSet, HashSet};
 use std::sync::OnceLock;
 use zombiesim::config::{BufferPolicy, FtlKind, NotifyMode};
-use zombiesim::device::{Command, Device, PageState, Payload};
+use zombiesim::device::{Command, Device, PageState, Payload, WriteHint};
 use zombiesim::ftl::FtlExt;
 use zombiesim::host::HostWriteBuffer;
 use zombiesim::units::ByteSize;
@@ -644,6 +649,16 @@ fn case() -> impl Strategy<Value = (Vec<Step>, bool, u64)> {
     )
 }
 
+/// The placement identifier a write of `lpn` carries: 0 to 16 by the page, so that
+/// under FDP every handle is written and some identifiers are invalid (placed on the
+/// default handle); the other placements read no hint.
+fn placement(lpn: u64) -> WriteHint {
+    WriteHint {
+        stream: Some((shuffle(lpn) % 17) as u16),
+        lifetime: None,
+    }
+}
+
 /// Nanoseconds between steps on the device's clock (retention refresh, compulsory
 /// flushes): 20 ms.
 const STEP_NS: u64 = 20_000_000;
@@ -864,6 +879,7 @@ fn run_config(
                 let cmd = Command {
                     payload: Payload::PerPage(&values),
                     fua,
+                    hint: placement(l),
                     ..Command::new(Op::Write, l, pages)
                 };
                 let range = l..l + pages as u64;
@@ -1304,6 +1320,76 @@ proptest! {
     #[test]
     fn page_content(c in case()) {
         run_all(FtlKind::Page, CONTENT, &c)?;
+    }
+}
+
+/// An FDP device (page mapping): 2 planes (2 dies) × 64 blocks × 8 pages of 512 B, OP
+/// 100% (for up to 16 open reclaim units per group and GC's watermark), `handles`
+/// handles in `groups` reclaim groups, initially or persistently isolated, z-greedy
+/// over the RUs' summed statistics with the zombie stream (one group), above a
+/// device buffer of `buffer_pages` pages (0: none).
+fn fdp_config(
+    handles: u32,
+    persistent: bool,
+    groups: u32,
+    buffer_pages: u64,
+) -> zombiesim::Result<Config> {
+    let mut pairs: Vec<(String, String)> = DEVICE
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    // GC destinations (one, or one per handle; the zombie stream) each may need a fresh RU.
+    let zombie = groups == 1;
+    let low = if persistent { handles } else { 1 } + u32::from(zombie) + 1;
+    pairs.extend(
+        [
+            ("flash.blocks_per_plane", "64".to_string()),
+            ("ftl.over_provisioning", "1.0".to_string()),
+            ("fdp.enabled", "true".to_string()),
+            ("fdp.handles", handles.to_string()),
+            ("fdp.reclaim_groups", groups.to_string()),
+            (
+                "fdp.isolation",
+                if persistent { "persistent" } else { "initial" }.to_string(),
+            ),
+            ("gc.policy", "z-greedy".to_string()),
+            ("gc.zombie_block", zombie.to_string()),
+            ("gc.low_watermark", low.to_string()),
+            ("gc.high_watermark", low.to_string()),
+        ]
+        .map(|(k, v)| (k.to_string(), v)),
+    );
+    if buffer_pages > 0 {
+        pairs.push(("device.buffer".into(), format!("{}", buffer_pages * 512)));
+    }
+    let mut cfg = Config::preset("default")?;
+    cfg.set_many(&pairs)?;
+    Ok(cfg)
+}
+
+proptest! {
+    #![proptest_config(cases(96))]
+
+    /// FDP: every handle count 1-8, both isolations, one or two reclaim groups, with
+    /// and without a (volatile) device buffer; writes name handles (and invalid
+    /// identifiers), with power losses, restarts and zombie hints among the steps.
+    #[test]
+    fn page_fdp(
+        (steps, fill, buffer) in case(),
+        handles in 1u32..=8,
+        persistent in any::<bool>(),
+        groups in 1u32..=2,
+        buffered in any::<bool>(),
+    ) {
+        let buffer_pages = if buffered { buffer } else { 0 };
+        let name = format!(
+            "fdp {handles} handles, {} isolated, {groups} group(s), buffer {buffer_pages}",
+            if persistent { "persistently" } else { "initially" }
+        );
+        let cfg = fdp_config(handles, persistent, groups, buffer_pages)
+            .map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
+        cfg.validate().map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
+        run_config(&name, &cfg, &steps, fill)?;
     }
 }
 

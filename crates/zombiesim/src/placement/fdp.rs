@@ -4,9 +4,9 @@
 //!
 //! ```text
 //!   placement id p = rg · handles + h  ──► stream rg · streams_per_rg + h
-//!   p unknown (≥ reclaim_groups · handles) ──► handle 0 of group 0, counted as an
+//!   no hint ──► handle 0 of a group the device picks: the groups in turn, page by page
+//!   p unknown (≥ reclaim_groups · handles) ──► likewise, and counted as an
 //!                                              "invalid placement identifier" event
-//!   no hint ──► handle 0 of group 0 (the default handle)
 //!
 //!   GC copy out of a stream of group rg, handle h (its host stream or its own GC stream):
 //!     initially isolated    ──► stream rg · streams_per_rg + handles       (one per group)
@@ -26,6 +26,8 @@ pub struct FdpPlacement {
     zombie: Option<u32>,
     /// Writes whose placement identifier named no handle.
     invalid: u64,
+    /// The reclaim group the next write without a (valid) identifier goes to.
+    next_group: u32,
 }
 
 impl FdpPlacement {
@@ -34,6 +36,7 @@ impl FdpPlacement {
             layout,
             zombie,
             invalid: 0,
+            next_group: 0,
         }
     }
 
@@ -51,12 +54,18 @@ impl Placement for FdpPlacement {
     #[inline]
     fn host_stream(&mut self, write: &HostWrite) -> u32 {
         let l = &self.layout;
-        let pid = write.hint.stream.map_or(0, u32::from);
-        if pid >= l.placement_ids() {
-            self.invalid += 1;
-            return 0;
+        match write.hint.stream.map(u32::from) {
+            Some(pid) if pid < l.placement_ids() => {
+                return (pid / l.handles) * l.streams_per_rg + pid % l.handles
+            }
+            Some(_) => self.invalid += 1,
+            None => {}
         }
-        (pid / l.handles) * l.streams_per_rg + pid % l.handles
+        // The default handle, in a reclaim group the device picks (the NVMe rule for
+        // a write without a directive, or with an identifier the namespace lacks).
+        let g = self.next_group;
+        self.next_group = if g + 1 == l.reclaim_groups { 0 } else { g + 1 };
+        g * l.streams_per_rg
     }
 
     #[inline]
@@ -133,10 +142,12 @@ mod tests {
         // Group 1's streams start at 6 (3 handles + 3 GC streams).
         assert_eq!(p.host_stream(&write(Some(1))), 1);
         assert_eq!(p.host_stream(&write(Some(4))), 7);
+        // Without an identifier, or with an invalid one: handle 0 of each group in turn.
         assert_eq!(p.host_stream(&write(None)), 0);
         assert_eq!(p.rejected_hints(), 0);
-        assert_eq!(p.host_stream(&write(Some(6))), 0);
+        assert_eq!(p.host_stream(&write(Some(6))), 6);
         assert_eq!(p.rejected_hints(), 1);
+        assert_eq!(p.host_stream(&write(None)), 0);
     }
 
     #[test]
