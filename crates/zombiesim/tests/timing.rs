@@ -151,7 +151,7 @@ fn every_preset_runs_timed_when_scaled_down() {
     for name in zombiesim::config::preset_names() {
         let mut cfg = Config::preset(name).unwrap();
         // Enough spare blocks per GC unit for the preset's watermarks and streams.
-        let blocks = if cfg.gc.low_watermark > 2 {
+        let blocks = if cfg.gc.low_watermark > 2 || cfg.fdp.enabled {
             "512"
         } else {
             "128"

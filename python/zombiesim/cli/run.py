@@ -199,7 +199,7 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
     ]
     lines += _shadow_summary(rep) + _refresh_summary(rep) + _power_loss_summary(rep)
     lines += _buffer_summary(rep) + _host_buffer_summary(rep) + _notify_summary(rep)
-    lines += _oracle_summary(rep)
+    lines += _oracle_summary(rep) + _fdp_summary(rep)
     lines += _timing_summary(rep) + _trace_summary(rep) + fs_summary(rep)
     lines += [
         (
@@ -363,6 +363,45 @@ def _notify_summary(rep: Report) -> list[tuple[str, str]]:
             f"withdrawn, awareness {percent(n['awareness_mean'])}",
         )
     ]
+
+
+def _fdp_summary(rep: Report) -> list[tuple[str, str]]:
+    """Each FDP handle that wrote: its host pages and WAF; the GC pools; the events
+    (docs/fdp.md)."""
+    f = rep.raw.get("fdp")
+    if f is None:
+        return []
+    ru = size(f["ru_bytes"])
+    lines = [
+        (
+            "fdp",
+            f"{f['reclaim_groups']} reclaim group(s) x {f['handles_per_group']} handles, "
+            f"{f['isolation']}ly isolated, RU {ru}; {count(f['events']['media_relocated'])} "
+            f"media-relocated events, {count(f['events']['invalid_placement_identifier'])} "
+            f"invalid placement identifiers",
+        )
+    ]
+    for h in f["handles"]:
+        if h["host_pages"] == 0:
+            continue
+        lines.append(
+            (
+                "",
+                f"handle {h['placement_id']}: {count(h['host_pages'])} host pages, "
+                f"{count(h['relocated_pages'])} relocated, {count(h['erased_rus'])} RUs erased, "
+                f"WAF {num(h['waf'], 3)}",
+            )
+        )
+    for p in f["gc_pools"]:
+        if p["pages"]:
+            lines.append(
+                (
+                    "",
+                    f"GC pool of group {p['reclaim_group']}: {count(p['pages'])} pages copied in, "
+                    f"{count(p['relocated_pages'])} relocated again, {count(p['erased_rus'])} RUs erased",
+                )
+            )
+    return lines
 
 
 def _oracle_summary(rep: Report) -> list[tuple[str, str]]:

@@ -21,6 +21,7 @@ const PRESETS: &[(&str, &str)] = &[
         include_str!("../../../../presets/vma-journaling.toml"),
     ),
     ("ba-gc", include_str!("../../../../presets/ba-gc.toml")),
+    ("fdp", include_str!("../../../../presets/fdp.toml")),
 ];
 
 const SCHEMES_TOML: &str = include_str!("../../../../presets/schemes.toml");
