@@ -397,8 +397,9 @@ def _fdp_summary(rep: Report) -> list[tuple[str, str]]:
             lines.append(
                 (
                     "",
-                    f"GC pool of group {p['reclaim_group']}: {count(p['pages'])} pages copied in, "
-                    f"{count(p['relocated_pages'])} relocated again, {count(p['erased_rus'])} RUs erased",
+                    f"GC pool of group {p['reclaim_group']}: {count(p['pages'])} pages copied "
+                    f"in, {count(p['relocated_pages'])} relocated again, "
+                    f"{count(p['erased_rus'])} RUs erased",
                 )
             )
     return lines
