@@ -93,6 +93,16 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
             access picks a hot file (the first fraction `hot` of them) with probability r, \
             then rewrites the whole file in order (probability seq) or one request of it",
     },
+    WorkloadInfo {
+        name: "streams",
+        keys: "seq=0.88, random=0.06, space=0.9, seq_size=128KiB, overwrite=zoned|uniform|zipf, \
+            theta=1.2, hints=true",
+        description: "three writers on their own placement identifiers (WARP's FIO mix): a \
+            sequential log over the first `space` of the logical space (id 0, a fraction \
+            `seq` of the written pages), uniform writes over the rest (id 1, `random`), \
+            and overwrites of the log's region (id 2, the remaining pages; zoned: 80% to \
+            the first 20%, 10% to the next 20%, 10% to the last 60%)",
+    },
 ];
 
 impl WorkloadInfo {

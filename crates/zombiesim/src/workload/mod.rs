@@ -23,6 +23,7 @@ mod synthetic;
 mod trace;
 mod trace_info;
 mod values;
+mod writers;
 
 pub use app::{AppOp, AppSource, IoKind, RequestSource};
 pub use catalog::{WorkloadInfo, WORKLOADS};

@@ -173,6 +173,7 @@ impl WorkloadSpec {
             )),
         };
         let mut values = None;
+        let mut writers = None;
         let model = match self.name.as_str() {
             "uniform" => AddressModel::Uniform,
             "sequential" => AddressModel::Sequential {
@@ -293,10 +294,20 @@ impl WorkloadSpec {
                     r: keys.fraction("r", 0.9)?,
                 }
             }
+            "streams" => {
+                writers = Some(super::writers::streams(
+                    &mut keys,
+                    logical_pages,
+                    page_size,
+                    req_pages,
+                    seed,
+                )?);
+                AddressModel::Uniform
+            }
             other => unreachable!("workload `{other}` passed parse()"),
         };
         keys.finish()?;
-        Ok(Synthetic::new(
+        let synthetic = Synthetic::new(
             model,
             logical_pages,
             req_pages,
@@ -307,7 +318,11 @@ impl WorkloadSpec {
             seed,
         )
         .with_values(values)
-        .with_rate(rate))
+        .with_rate(rate);
+        Ok(match writers {
+            Some(w) => synthetic.with_writers(w),
+            None => synthetic,
+        })
     }
 }
 

@@ -9,6 +9,7 @@
 
 use super::footprint::Footprint;
 use super::permutation::Permutation;
+use super::writers::Writers;
 use super::{Op, Request, ValueModel, Workload, WriteHint};
 use crate::error::Result;
 use rand::{RngExt, SeedableRng};
@@ -52,6 +53,11 @@ pub enum AddressModel {
         phase_pages: u64,
         pause: f64,
     },
+    /// Zones of the slots in order, each `(share of accesses, fraction of the slots)`,
+    /// uniform within a zone (fio's `random_distribution=zoned`; the fractions sum to 1).
+    Zoned {
+        zones: [(f64, f64); 3],
+    },
     /// The space cut into files of `file_slots` slots; an access picks a hot file
     /// (the first fraction `hot` of them) with probability `r`, else any file, and
     /// writes it whole in order with probability `seq`, else one slot of it.
@@ -78,6 +84,10 @@ enum Sampler {
         perm: Option<Permutation>,
     },
     Footprint(Footprint),
+    /// Per zone: the cumulative share of accesses, its first slot and its slots.
+    Zoned {
+        zones: [(f64, u64, u64); 3],
+    },
     Files {
         file_slots: u64,
         files: u64,
@@ -133,6 +143,9 @@ pub struct Synthetic {
     values: Option<ValueModel>,
     /// Arrival times (`iops`); `None`: requests carry none.
     rate: Option<Rate>,
+    /// Several writers, each in its own region (the `streams` workload); the address
+    /// model above is then unused.
+    writers: Option<Box<Writers>>,
 }
 
 impl Synthetic {
@@ -175,6 +188,17 @@ impl Synthetic {
                 phase_pages,
                 pause,
             )),
+            AddressModel::Zoned { zones } => {
+                let (mut acc, mut first) = (0.0, 0u64);
+                let zones = zones.map(|(share, fraction)| {
+                    acc += share;
+                    let n = ((fraction * slots as f64).round() as u64).min(slots - first);
+                    let zone = (acc, first, n);
+                    first += n;
+                    zone
+                });
+                Sampler::Zoned { zones }
+            }
             AddressModel::Files {
                 file_slots,
                 seq,
@@ -208,7 +232,19 @@ impl Synthetic {
             rng: Pcg64Mcg::seed_from_u64(seed),
             values: None,
             rate: None,
+            writers: None,
         }
+    }
+
+    /// Pages per request.
+    pub(super) fn request_pages(&self) -> u64 {
+        self.req_pages
+    }
+
+    /// Draw requests from `writers` instead of the address model.
+    pub(super) fn with_writers(mut self, writers: Writers) -> Self {
+        self.writers = Some(Box::new(writers));
+        self
     }
 
     /// Give every write a content fingerprint drawn from `values`.
@@ -234,6 +270,11 @@ impl Synthetic {
         w.written = 0;
         w.rate = None;
         w.rng = Pcg64Mcg::seed_from_u64(seed);
+        if let Some(ws) = w.writers.as_mut() {
+            for (i, writer) in ws.writers.iter_mut().enumerate() {
+                writer.gen = writer.gen.writes_only(seed.wrapping_add(1 + i as u64));
+            }
+        }
         w
     }
 
@@ -262,6 +303,15 @@ impl Synthetic {
                 }
             }
             Sampler::Footprint(f) => f.write(&mut self.rng, self.written),
+            Sampler::Zoned { zones } => {
+                let u: f64 = self.rng.random();
+                let &(_, first, n) = zones
+                    .iter()
+                    .find(|&&(c, _, n)| u < c && n > 0)
+                    .or_else(|| zones.iter().rev().find(|z| z.2 > 0))
+                    .expect("a zone has slots");
+                first + self.rng.random_range(0..n)
+            }
             Sampler::Files {
                 file_slots,
                 files,
@@ -312,6 +362,39 @@ impl Synthetic {
     }
 }
 
+impl Synthetic {
+    /// The next request of a mix of writers: a writer drawn by its share, a slot of its
+    /// region from its own generator.
+    fn next_mixed(&mut self, op: Op, arrival_ns: Option<u64>) -> Request {
+        let ws = self.writers.as_mut().expect("a mix");
+        let i = ws.pick(self.rng.random());
+        let w = &mut ws.writers[i];
+        let slot = if op == Op::Write {
+            w.gen.write_slot()
+        } else {
+            w.gen.other_slot()
+        };
+        let req = w.gen.request_pages();
+        let start = slot * req;
+        let pages = req.min(w.pages - start) as u32;
+        let hint = if op == Op::Write {
+            self.written += pages as u64;
+            w.hint
+        } else {
+            WriteHint::NONE
+        };
+        Request {
+            op,
+            lpn: w.first + start,
+            pages,
+            arrival_ns,
+            continued: false,
+            value: None,
+            hint,
+        }
+    }
+}
+
 impl Workload for Synthetic {
     #[inline]
     fn next_request(&mut self) -> Result<Option<Request>> {
@@ -332,6 +415,9 @@ impl Workload for Synthetic {
                 Op::Write
             }
         };
+        if self.writers.is_some() {
+            return Ok(Some(self.next_mixed(op, arrival_ns)));
+        }
         let slot = if op == Op::Write {
             self.write_slot()
         } else {
@@ -382,6 +468,12 @@ impl Workload for Synthetic {
                 Some((n as f64 * (1.0 - self.read - self.trim)) as u64 * self.req_pages)
             }
         }
+    }
+
+    fn places(&self) -> bool {
+        self.writers
+            .as_ref()
+            .is_some_and(|ws| ws.writers.iter().any(|w| w.hint.stream.is_some()))
     }
 }
 
