@@ -26,10 +26,12 @@ __all__ = [
     "footprint",
     "fs",
     "hotcold",
+    "kvcache",
     "locality",
     "make",
     "parse",
     "sequential",
+    "streams",
     "uniform",
     "values",
     "zipf",
@@ -139,6 +141,25 @@ def footprint(**params: Any) -> Workload:
     (bytes), a fraction `pause` of the phases do not grow. E.g. `footprint(growth=1)`
     grows linearly, `footprint(growth=0.3, phase="256MiB", pause=0.5)` with pauses."""
     return make("footprint", **params)
+
+
+def kvcache(**params: Any) -> Workload:
+    """A CacheLib-like flash cache on the first `utilisation` (1) of the logical space, its
+    writes naming placement identifiers by engine (0: the small-object cache, the cache's
+    last `soc`=0.04 of its pages, one-page bucket rewrites at random; 1: the large-object
+    cache's log, written in order in `io`=256KiB requests, oldest first). `soc_writes`
+    (0.5) of the written pages go to the small-object cache; `hints=False` drops the
+    identifiers. E.g. `kvcache(soc=0.04, utilisation=1.0, drive_writes=3)`; docs/fdp.md."""
+    return make("kvcache", **params)
+
+
+def streams(**params: Any) -> Workload:
+    """Three writers on their own placement identifiers (WARP's FIO mix): a sequential log
+    over the first `space`=0.9 of the logical space (id 0, `seq`=0.88 of the written
+    pages, `seq_size`=128KiB requests), uniform writes over the rest (id 1,
+    `random`=0.06), and overwrites of the log's region (id 2, the rest; `overwrite` =
+    "zoned" 80/20, "uniform" or "zipf" with `theta`). docs/workloads.md#streams."""
+    return make("streams", **params)
 
 
 def fs(bench: str, **params: Any) -> Workload:

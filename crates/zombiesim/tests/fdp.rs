@@ -273,3 +273,32 @@ fn combinations_fdp_cannot_run_with_are_refused_naming_the_key() {
         "fdp.isolation"
     );
 }
+
+#[test]
+fn a_handle_whose_unit_was_recycled_for_another_stream_opens_a_fresh_one() {
+    // Regression: handle 2 filled an RU and then wrote nothing for a while; GC reclaimed
+    // that RU and the GC pool took it. Handle 2's pointer to it was stale, so its next
+    // write saw room that was not its own and found no plane to write to.
+    let mut cfg = Config::preset("fdp").unwrap();
+    cfg.set_many(
+        &[
+            ("flash.blocks_per_plane", "256"),
+            ("flash.pages_per_block", "64"),
+            ("ftl.over_provisioning", "0.05"),
+            ("fdp.handles", "3"),
+            ("gc.low_watermark", "4"),
+            ("gc.high_watermark", "4"),
+            ("precondition.random_drive_writes", "0"),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string())),
+    )
+    .unwrap();
+    let wl = zombiesim::WorkloadSpec::parse("streams:drive_writes=5").unwrap();
+    let opts = zombiesim::RunOptions {
+        seed: 1,
+        verify: true,
+        ..Default::default()
+    };
+    let rep = zombiesim::simulate(&cfg, &wl, &opts, &mut |_| true).unwrap();
+    assert!(rep.fdp.unwrap().handles[2].host_pages > 0);
+}

@@ -54,6 +54,7 @@ PAPERS: dict[str, str] = {
     "shadowgc": "shadowgc",
     "ba-gc": "ba_gc",
     "vma-journaling": "vma_journaling",
+    "fdp": "fdp",
 }
 
 #: `small` runs in minutes on a laptop; `full` uses the paper's sizes; `tiny` (only some

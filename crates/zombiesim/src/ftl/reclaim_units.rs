@@ -100,6 +100,9 @@ pub struct ReclaimUnits {
     open_ru: Vec<u32>,
     /// Pages still to program in each RU.
     left: Vec<u32>,
+    /// The `(slot, stream)` entry of `open_ru` each open RU fills (cleared when it
+    /// closes, so that a recycled RU is never taken for its old stream's).
+    opened_as: Vec<u32>,
     /// The next plane (index within the reclaim group) each stream writes to.
     cursor: Vec<u32>,
     streams: u32,
@@ -139,6 +142,7 @@ impl ReclaimUnits {
             free,
             open_ru: vec![NONE; (slots * streams) as usize],
             left: vec![0; rus as usize],
+            opened_as: vec![NONE; rus as usize],
             cursor: vec![0; streams as usize],
             streams,
             counts: vec![StreamCounts::default(); streams as usize],
@@ -244,7 +248,9 @@ impl ReclaimUnits {
         self.left[r] = self.usable[r] as u32 * self.table.pages_per_block() / self.ru_planes;
         self.table.status[r] = BlockStatus::Open;
         self.table.stream[r] = stream as u8;
-        self.open_ru[(slot * self.streams + stream) as usize] = ru;
+        let entry = slot * self.streams + stream;
+        self.open_ru[entry as usize] = ru;
+        self.opened_as[r] = entry;
         Ok(ru)
     }
 
@@ -266,6 +272,10 @@ impl ReclaimUnits {
         self.left[ru] -= 1;
         if self.left[ru] == 0 {
             self.table.status[ru] = BlockStatus::Closed;
+            let entry = std::mem::replace(&mut self.opened_as[ru], NONE) as usize;
+            if self.open_ru[entry] == ru as u32 {
+                self.open_ru[entry] = NONE;
+            }
             true
         } else {
             false
@@ -339,8 +349,22 @@ impl ReclaimUnits {
             .sum()
     }
 
-    /// Check the summed statistics of every RU against its blocks in `flash`.
+    /// Check the summed statistics of every RU against its blocks in `flash`, and that
+    /// every open RU a (slot, stream) fills is open for that stream.
     pub fn check(&self, flash: &FlashState) -> Result<()> {
+        for (entry, &ru) in self.open_ru.iter().enumerate() {
+            if ru == NONE {
+                continue;
+            }
+            let stream = entry as u32 % self.streams;
+            let r = ru as usize;
+            if self.table.status[r] != BlockStatus::Open || self.table.stream[r] as u32 != stream {
+                return Err(Error::integrity(format!(
+                    "stream {stream} fills reclaim unit {ru}, which is {:?} for stream {}",
+                    self.table.status[r], self.table.stream[r]
+                )));
+            }
+        }
         for ru in 0..self.table.blocks() {
             let r = ru as usize;
             let (mut valid, mut written, mut zombies) = (0u32, 0u32, 0u32);

@@ -103,6 +103,14 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
             and overwrites of the log's region (id 2, the remaining pages; zoned: 80% to \
             the first 20%, 10% to the next 20%, 10% to the last 60%)",
     },
+    WorkloadInfo {
+        name: "kvcache",
+        keys: "soc=0.04, utilisation=1.0, soc_writes=0.5, io=256KiB, zipf=0, hints=true",
+        description: "a CacheLib-like flash cache over the first `utilisation` of the space: \
+            a small-object cache (the last `soc` of it, id 0) rewriting one-page buckets \
+            at random, and a large-object cache (id 1) writing its log in order in `io` \
+            requests, oldest first; `soc_writes` of the written pages go to the former",
+    },
 ];
 
 impl WorkloadInfo {

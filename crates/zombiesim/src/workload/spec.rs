@@ -304,6 +304,22 @@ impl WorkloadSpec {
                 )?);
                 AddressModel::Uniform
             }
+            "kvcache" => {
+                if req_pages != 1 {
+                    return Err(keys.bad(
+                        "size",
+                        &size.to_string(),
+                        "one page (a bucket is a page; regions are `region`)",
+                    ));
+                }
+                writers = Some(super::writers::kvcache(
+                    &mut keys,
+                    logical_pages,
+                    page_size,
+                    seed,
+                )?);
+                AddressModel::Uniform
+            }
             other => unreachable!("workload `{other}` passed parse()"),
         };
         keys.finish()?;

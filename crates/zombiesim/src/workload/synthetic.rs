@@ -367,7 +367,11 @@ impl Synthetic {
     /// region from its own generator.
     fn next_mixed(&mut self, op: Op, arrival_ns: Option<u64>) -> Request {
         let ws = self.writers.as_mut().expect("a mix");
-        let i = ws.pick(self.rng.random());
+        let i = if op == Op::Write {
+            ws.next()
+        } else {
+            ws.pick(self.rng.random())
+        };
         let w = &mut ws.writers[i];
         let slot = if op == Op::Write {
             w.gen.write_slot()
@@ -377,15 +381,17 @@ impl Synthetic {
         let req = w.gen.request_pages();
         let start = slot * req;
         let pages = req.min(w.pages - start) as u32;
+        let (lpn, hint) = (w.first + start, w.hint);
         let hint = if op == Op::Write {
             self.written += pages as u64;
-            w.hint
+            ws.wrote(i, pages as u64);
+            hint
         } else {
             WriteHint::NONE
         };
         Request {
             op,
-            lpn: w.first + start,
+            lpn,
             pages,
             arrival_ns,
             continued: false,

@@ -3,14 +3,14 @@
 //! workload: WARP's three-stream FIO mix by default, FAST'26 §5.2–5.3).
 //!
 //! ```text
-//!   request ──► writer w, drawn with probability ∝ share_w / request pages_w
-//!               (so each writer's share of the *written pages* is share_w)
+//!   write ──► the writer furthest behind its share of the pages written so far
+//!             (as concurrent writers at those rates interleave: the shares are exact)
 //!           ──► w's own generator picks a slot of w's region ──► lpn = first_w + slot
 //!           ──► the write names w's placement identifier (hint.stream = w's id)
 //! ```
 //!
 //! A writer's generator is a [`Synthetic`] over its region alone; reads and trims are
-//! drawn by the mix (`read`, `trim`) and fall in the chosen writer's region.
+//! drawn by the mix (`read`, `trim`) and fall in the region of a writer drawn by share.
 
 use super::keys::Keys;
 use super::synthetic::{AddressModel, Length, Synthetic};
@@ -29,45 +29,62 @@ pub struct Writer {
     pub hint: WriteHint,
 }
 
-/// The writers of a mix and the cumulative probabilities of drawing each.
+/// The writers of a mix, their shares of the written pages, and what each has written.
 #[derive(Clone, Debug)]
 pub struct Writers {
     pub writers: Vec<Writer>,
-    /// `cumulative[i]`: probability that a request is writer `0 ..= i`'s.
-    cumulative: Vec<f64>,
+    shares: Vec<f64>,
+    /// Pages each writer has written (reads and trims count nothing).
+    written: Vec<u64>,
+    total: u64,
 }
 
 impl Writers {
     /// `writers` with their shares of the written pages.
     pub fn new(writers: Vec<(Writer, f64)>) -> Writers {
-        // A request of writer w writes `pages_w` pages: draw w with probability
-        // ∝ share_w / pages_w so that the page shares come out as given.
-        let weights: Vec<f64> = writers
-            .iter()
-            .map(|(w, share)| share / w.gen.request_pages() as f64)
-            .collect();
-        let total: f64 = weights.iter().sum();
-        let mut acc = 0.0;
-        let cumulative = weights
-            .iter()
-            .map(|x| {
-                acc += x / total;
-                acc
-            })
-            .collect();
+        let sum: f64 = writers.iter().map(|(_, s)| s).sum();
+        let shares = writers.iter().map(|(_, s)| s / sum).collect();
+        let n = writers.len();
         Writers {
             writers: writers.into_iter().map(|(w, _)| w).collect(),
-            cumulative,
+            shares,
+            written: vec![0; n],
+            total: 0,
         }
     }
 
-    /// The writer whose band `u` (uniform in [0, 1)) falls in.
+    /// The writer the next request is for: the one furthest behind its share of the
+    /// pages written so far (the lowest index on ties), as concurrent writers at those
+    /// rates interleave; the shares are then exact within one request per writer.
+    #[inline]
+    pub fn next(&self) -> usize {
+        let total = self.total as f64;
+        (0..self.writers.len())
+            .max_by(|&a, &b| {
+                let lag = |i: usize| self.shares[i] * total - self.written[i] as f64;
+                lag(a).total_cmp(&lag(b)).then(b.cmp(&a))
+            })
+            .expect("a mix has writers")
+    }
+
+    /// Writer `i` wrote `pages` pages.
+    #[inline]
+    pub fn wrote(&mut self, i: usize, pages: u64) {
+        self.written[i] += pages;
+        self.total += pages;
+    }
+
+    /// The writer a read or trim falls to, by the shares (`u` uniform in [0, 1)).
     #[inline]
     pub fn pick(&self, u: f64) -> usize {
-        self.cumulative
-            .iter()
-            .position(|&c| u < c)
-            .unwrap_or(self.writers.len() - 1)
+        let mut acc = 0.0;
+        for (i, s) in self.shares.iter().enumerate() {
+            acc += s;
+            if u < acc {
+                return i;
+            }
+        }
+        self.writers.len() - 1
     }
 }
 
@@ -193,6 +210,116 @@ pub(super) fn streams(
     Ok(Writers::new(writers))
 }
 
+/// `kvcache`'s writers: a flash cache as CacheLib's flash engine (Navy) lays one out
+/// (Allison et al., EuroSys'25 §2.3), over the first fraction `utilisation` of the
+/// logical space (the rest is never written), the large-object cache first and the
+/// small-object cache at the end, as Navy places its engines:
+///
+/// - the small-object cache (identifier 0), the last fraction `soc` of the cache: a
+///   set-associative hash of one-page buckets; each insert rewrites its whole bucket in
+///   place, the bucket hashed from the key (uniform by default, as CacheLib's hash and
+///   the paper's model have it; `zipf` > 0 draws buckets Zipf(`zipf`), scrambled);
+/// - the large-object cache (identifier 1), the rest: a log written in order and
+///   overwritten oldest first (its regions evicted FIFO), in requests of `io` bytes
+///   (256 KiB, CacheLib's FDP configuration) that interleave with the small-object
+///   writes, as concurrent flush threads do;
+/// - a fraction `soc_writes` of the written pages go to the small-object cache.
+///
+/// With `hints = false` the writes name no identifier (the cache without FDP).
+pub(super) fn kvcache(
+    keys: &mut Keys,
+    logical_pages: u64,
+    page_size: u64,
+    seed: u64,
+) -> Result<Writers> {
+    let soc = keys.fraction("soc", 0.04)?;
+    if soc <= 0.0 || soc >= 1.0 {
+        return Err(keys.bad(
+            "soc",
+            &soc.to_string(),
+            "a fraction strictly between 0 and 1",
+        ));
+    }
+    let utilisation = keys.fraction("utilisation", 1.0)?;
+    if utilisation <= 0.0 {
+        return Err(keys.bad(
+            "utilisation",
+            &utilisation.to_string(),
+            "a fraction above 0 (at most 1)",
+        ));
+    }
+    let soc_writes = keys.fraction("soc_writes", 0.5)?;
+    let io = keys.bytes("io", 256 << 10)?;
+    let zipf = keys.number("zipf", 0.0)?;
+    if !(zipf >= 0.0 && zipf.is_finite()) {
+        return Err(keys.bad("zipf", &zipf.to_string(), "a non-negative number"));
+    }
+    let hints = keys.boolean("hints", true)?;
+    let used = ((utilisation * logical_pages as f64) as u64).min(logical_pages);
+    let soc_pages = ((soc * used as f64) as u64).max(1);
+    let loc_pages = used.saturating_sub(soc_pages);
+    let io_pages = io.div_ceil(page_size);
+    if io == 0 || io_pages > loc_pages {
+        return Err(keys.bad(
+            "io",
+            &io.to_string(),
+            &format!(
+                "a positive size within the large-object cache ({} bytes)",
+                loc_pages * page_size
+            ),
+        ));
+    }
+    let hint = |pid: u16| WriteHint {
+        stream: hints.then_some(pid),
+        lifetime: None,
+    };
+    let buckets = if zipf > 0.0 {
+        AddressModel::Zipf {
+            theta: zipf,
+            scramble: true,
+        }
+    } else {
+        AddressModel::Uniform
+    };
+    let gen = |model: AddressModel, pages: u64, req: u64, k: u64| {
+        Synthetic::new(
+            model,
+            pages,
+            req,
+            0.0,
+            0.0,
+            false,
+            Length::WritePages(u64::MAX),
+            seed.wrapping_add(k),
+        )
+    };
+    let mut writers = Vec::new();
+    if soc_writes > 0.0 {
+        let w = Writer {
+            first: loc_pages,
+            pages: soc_pages,
+            gen: gen(buckets, soc_pages, 1, 1),
+            hint: hint(0),
+        };
+        writers.push((w, soc_writes));
+    }
+    if soc_writes < 1.0 {
+        let w = Writer {
+            first: 0,
+            pages: loc_pages,
+            gen: gen(
+                AddressModel::Sequential { start: 0 },
+                loc_pages,
+                io_pages,
+                2,
+            ),
+            hint: hint(1),
+        };
+        writers.push((w, 1.0 - soc_writes));
+    }
+    Ok(Writers::new(writers))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::workload::{Op, Workload, WorkloadSpec};
@@ -267,6 +394,62 @@ mod tests {
             ("streams:overwrite=hot", "overwrite"),
             ("streams:seq_size=0", "seq_size"),
             ("streams:theta=-1,overwrite=zipf", "theta"),
+        ] {
+            let err = WorkloadSpec::parse(spec).unwrap_err().to_string();
+            assert!(err.contains(key), "{spec}: {err}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod kvcache_tests {
+    use crate::workload::{Workload, WorkloadSpec};
+
+    #[test]
+    fn small_objects_rewrite_buckets_and_large_ones_fill_regions_in_order() {
+        // 100,000 pages at 50% utilisation: the cache is the first 50,000; the LOC's log
+        // from page 0 in requests of 256 KiB (64 pages), the SOC its last 4% (2,000).
+        let n = 100_000;
+        let mut w = WorkloadSpec::parse("kvcache:utilisation=0.5,drive_writes=3")
+            .unwrap()
+            .build(n, 4096, 3)
+            .unwrap();
+        assert!(w.places());
+        let (mut soc, mut loc, mut next) = (0u64, 0u64, 0u64);
+        while let Some(r) = w.next_request().unwrap() {
+            assert!(r.lpn + r.pages as u64 <= 50_000, "only the used space");
+            match r.hint.stream {
+                Some(0) => {
+                    assert!((48_000..50_000).contains(&r.lpn) && r.pages == 1);
+                    soc += 1;
+                }
+                Some(1) => {
+                    assert_eq!((r.lpn, r.pages), (next, 64), "the log, in order");
+                    next += 64;
+                    if next + 64 > 48_000 {
+                        next = 0;
+                    }
+                    loc += 64;
+                }
+                _ => unreachable!(),
+            }
+        }
+        let share = soc as f64 / (soc + loc) as f64;
+        assert!(
+            (share - 0.5).abs() < 0.02,
+            "{share} of the pages to the SOC"
+        );
+    }
+
+    #[test]
+    fn bad_keys_are_named() {
+        for (spec, key) in [
+            ("kvcache:soc=0", "soc"),
+            ("kvcache:soc=1", "soc"),
+            ("kvcache:utilisation=0", "utilisation"),
+            ("kvcache:io=0", "io"),
+            ("kvcache:zipf=-1", "zipf"),
+            ("kvcache:hints=maybe", "hints"),
         ] {
             let err = WorkloadSpec::parse(spec).unwrap_err().to_string();
             assert!(err.contains(key), "{spec}: {err}");
