@@ -18,7 +18,63 @@
 //! themselves or the zombie stream; the FTL handles translation pages before asking.
 
 use super::{GcCopy, HostWrite, Placement};
-use crate::config::{FdpLayout, Isolation};
+use serde::{Deserialize, Serialize};
+
+/// Where GC puts the valid pages it copies out of a handle's reclaim units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Isolation {
+    /// Initially isolated: host writes of different handles go to different RUs, but
+    /// GC copies of every handle of a reclaim group share one destination.
+    Initial,
+    /// Persistently isolated: GC copies of a handle's data go to RUs of that handle
+    /// only, so one handle's data never shares an RU with another's.
+    Persistent,
+}
+
+impl Isolation {
+    pub fn name(self) -> &'static str {
+        match self {
+            Isolation::Initial => "initial",
+            Isolation::Persistent => "persistent",
+        }
+    }
+}
+
+/// The resolved FDP layout: how many of everything, per reclaim group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FdpLayout {
+    pub handles: u32,
+    pub reclaim_groups: u32,
+    /// Planes per reclaim group.
+    pub rg_planes: u32,
+    /// Planes per reclaim unit.
+    pub ru_planes: u32,
+    pub isolation: Isolation,
+    /// Streams per reclaim group: its handles, then its GC destinations (one, or one
+    /// per handle).
+    pub streams_per_rg: u32,
+}
+
+impl FdpLayout {
+    /// GC destinations per reclaim group.
+    pub fn gc_streams(&self) -> u32 {
+        match self.isolation {
+            Isolation::Initial => 1,
+            Isolation::Persistent => self.handles,
+        }
+    }
+
+    /// Groups of planes (RU slots) per reclaim group.
+    pub fn groups_per_rg(&self) -> u32 {
+        self.rg_planes / self.ru_planes
+    }
+
+    /// Placement identifiers the device accepts (`rg · handles + handle`).
+    pub fn placement_ids(&self) -> u32 {
+        self.reclaim_groups * self.handles
+    }
+}
 
 /// Handles to streams, GC copies to their isolation's destination.
 pub struct FdpPlacement {

@@ -26,7 +26,7 @@ mod gc_age;
 mod registry;
 
 pub use dac::Dac;
-pub use fdp::FdpPlacement;
+pub use fdp::{FdpLayout, FdpPlacement, Isolation};
 pub use gc_age::GcAge;
 pub use registry::{PlacementSpec, REGISTRY};
 

@@ -9,12 +9,82 @@
 
 use super::footprint::Footprint;
 use super::permutation::Permutation;
-use super::writers::Writers;
 use super::{Op, Request, ValueModel, Workload, WriteHint};
 use crate::error::Result;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Zipf};
 use rand_pcg::Pcg64Mcg;
+
+/// One writer of a mix.
+#[derive(Clone, Debug)]
+pub struct Writer {
+    /// Its region: logical pages `first .. first + pages`.
+    pub first: u64,
+    pub pages: u64,
+    /// Its generator over `0 .. pages` (writes only; its own request size).
+    pub gen: Synthetic,
+    /// What its writes say.
+    pub hint: WriteHint,
+}
+
+/// The writers of a mix, their shares of the written pages, and what each has written.
+#[derive(Clone, Debug)]
+pub struct Writers {
+    pub writers: Vec<Writer>,
+    shares: Vec<f64>,
+    /// Pages each writer has written (reads and trims count nothing).
+    written: Vec<u64>,
+    total: u64,
+}
+
+impl Writers {
+    /// `writers` with their shares of the written pages.
+    pub fn new(writers: Vec<(Writer, f64)>) -> Writers {
+        let sum: f64 = writers.iter().map(|(_, s)| s).sum();
+        let shares = writers.iter().map(|(_, s)| s / sum).collect();
+        let n = writers.len();
+        Writers {
+            writers: writers.into_iter().map(|(w, _)| w).collect(),
+            shares,
+            written: vec![0; n],
+            total: 0,
+        }
+    }
+
+    /// The writer the next request is for: the one furthest behind its share of the
+    /// pages written so far (the lowest index on ties), as concurrent writers at those
+    /// rates interleave; the shares are then exact within one request per writer.
+    #[inline]
+    pub fn next(&self) -> usize {
+        let total = self.total as f64;
+        (0..self.writers.len())
+            .max_by(|&a, &b| {
+                let lag = |i: usize| self.shares[i] * total - self.written[i] as f64;
+                lag(a).total_cmp(&lag(b)).then(b.cmp(&a))
+            })
+            .expect("a mix has writers")
+    }
+
+    /// Writer `i` wrote `pages` pages.
+    #[inline]
+    pub fn wrote(&mut self, i: usize, pages: u64) {
+        self.written[i] += pages;
+        self.total += pages;
+    }
+
+    /// The writer a read or trim falls to, by the shares (`u` uniform in [0, 1)).
+    #[inline]
+    pub fn pick(&self, u: f64) -> usize {
+        let mut acc = 0.0;
+        for (i, s) in self.shares.iter().enumerate() {
+            acc += s;
+            if u < acc {
+                return i;
+            }
+        }
+        self.writers.len() - 1
+    }
+}
 
 /// How long a workload runs.
 #[derive(Clone, Copy, Debug, PartialEq)]

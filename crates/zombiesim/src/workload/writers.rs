@@ -11,81 +11,27 @@
 //!
 //! A writer's generator is a [`Synthetic`] over its region alone; reads and trims are
 //! drawn by the mix (`read`, `trim`) and fall in the region of a writer drawn by share.
+//! The mix itself ([`Writers`]) lives with [`Synthetic`], which draws from it; this file
+//! holds the workloads made of writers (`streams`, `kvcache`) and their keys.
 
 use super::keys::Keys;
-use super::synthetic::{AddressModel, Length, Synthetic};
+use super::synthetic::{AddressModel, Length, Synthetic, Writer, Writers};
 use super::WriteHint;
 use crate::error::Result;
 
-/// One writer of a mix.
-#[derive(Clone, Debug)]
-pub struct Writer {
-    /// Its region: logical pages `first .. first + pages`.
-    pub first: u64,
-    pub pages: u64,
-    /// Its generator over `0 .. pages` (writes only; its own request size).
-    pub gen: Synthetic,
-    /// What its writes say.
-    pub hint: WriteHint,
-}
-
-/// The writers of a mix, their shares of the written pages, and what each has written.
-#[derive(Clone, Debug)]
-pub struct Writers {
-    pub writers: Vec<Writer>,
-    shares: Vec<f64>,
-    /// Pages each writer has written (reads and trims count nothing).
-    written: Vec<u64>,
-    total: u64,
-}
-
-impl Writers {
-    /// `writers` with their shares of the written pages.
-    pub fn new(writers: Vec<(Writer, f64)>) -> Writers {
-        let sum: f64 = writers.iter().map(|(_, s)| s).sum();
-        let shares = writers.iter().map(|(_, s)| s / sum).collect();
-        let n = writers.len();
-        Writers {
-            writers: writers.into_iter().map(|(w, _)| w).collect(),
-            shares,
-            written: vec![0; n],
-            total: 0,
-        }
-    }
-
-    /// The writer the next request is for: the one furthest behind its share of the
-    /// pages written so far (the lowest index on ties), as concurrent writers at those
-    /// rates interleave; the shares are then exact within one request per writer.
-    #[inline]
-    pub fn next(&self) -> usize {
-        let total = self.total as f64;
-        (0..self.writers.len())
-            .max_by(|&a, &b| {
-                let lag = |i: usize| self.shares[i] * total - self.written[i] as f64;
-                lag(a).total_cmp(&lag(b)).then(b.cmp(&a))
-            })
-            .expect("a mix has writers")
-    }
-
-    /// Writer `i` wrote `pages` pages.
-    #[inline]
-    pub fn wrote(&mut self, i: usize, pages: u64) {
-        self.written[i] += pages;
-        self.total += pages;
-    }
-
-    /// The writer a read or trim falls to, by the shares (`u` uniform in [0, 1)).
-    #[inline]
-    pub fn pick(&self, u: f64) -> usize {
-        let mut acc = 0.0;
-        for (i, s) in self.shares.iter().enumerate() {
-            acc += s;
-            if u < acc {
-                return i;
-            }
-        }
-        self.writers.len() - 1
-    }
+/// A writer's generator: writes only, forever, over `pages` pages in requests of `req`
+/// pages (at most its region), from the `k`-th seed after the run's.
+fn generator(model: AddressModel, pages: u64, req: u64, seed: u64, k: u64) -> Synthetic {
+    Synthetic::new(
+        model,
+        pages,
+        req.min(pages).max(1),
+        0.0,
+        0.0,
+        false,
+        Length::WritePages(u64::MAX),
+        seed.wrapping_add(k),
+    )
 }
 
 /// fio's `random_distribution=zoned:80/20:10/20:10/60`, WARP's overwrite stream: 80% of
@@ -167,18 +113,7 @@ pub(super) fn streams(
         stream: hints.then_some(pid),
         lifetime: None,
     };
-    let gen = |model: AddressModel, pages: u64, req: u64, k: u64| {
-        Synthetic::new(
-            model,
-            pages,
-            req.min(pages).max(1),
-            0.0,
-            0.0,
-            false,
-            Length::WritePages(u64::MAX),
-            seed.wrapping_add(k),
-        )
-    };
+    let gen = |model, pages, req, k| generator(model, pages, req, seed, k);
     let mut writers = Vec::new();
     if seq > 0.0 {
         let w = Writer {
@@ -281,18 +216,7 @@ pub(super) fn kvcache(
     } else {
         AddressModel::Uniform
     };
-    let gen = |model: AddressModel, pages: u64, req: u64, k: u64| {
-        Synthetic::new(
-            model,
-            pages,
-            req,
-            0.0,
-            0.0,
-            false,
-            Length::WritePages(u64::MAX),
-            seed.wrapping_add(k),
-        )
-    };
+    let gen = |model, pages, req, k| generator(model, pages, req, seed, k);
     let mut writers = Vec::new();
     if soc_writes > 0.0 {
         let w = Writer {
