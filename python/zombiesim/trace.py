@@ -208,7 +208,9 @@ def convert(
     writes to standard output, straight from the simulator's I/O); returns the number of
     records written. `time_scale` and `time_offset` (seconds) change the times written, as
     in `TraceInput`. Compression follows the file names (`.gz`, `.zst`). A record the
-    target format cannot hold (a trim into msr, ...) raises `InputError` naming it.
+    target format cannot hold (a trim into msr, content values or a placement identifier
+    into anything but native, ...) raises `InputError` naming it; native to native keeps
+    them (a trace with placement identifiers stays version 3).
     A file is written atomically (a temp file with the same compression suffix in the same
     directory, then renamed): a failure leaves no partial output."""
     src = os.fspath(input)

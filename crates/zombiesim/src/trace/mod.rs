@@ -3,7 +3,7 @@
 //!
 //! ```text
 //!  file (.gz/.zst) ──► TraceReader (msr | spc | disksim | fio | blkparse | native)
-//!        ──► TraceRecord { time_ns, op, offset, size, device }
+//!        ──► TraceRecord { time_ns, op, offset, size, device, placement }
 //!              ├──► TraceWriter (any format: convert)
 //!              ├──► Remapper (none | modulo | compact) ──► runs of logical pages
 //!              └──► TraceStats (counts, footprint, sizes, inter-arrival, write skew)

@@ -287,6 +287,7 @@ mod tests {
             offset,
             size,
             device: 0,
+            placement: None,
         })
     }
 
