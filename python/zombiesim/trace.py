@@ -179,7 +179,10 @@ def stats(
     `footprint_bytes`, `written_pages`, `written_footprint_bytes`, `size_histogram`
     (`[{le_bytes, count}]`), `interarrival` (`{count, mean_ns, p50_ns, p99_ns, max_ns}`),
     `write_skew` (`{page_writes, hottest_1pct, ..., gini}`), `skipped_lines`, `page_size`,
-    `path`, `format`. `page_size` takes bytes or a size string (`"16KiB"`).
+    `path`, `format`; a notified trace adds `host_events`, and a native trace whose writes
+    carry NVMe placement identifiers (version 3) adds `placement` (`{writes, ids}`: the
+    writes that carry one and the distinct identifiers). `page_size` takes bytes or a size
+    string (`"16KiB"`).
 
     `progress(phase, None, records_read)` is called about every 100 ms; returning False
     stops the reading and raises `KeyboardInterrupt`, as Ctrl-C does."""

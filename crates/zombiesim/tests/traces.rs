@@ -13,8 +13,8 @@ use std::io::{Cursor, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use zombiesim::trace::{
-    NativeHeader, OnError, ReadOptions, RemapMode, Remapper, TraceFormat, TraceOp, TraceReader,
-    TraceRecord, TraceStats, TraceWriter,
+    NativeHeader, OnError, PlacementStats, ReadOptions, RemapMode, Remapper, TraceFormat, TraceOp,
+    TraceReader, TraceRecord, TraceStats, TraceWriter,
 };
 use zombiesim::Error;
 
@@ -505,6 +505,15 @@ fn native_v3_round_trips_placement_identifiers_with_values() {
     assert!(
         err.starts_with("out.fio:1: cannot write record 1 (write of 8192 bytes at byte 0 on device 0, t=0 ns, placement id 1) as fio: fio holds no placement identifiers (only native does; converting would drop them)"),
         "{err}"
+    );
+    // Statistics count the writes that carry one and the identifiers.
+    let st = TraceStats::compute(read_str(TraceFormat::Native, &bytes, &defaults()), 4096).unwrap();
+    assert_eq!(
+        st.placement,
+        Some(PlacementStats {
+            writes: 3,
+            ids: vec![0, 1, u16::MAX],
+        })
     );
 }
 
