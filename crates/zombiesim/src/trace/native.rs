@@ -39,7 +39,9 @@
 //! readable by readers that know no version 3.
 //!
 //! A placement identifier is what an NVMe host puts in a write's DSPEC field under
-//! Flexible Data Placement: `reclaim_group · handles + handle`.
+//! Flexible Data Placement: `reclaim_group · handles + handle`. A replay hands it to the
+//! device as the write's placement hint; only `fdp.enabled` devices use it (and refuse an
+//! identifier they do not have); others carry it unused.
 
 use super::codec::WriteError;
 use super::codec::{LineError, RawRecord};
