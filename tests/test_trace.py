@@ -453,3 +453,75 @@ def test_cli_trace_analyze_page_is_built_by_the_page_builder(cli, tmp_path):
     run = run_section(root)
     assert f"zombiesim trace analyze --values {trace} --pools 1,4 --out {out}" in run
     assert zs.__version__ in run and "fiu" in run
+
+
+# -- native version 3: placement identifiers -------------------------------------------------
+
+#: The FDP device of crates/zombiesim/tests/fdp.rs: 4 planes of 64 blocks x 16 pages, two
+#: handles.
+FDP = {
+    "flash.channels": 1,
+    "flash.chips_per_channel": 1,
+    "flash.dies_per_chip": 2,
+    "flash.planes_per_die": 2,
+    "flash.blocks_per_plane": 64,
+    "flash.pages_per_block": 16,
+    "ftl.over_provisioning": 0.3,
+    "fdp.enabled": True,
+    "fdp.handles": 2,
+    "gc.low_watermark": 2,
+    "gc.high_watermark": 2,
+    "precondition.random_drive_writes": 0,
+}
+
+
+def placed_trace(path: Path, writes) -> Path:
+    """A version-3 native trace of `(page, pages, placement id or None)` writes."""
+    import struct
+
+    body = b"ZSTRACE3" + (4).to_bytes(8, "little")  # header bit 2: placement identifiers
+    for i, (page, pages, pid) in enumerate(writes):
+        flags = 0 if pid is None else 2
+        body += struct.pack("<QQIHBB", i * 1000, page * 4096, pages * 4096, 0, 1, flags)
+        if pid is not None:
+            body += struct.pack("<H", pid)
+    path.write_bytes(body)
+    return path
+
+
+def test_native_placement_identifiers_stats_convert_and_replay(tmp_path, cli):
+    writes = [(i, 1, 0) for i in range(30)] + [(500 + 2 * i, 2, 1) for i in range(10)]
+    trace = placed_trace(tmp_path / "placed.bin", [*writes, (900, 1, None)])
+    st = zs.trace.stats(trace, "native")
+    assert st["placement"] == {"writes": 40, "ids": [0, 1]}
+    assert "placement" not in zs.trace.stats(placed_trace(tmp_path / "none.bin", [(0, 1, None)]),
+                                             "native")  # fmt: skip
+    proc = cli("trace", "stats", str(trace), "--format", "native")
+    assert proc.returncode == 0, proc.stderr
+    assert "40 writes carry one; 2 ids: 0, 1" in proc.stdout
+    # Native to native keeps them byte for byte; a text format refuses them by record.
+    copy = tmp_path / "copy.bin"
+    assert zs.trace.convert(trace, "native", copy, "native") == 41
+    assert copy.read_bytes() == trace.read_bytes()
+    with pytest.raises(zs.InputError, match="msr holds no placement identifiers") as info:
+        zs.trace.convert(trace, "native", tmp_path / "out.csv", "msr")
+    assert ":1: cannot write record 1 (" in str(info.value) and info.value.exit_code == 2
+    assert not (tmp_path / "out.csv").exists()
+    # Replayed on an FDP device: each identifier's pages go to its handle.
+    rep = zs.simulate_trace(zs.Config.preset("default").override(FDP), trace, "native", seed=1)
+    handles = rep.raw["fdp"]["handles"]
+    assert [h["host_pages"] for h in handles] == [30 + 1, 20]  # the unhinted write: handle 0
+    assert rep.raw["trace"]["placement"] == {"writes": 40, "ids": [0, 1]}
+
+
+def test_a_placement_identifier_the_device_lacks_exits_2_naming_the_record(tmp_path, cli):
+    trace = placed_trace(tmp_path / "far.bin", [(0, 1, 1), (1, 1, 5)])
+    cfg = zs.Config.preset("default").override(FDP)
+    with pytest.raises(zs.InputError, match=r"far\.bin:2: placement identifier 5") as info:
+        zs.simulate_trace(cfg, trace, "native", seed=1)
+    assert info.value.exit_code == 2
+    sets = [a for k, v in FDP.items() for a in ("--set", f"{k}={str(v).lower()}")]
+    proc = cli("run", "--trace", str(trace), "--format", "native", *sets)
+    assert proc.returncode == 2, proc.stderr
+    assert "far.bin:2: placement identifier 5 names no reclaim-unit handle" in proc.stderr
+    no_traceback(proc)

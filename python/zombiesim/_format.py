@@ -78,6 +78,17 @@ def percent(fraction: Any, digits: int = 1) -> str:
     return "-" if fraction is None else f"{fraction * 100:.{digits}f}%"
 
 
+def placement_ids(p: Mapping[str, Any], shown: int = 16) -> str:
+    """A trace's placement identifiers (`{writes, ids}`): `160 writes carry one; 2 ids: 0, 1`
+    (the first `shown` ids, then `...`)."""
+    ids = list(p["ids"])
+    listed = ", ".join(str(i) for i in ids[:shown]) + (", ..." if len(ids) > shown else "")
+    return (
+        f"{count(p['writes'])} writes carry one; {count(len(ids))} "
+        f"id{'' if len(ids) == 1 else 's'}: {listed}"
+    )
+
+
 def _percent2(fraction: Any) -> str:
     return percent(fraction, 2)
 

@@ -179,7 +179,10 @@ def stats(
     `footprint_bytes`, `written_pages`, `written_footprint_bytes`, `size_histogram`
     (`[{le_bytes, count}]`), `interarrival` (`{count, mean_ns, p50_ns, p99_ns, max_ns}`),
     `write_skew` (`{page_writes, hottest_1pct, ..., gini}`), `skipped_lines`, `page_size`,
-    `path`, `format`. `page_size` takes bytes or a size string (`"16KiB"`).
+    `path`, `format`; a notified trace adds `host_events`, and a native trace whose writes
+    carry NVMe placement identifiers (version 3) adds `placement` (`{writes, ids}`: the
+    writes that carry one and the distinct identifiers). `page_size` takes bytes or a size
+    string (`"16KiB"`).
 
     `progress(phase, None, records_read)` is called about every 100 ms; returning False
     stops the reading and raises `KeyboardInterrupt`, as Ctrl-C does."""
@@ -208,7 +211,9 @@ def convert(
     writes to standard output, straight from the simulator's I/O); returns the number of
     records written. `time_scale` and `time_offset` (seconds) change the times written, as
     in `TraceInput`. Compression follows the file names (`.gz`, `.zst`). A record the
-    target format cannot hold (a trim into msr, ...) raises `InputError` naming it.
+    target format cannot hold (a trim into msr, content values or a placement identifier
+    into anything but native, ...) raises `InputError` naming it; native to native keeps
+    them (a trace with placement identifiers stays version 3).
     A file is written atomically (a temp file with the same compression suffix in the same
     directory, then renamed): a failure leaves no partial output."""
     src = os.fspath(input)

@@ -201,9 +201,10 @@ pub fn trace_convert(
     let opts = options(device, on_error, time_scale, time_offset_s)?;
     interrupted(detached(py, &progress, |tick| {
         let mut reader = TraceReader::open(input, from, &opts)?;
-        // What the output's header declares: the input's host events and values.
+        // What the output's header declares: the input's host events, values and
+        // placement identifiers.
         let header = match reader.native_header()? {
-            Some(h) => NativeHeader::new(h.host_events, h.values),
+            Some(h) => NativeHeader::new(h.host_events, h.values).with_placement(h.placement),
             None => NativeHeader::new(false, from.has_values()),
         };
         fn declare<W: Write>(
@@ -241,8 +242,8 @@ pub fn trace_convert(
     })?)
 }
 
-/// Copies every record (with its content values) from `reader` to `w`, reporting
-/// progress; true when stopped early.
+/// Copies every record (with its content values and placement identifier) from
+/// `reader` to `w`, reporting progress; true when stopped early.
 fn copy_records<W: Write>(
     reader: &mut TraceReader,
     w: &mut TraceWriter<W>,

@@ -387,6 +387,7 @@ mod traces {
             offset: 0,
             size: 4096,
             device: 0,
+            placement: None,
         };
         assert!(w.write(&rec).unwrap_err().to_string().contains("read only"));
     }

@@ -302,3 +302,125 @@ fn a_handle_whose_unit_was_recycled_for_another_stream_opens_a_fresh_one() {
     let rep = zombiesim::simulate(&cfg, &wl, &opts, &mut |_| true).unwrap();
     assert!(rep.fdp.unwrap().handles[2].host_pages > 0);
 }
+
+// ------------------------------------------------------- trace replay (native v3)
+
+/// A native version-3 trace: `(lpn, pages, placement id)` writes of 4 KiB pages, one
+/// every microsecond.
+fn placed_trace(name: &str, writes: &[(u64, u64, Option<u16>)]) -> std::path::PathBuf {
+    use zombiesim::trace::{NativeHeader, TraceFormat, TraceOp, TraceRecord, TraceWriter};
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("fdp");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let mut w = TraceWriter::create(&path, TraceFormat::Native)
+        .unwrap()
+        .declare(NativeHeader::new(false, false).with_placement(true))
+        .unwrap();
+    for (i, &(lpn, pages, placement)) in writes.iter().enumerate() {
+        w.write(&TraceRecord {
+            time_ns: i as u64 * 1000,
+            op: TraceOp::Write,
+            offset: lpn * 4096,
+            size: pages * 4096,
+            device: 0,
+            placement,
+        })
+        .unwrap();
+    }
+    w.close().unwrap();
+    path
+}
+
+/// Replays `path` on `cfg`, without preconditioning's random writes.
+fn replay(path: &std::path::Path, mut cfg: Config) -> zombiesim::Result<zombiesim::Report> {
+    use zombiesim::trace::{ReadOptions, RemapMode, TraceFormat};
+    cfg.set_many(&[("precondition.random_drive_writes".into(), "0".into())])?;
+    let spec = zombiesim::workload::TraceSpec {
+        path: path.to_path_buf(),
+        format: TraceFormat::Native,
+        options: ReadOptions::default(),
+        remap: RemapMode::None,
+        limit: None,
+    };
+    let opts = zombiesim::RunOptions {
+        seed: 1,
+        verify: true,
+        reproducible: true,
+        ..Default::default()
+    };
+    zombiesim::simulate_trace(&cfg, &spec, &opts, &mut |_| true)
+}
+
+#[test]
+fn a_traces_placement_identifiers_place_its_writes_on_their_handles() {
+    // Handle 0: 120 one-page writes; handle 1: 40 two-page writes, interleaved.
+    let mut writes = Vec::new();
+    for i in 0..120u64 {
+        writes.push((i, 1, Some(0)));
+        if i % 3 == 0 {
+            writes.push((1000 + 2 * (i / 3), 2, Some(1)));
+        }
+    }
+    let path = placed_trace("two-ids.zst", &writes);
+    let report = replay(&path, device(&[]).unwrap()).unwrap();
+    let fdp = report.fdp.as_ref().expect("fdp on");
+    let host: Vec<u64> = fdp.handles.iter().map(|h| h.host_pages).collect();
+    assert_eq!(host, vec![120, 80]);
+    assert_eq!(fdp.events.invalid_placement_identifier, 0);
+    let placement = report.trace.as_ref().unwrap().placement.clone().unwrap();
+    assert_eq!((placement.writes, placement.ids), (160, vec![0, 1]));
+
+    // Without FDP the identifiers are carried, counted and unused.
+    let mut cfg = device(&[]).unwrap();
+    cfg.fdp = Default::default();
+    let plain = replay(&path, cfg).unwrap();
+    assert!(plain.fdp.is_none());
+    assert_eq!(
+        plain.trace.as_ref().unwrap().placement,
+        report.trace.unwrap().placement
+    );
+    // A host cache above the device would drop them: refused.
+    let cached = device(&[
+        ("timing.enabled", "true"),
+        ("ftl.allocation", "stripe"),
+        ("host.cache", "1MiB"),
+    ])
+    .unwrap();
+    let err = replay(&path, cached).unwrap_err();
+    assert!(
+        matches!(&err, Error::Config { key, .. } if key == "host.cache"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_placement_identifier_the_device_does_not_have_is_an_input_error_naming_the_record() {
+    let path = placed_trace(
+        "out-of-range.bin",
+        &[(0, 1, Some(1)), (1, 1, None), (2, 1, Some(2))],
+    );
+    let err = replay(&path, device(&[]).unwrap()).unwrap_err();
+    match &err {
+        Error::Input { file, line, reason } => {
+            assert_eq!((file.as_str(), *line), (path.to_str().unwrap(), 3), "{err}");
+            assert!(
+                reason.contains("placement identifier 2 names no reclaim-unit handle")
+                    && reason.contains("= 2 (identifiers 0 to 1)"),
+                "{err}"
+            );
+        }
+        other => panic!("{other}"),
+    }
+    assert_eq!(err.exit_code(), 2);
+    // Two reclaim groups have four (no fill: unhinted writes would all go to group 0).
+    let four = device(&[("fdp.reclaim_groups", "2"), ("precondition.fill", "false")]).unwrap();
+    let report = replay(&path, four).unwrap();
+    let host: Vec<u64> = report
+        .fdp
+        .unwrap()
+        .handles
+        .iter()
+        .map(|h| h.host_pages)
+        .collect();
+    assert_eq!(host, vec![1, 1, 1, 0]);
+}

@@ -95,6 +95,7 @@ fn round_trip_with_values_and_events() {
             offset: *offset,
             size: *size,
             device: *device,
+            placement: None,
         };
         w.write_values(&rec, values).unwrap();
     }
@@ -125,6 +126,7 @@ fn round_trip_with_values_and_events() {
         offset: 0,
         size: 4096,
         device: 0,
+        placement: None,
     };
     let err = msr.write(&dirty).unwrap_err().to_string();
     assert!(err.contains("holds no host events"), "{err}");

@@ -12,7 +12,17 @@ from rich.table import Table
 from rich.text import Text
 
 from .._errors import SimulationInterrupted
-from .._format import count, duration, fs_summary, num, percent, rate, seconds, size
+from .._format import (
+    count,
+    duration,
+    fs_summary,
+    num,
+    percent,
+    placement_ids,
+    rate,
+    seconds,
+    size,
+)
 from ..api import simulate
 from ..report import Report
 from .common import (
@@ -485,7 +495,8 @@ def _timing_summary(rep: Report) -> list[tuple[str, str]]:
 
 
 def _trace_summary(rep: Report) -> list[tuple[str, str]]:
-    """Trace replays: records, flushes, skipped lines (and examples), remapping."""
+    """Trace replays: records, flushes, skipped lines (and examples), remapping, the
+    placement identifiers writes carried."""
     t = rep.raw.get("trace")
     if t is None:
         return []
@@ -506,6 +517,8 @@ def _trace_summary(rep: Report) -> list[tuple[str, str]]:
     if t["remap"] == "compact":
         text += f", {count(rm['distinct_pages'])} distinct pages"
     lines.append(("remap", text))
+    if t.get("placement"):
+        lines.append(("placement", placement_ids(t["placement"])))
     return lines
 
 

@@ -16,7 +16,7 @@ from rich.text import Text
 from .. import _core
 from .. import trace as traces
 from .._errors import InputError, make_error
-from .._format import count, duration, nanos, num, percent, size
+from .._format import count, duration, nanos, num, percent, placement_ids, size
 from . import trace_import
 from .common import (
     EXIT_BAD_INPUT,
@@ -256,6 +256,8 @@ def _stats_lines(st: Mapping[str, Any]) -> list[tuple[str, str]]:
     else:
         lines.append(("write skew", "- (no writes)"))
     lines.extend(_host_event_lines(st.get("host_events")))
+    if st.get("placement"):
+        lines.append(("placement", placement_ids(st["placement"])))
     lines.append(("page size", size(page)))
     return lines
 

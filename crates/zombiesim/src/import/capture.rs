@@ -331,6 +331,7 @@ impl DirtyRows {
                 offset: block * BLOCK,
                 size: BLOCK,
                 device: HostBuffer::PageCache.id(),
+                placement: None,
             }));
         }
     }
@@ -445,6 +446,7 @@ impl WriteRows {
                     offset: block * BLOCK,
                     size: BLOCK,
                     device: 0,
+                    placement: None,
                 },
                 value,
             )));

@@ -163,8 +163,9 @@ impl Lines {
     }
 }
 
-/// The output of an import: a native trace declared to hold host events (and values),
-/// in a file (or, for the fuzz harness, in memory).
+/// The output of an import: a native trace declared to hold host events (and values,
+/// and the placement identifiers of a trace it merges into), in a file (or, for the fuzz
+/// harness, in memory).
 pub(crate) struct Output<W: Write = OutputFile> {
     writer: TraceWriter<W>,
     last_ns: u64,
@@ -173,7 +174,12 @@ pub(crate) struct Output<W: Write = OutputFile> {
 
 impl Output {
     pub fn create(path: &Path, values: bool) -> Result<Output> {
-        Output::with_writer(TraceWriter::create(path, TraceFormat::Native)?, values)
+        Output::create_declared(path, NativeHeader::new(true, values))
+    }
+
+    /// An output whose header declares what `header` does, and host events.
+    pub fn create_declared(path: &Path, header: NativeHeader) -> Result<Output> {
+        Output::with_writer(TraceWriter::create(path, TraceFormat::Native)?, header)
     }
 
     pub fn close(self, report: &mut ImportReport) -> Result<()> {
@@ -184,8 +190,13 @@ impl Output {
 impl Output<Vec<u8>> {
     /// An output kept in memory.
     pub fn memory(values: bool) -> Result<Output<Vec<u8>>> {
+        Output::memory_declared(NativeHeader::new(true, values))
+    }
+
+    /// Like [`Output::create_declared`], in memory.
+    pub fn memory_declared(header: NativeHeader) -> Result<Output<Vec<u8>>> {
         let writer = TraceWriter::new(TraceFormat::Native, Vec::new()).named("<memory>");
-        Output::with_writer(writer, values)
+        Output::with_writer(writer, header)
     }
 
     /// Like [`Output::close`]; returns the trace's bytes.
@@ -195,9 +206,12 @@ impl Output<Vec<u8>> {
 }
 
 impl<W: Write> Output<W> {
-    fn with_writer(writer: TraceWriter<W>, values: bool) -> Result<Output<W>> {
+    fn with_writer(writer: TraceWriter<W>, header: NativeHeader) -> Result<Output<W>> {
         Ok(Output {
-            writer: writer.declare(NativeHeader::new(true, values))?,
+            writer: writer.declare(NativeHeader {
+                host_events: true,
+                ..header
+            })?,
             last_ns: 0,
             first_ns: None,
         })

@@ -32,7 +32,9 @@
 
 use super::{memory_lines, Extents, ImportReport, Lines, Output};
 use crate::error::Result;
-use crate::trace::{HostBuffer, ReadOptions, TraceFormat, TraceOp, TraceReader, TraceRecord};
+use crate::trace::{
+    HostBuffer, NativeHeader, ReadOptions, TraceFormat, TraceOp, TraceReader, TraceRecord,
+};
 use rustc_hash::FxHashSet;
 use std::collections::{BTreeMap, VecDeque};
 use std::io::Write;
@@ -71,8 +73,7 @@ pub fn import_wal(
     let written = written_blocks(open_writes(writes)?)?;
     let mut report = ImportReport::new("wal", out);
     let mut trace = open_writes(writes)?;
-    let values = trace.native_header()?.is_some_and(|h| h.values);
-    let mut output = Output::create(out, values)?;
+    let mut output = Output::create_declared(out, kept(&mut trace)?)?;
     merge(wal, &extents, &written, trace, &mut output, &mut report)?;
     output.close(&mut report)?;
     Ok(report)
@@ -103,11 +104,17 @@ pub(crate) fn import_wal_in_memory(
     let out = Path::new("<memory>");
     let mut report = ImportReport::new("wal", out);
     let mut trace = open()?;
-    let values = trace.native_header()?.is_some_and(|h| h.values);
-    let mut output = Output::memory(values)?;
+    let mut output = Output::memory_declared(kept(&mut trace)?)?;
     merge(wal, &extents, &written, trace, &mut output, &mut report)?;
     let bytes = output.finish(&mut report)?;
     Ok((report, bytes))
+}
+
+/// What the output keeps of the writes trace's header: its values and placement
+/// identifiers.
+fn kept(trace: &mut TraceReader) -> Result<NativeHeader> {
+    let h = trace.native_header()?.unwrap_or_default();
+    Ok(NativeHeader::new(true, h.values).with_placement(h.placement))
 }
 
 /// Merges the WAL records' dirty events into the writes trace, by time.
@@ -178,6 +185,7 @@ fn merge<W: Write>(
                     offset: b * BLOCK,
                     size: BLOCK,
                     device: HostBuffer::Database.id(),
+                    placement: None,
                 };
                 output.write(&rec, &[], report)?;
             }
@@ -208,6 +216,7 @@ fn merge<W: Write>(
                         offset: b * BLOCK,
                         size: BLOCK,
                         device: HostBuffer::Database.id(),
+                        placement: None,
                     };
                     output.write(&clean, &[], report)?;
                 }

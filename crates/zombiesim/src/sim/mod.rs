@@ -127,7 +127,13 @@ pub fn simulate_trace(
     cfg.validate()?;
     check_memory(cfg, opts)?;
     let geo = Geometry::new(cfg)?;
-    let workload = TraceWorkload::open(trace, geo.logical_pages, geo.page_size)?;
+    // An FDP device has reclaim_groups × handles placement identifiers; without FDP the
+    // trace's identifiers are carried unused, and unchecked.
+    let placement_ids = cfg
+        .fdp
+        .enabled
+        .then(|| cfg.fdp.reclaim_groups.saturating_mul(cfg.fdp.handles));
+    let workload = TraceWorkload::open(trace, geo.logical_pages, geo.page_size, placement_ids)?;
     if let Some(members) = oracle::envelope(cfg, &geo, workload.is_notified())? {
         return oracle::best_of(cfg, members, |c| simulate_trace(c, trace, opts, progress));
     }
@@ -155,7 +161,7 @@ pub fn simulate_trace(
         cfg,
         &geo,
         opts,
-        || TraceWorkload::open(trace, geo.logical_pages, geo.page_size),
+        || TraceWorkload::open(trace, geo.logical_pages, geo.page_size, placement_ids),
         &mut ticker,
     )?;
     run(
@@ -286,8 +292,8 @@ fn refuse_for_run(cfg: &Config, source: &Source, opts: &RunOptions) -> Result<()
         if let (true, Some(key)) = (w.places(), above) {
             return Err(crate::Error::config(
                 key,
-                "the workload's writes carry placement hints, which the host layers above the \
-                 device do not keep yet: leave it unset, or turn the hints off (hints=false)",
+                "the source's writes carry placement identifiers, which the host layers above the \
+                 device do not keep yet: leave it unset (or, for a workload, give hints=false)",
             ));
         }
     }

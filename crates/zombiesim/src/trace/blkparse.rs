@@ -104,6 +104,7 @@ impl Parser {
             offset: 0,
             size: 0,
             device,
+            placement: None,
         };
         let sector_field = match it.next() {
             None => None,
@@ -146,6 +147,7 @@ impl Parser {
             offset: bytes(sector)?,
             size: bytes(count)?,
             device,
+            placement: None,
         }))
     }
 }
@@ -295,6 +297,7 @@ mod tests {
             offset: 223490 * 512,
             size: 4096,
             device: 8 << 20,
+            placement: None,
         };
         w.write(&mut out, &rec).unwrap();
         w.write(

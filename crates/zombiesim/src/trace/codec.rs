@@ -15,6 +15,8 @@ pub(crate) struct RawRecord {
     pub offset: u64,
     pub size: u64,
     pub device: u32,
+    /// The placement identifier of a write (native version 3 only).
+    pub placement: Option<u16>,
 }
 
 /// Why a parser rejected a line.

@@ -60,6 +60,7 @@ pub(crate) fn parse(line: &str) -> LineResult {
         offset,
         size,
         device,
+        placement: None,
     }))
 }
 
@@ -110,6 +111,7 @@ mod tests {
             offset: 1 << 20,
             size: 8192,
             device: 0,
+            placement: None,
         };
         let mut out = Vec::new();
         write(&mut out, &rec).unwrap();

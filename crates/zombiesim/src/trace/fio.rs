@@ -122,6 +122,7 @@ impl Parser {
             offset,
             size,
             device: self.device(file),
+            placement: None,
         }))
     }
 

@@ -93,6 +93,7 @@ impl Parser {
             offset,
             size: bytes,
             device: major << 20 | minor,
+            placement: None,
         };
         // A sector write extending the gathered page?
         if let Some(p) = &mut self.pending {

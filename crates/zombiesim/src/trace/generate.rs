@@ -101,6 +101,7 @@ pub fn generate_notified<W: Write>(spec: &NotifiedSpec, w: TraceWriter<W>) -> Re
         offset: page * 4096,
         size: 4096,
         device: HostBuffer::PageCache.id(),
+        placement: None,
     };
     let mut n = 0u64;
     let mut step = 0u64;

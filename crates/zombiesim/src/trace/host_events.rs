@@ -224,6 +224,7 @@ mod tests {
             offset: 0,
             size: 4096,
             device,
+            placement: None,
         }
     }
 

@@ -3,10 +3,11 @@
 //!
 //! ```text
 //!  file (.gz/.zst) ──► TraceReader (msr | spc | disksim | fio | blkparse | native)
-//!        ──► TraceRecord { time_ns, op, offset, size, device }
+//!        ──► TraceRecord { time_ns, op, offset, size, device, placement }
 //!              ├──► TraceWriter (any format: convert)
 //!              ├──► Remapper (none | modulo | compact) ──► runs of logical pages
-//!              └──► TraceStats (counts, footprint, sizes, inter-arrival, write skew)
+//!              └──► TraceStats (counts, footprint, sizes, inter-arrival, write skew,
+//!                               placement identifiers)
 //! ```
 //!
 //! Every format has its own module documenting its fields, units and an example line;
@@ -46,6 +47,7 @@ pub mod native;
 pub mod nbdkit;
 mod options;
 pub mod pgbench;
+mod placement;
 mod reader;
 mod record;
 mod remap;
@@ -59,6 +61,7 @@ pub use generate::{generate_notified, NotifiedSpec};
 pub use host_events::{HostEventStats, Lifetimes};
 pub use native::NativeHeader;
 pub use options::{OnError, ReadOptions, SkippedLine, MAX_SKIPPED_EXAMPLES};
+pub use placement::{PlacementCounter, PlacementStats};
 pub use reader::{open_input, TraceReader};
 pub use record::{HostBuffer, TraceOp, TraceRecord};
 pub use remap::{PageRun, RemapMode, RemapStats, Remapper};

@@ -67,6 +67,7 @@ impl Parser {
             offset,
             size,
             device,
+            placement: None,
         }))
     }
 }
@@ -144,6 +145,7 @@ mod tests {
             offset: 0,
             size: 4096,
             device: 0,
+            placement: None,
         };
         let mut out = Vec::new();
         assert!(matches!(

@@ -51,6 +51,7 @@ impl Parser {
                 offset: 0,
                 size: 0,
                 device: 0,
+                placement: None,
             }));
         }
         let op = match kind {
@@ -93,6 +94,7 @@ impl Parser {
             offset,
             size,
             device: 0,
+            placement: None,
         }))
     }
 }

@@ -75,6 +75,7 @@ impl Parser {
             offset,
             size: BLOCK,
             device: 0,
+            placement: None,
         }))
     }
 }

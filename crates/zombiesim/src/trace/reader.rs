@@ -320,6 +320,7 @@ impl TraceReader {
             offset: raw.offset,
             size: raw.size,
             device: raw.device,
+            placement: raw.placement,
         })
     }
 
@@ -395,12 +396,26 @@ impl TraceReader {
         };
         let mut magic = [0u8; 8];
         let n = read_full(&mut self.input, &mut magic).map_err(|e| self.io_error(e))?;
-        let header = if &magic[..n] == native::MAGIC_V1 {
+        let version = match &magic[..n] {
+            m if m == native::MAGIC_V1 => 1,
+            m if m == native::MAGIC => 2,
+            m if m == native::MAGIC_V3 => 3,
+            _ => {
+                let found = String::from_utf8_lossy(&magic[..n]).into_owned();
+                return Err(fatal(
+                    self,
+                    format!(
+                        "expected the magic `ZSTRACE3`, `ZSTRACE2` or `ZSTRACE1` (zombiesim native trace) at the start, found {found:?}"
+                    ),
+                ));
+            }
+        };
+        let header = if version == 1 {
             NativeHeader {
                 version: 1,
                 ..NativeHeader::default()
             }
-        } else if &magic[..n] == native::MAGIC {
+        } else {
             let mut flags = [0u8; 8];
             let n = read_full(&mut self.input, &mut flags).map_err(|e| self.io_error(e))?;
             if n < 8 {
@@ -411,18 +426,10 @@ impl TraceReader {
                     ),
                 ));
             }
-            match NativeHeader::decode_flags(&flags) {
+            match NativeHeader::decode_flags(&flags, version) {
                 Ok(h) => h,
                 Err(LineError::Fatal(r) | LineError::Malformed(r)) => return Err(fatal(self, r)),
             }
-        } else {
-            let found = String::from_utf8_lossy(&magic[..n]).into_owned();
-            return Err(fatal(
-                self,
-                format!(
-                    "expected the magic `ZSTRACE2` or `ZSTRACE1` (zombiesim native trace) at the start, found {found:?}"
-                ),
-            ));
         };
         if let Parser::Native(state) = &mut self.parser {
             state.header = Some(header);
@@ -455,7 +462,7 @@ impl TraceReader {
                 native::decode(&bytes, &header)
             };
             let decoded = match decoded {
-                Ok((raw, has_values)) => self.native_values(raw, has_values, &header),
+                Ok((raw, follows)) => self.native_trailer(raw, follows, &header),
                 Err(e) => Err(e),
             };
             match decoded {
@@ -473,19 +480,33 @@ impl TraceReader {
         }
     }
 
-    /// Reads the fingerprints that follow a record, and checks time order in notified
-    /// traces.
-    fn native_values(
+    /// Reads what follows a record (its placement identifier, then its fingerprints),
+    /// and checks time order in notified traces.
+    fn native_trailer(
         &mut self,
-        raw: RawRecord,
-        has_values: bool,
+        mut raw: RawRecord,
+        follows: native::Follows,
         header: &NativeHeader,
     ) -> std::result::Result<RawRecord, LineError> {
         let Parser::Native(state) = &mut self.parser else {
             unreachable!("native records come from the native parser")
         };
         state.values.clear();
-        if has_values {
+        if follows.placement {
+            let mut bytes = [0u8; native::PLACEMENT_BYTES];
+            let n = read_full(&mut self.input, &mut bytes)
+                .map_err(|e| LineError::Fatal(format!("reading a placement identifier: {e}")))?;
+            if n < bytes.len() {
+                // The stream ends inside the record: nothing after it can be read.
+                return Err(LineError::Fatal(format!(
+                    "expected a {}-byte placement identifier after the record, found {n} bytes \
+                     (truncated file)",
+                    native::PLACEMENT_BYTES
+                )));
+            }
+            raw.placement = Some(u16::from_le_bytes(bytes));
+        }
+        if follows.values {
             let count = native::value_count(raw.size);
             let mut bytes = [0u8; 8];
             for _ in 0..count {

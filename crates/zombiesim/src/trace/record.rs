@@ -13,6 +13,10 @@
 //! clean → dirty in a host buffer ([`TraceOp::Dirty`]) or was cleaned there without being
 //! written to the device ([`TraceOp::Clean`]). They move no data; their `device` field
 //! names the buffer ([`HostBuffer`]). Only the native format can hold them.
+//!
+//! A write may also carry the NVMe *placement identifier* its host gave it
+//! (`placement`, native version 3): `reclaim_group · handles + handle` under Flexible
+//! Data Placement. Every other format reads `None` and refuses to write one.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -136,6 +140,10 @@ pub struct TraceRecord {
     /// `major << 20 | minor` (blkparse) or device id (native); for host events, the
     /// [`HostBuffer`] id.
     pub device: u32,
+    /// The NVMe placement identifier the host gave this write (native version 3
+    /// only; `None` for every other op and format).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<u16>,
 }
 
 impl TraceRecord {
@@ -158,7 +166,11 @@ impl fmt::Display for TraceRecord {
             f,
             "{} of {} bytes at byte {} on device {}, t={} ns",
             self.op, self.size, self.offset, self.device, self.time_ns
-        )
+        )?;
+        if let Some(p) = self.placement {
+            write!(f, ", placement id {p}")?;
+        }
+        Ok(())
     }
 }
 
@@ -186,6 +198,7 @@ mod tests {
             offset,
             size,
             device: 0,
+            placement: None,
         };
         assert_eq!(r(0, 4096).pages(4096), (0, 1));
         assert_eq!(r(4095, 2).pages(4096), (0, 2));

@@ -276,6 +276,7 @@ mod tests {
             offset,
             size,
             device: 0,
+            placement: None,
         }
     }
 

@@ -57,6 +57,7 @@ pub(crate) fn parse(line: &str) -> LineResult {
         offset,
         size,
         device,
+        placement: None,
     }))
 }
 
@@ -133,6 +134,7 @@ mod tests {
             offset: 1024,
             size: 4096,
             device: 3,
+            placement: None,
         };
         let mut out = Vec::new();
         write(&mut out, &rec).unwrap();

@@ -20,9 +20,12 @@
 //!   for 10, 20 and 50 %: points on the Lorenz curve. `gini` is the Gini coefficient of
 //!   the per-page write counts: 0 when every written page is written equally often,
 //!   towards 1 when a few pages take nearly all writes.
+//! - Placement identifiers (native version 3): how many writes carry one and the distinct
+//!   identifiers ([`PlacementStats`]); absent when no write carries one.
 
 use super::footprint::PageRuns;
 use super::host_events::{HostEventCounter, HostEventStats};
+use super::placement::{PlacementCounter, PlacementStats};
 use super::record::{TraceOp, TraceRecord};
 use crate::error::{Error, Result};
 use serde::Serialize;
@@ -91,6 +94,10 @@ pub struct TraceStats {
     /// awareness an ideal channel reaches. Absent for plain block traces.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_events: Option<HostEventStats>,
+    /// The NVMe placement identifiers writes carry (native version 3). Absent when no
+    /// write carries one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement: Option<PlacementStats>,
 }
 
 /// Sub-buckets per power of two in the inter-arrival histogram (2^4).
@@ -143,6 +150,7 @@ impl TraceStats {
             interarrival: InterArrival::default(),
             write_skew: WriteSkew::default(),
             host_events: None,
+            placement: None,
         };
         let mut pages = PageRuns::new();
         let mut sizes = [0u64; 66];
@@ -151,6 +159,7 @@ impl TraceStats {
         let (mut t_min, mut t_max) = (u64::MAX, 0u64);
         let mut prev: Option<u64> = None;
         let mut events = HostEventCounter::new();
+        let mut placement = PlacementCounter::new();
         for rec in records {
             let rec = rec?;
             s.records += 1;
@@ -181,6 +190,7 @@ impl TraceStats {
             };
             op.count += 1;
             op.bytes = op.bytes.saturating_add(rec.size);
+            placement.record(rec.placement);
             let bucket = match rec.size {
                 0 => 0,
                 n => 1 + n.next_power_of_two().trailing_zeros() as usize,
@@ -190,6 +200,7 @@ impl TraceStats {
             pages.touch(first, count, rec.op == TraceOp::Write);
         }
         s.host_events = events.finish();
+        s.placement = placement.stats();
         if s.records > 0 {
             s.duration_s = (t_max - t_min) as f64 / 1e9;
         }
@@ -287,6 +298,7 @@ mod tests {
             offset,
             size,
             device: 0,
+            placement: None,
         })
     }
 

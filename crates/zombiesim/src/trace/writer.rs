@@ -14,9 +14,10 @@
 //! | native | all four | bytes, size < 4 GiB | u16 | 1 ns |
 //!
 //! Times are truncated (not rounded) to the format's resolution. Flushes are written
-//! without a range and read back with offset 0 and size 0. Host events (dirty, clean)
-//! and content values go only into the native format, whose header must declare them
-//! first ([`TraceWriter::declare`]); any other format refuses them by name.
+//! without a range and read back with offset 0 and size 0. Host events (dirty, clean),
+//! content values and placement identifiers go only into the native format, whose header
+//! must declare them first ([`TraceWriter::declare`]); any other format refuses them by
+//! name.
 //!
 //! Output is buffered internally; [`TraceWriter::finish`] writes what the format needs
 //! at the end (fio's `close` lines), flushes and hands back the inner writer.
@@ -80,9 +81,10 @@ impl<W: Write> TraceWriter<W> {
         self
     }
 
-    /// Declares what a native file will hold (host events, content values): its header
-    /// says so, and only then are such records accepted. Native only, before the first
-    /// record.
+    /// Declares what a native file will hold (host events, content values, placement
+    /// identifiers): its header says so, and only then are such records accepted. Native
+    /// only, before the first record. A header with placement identifiers makes the file
+    /// version 3; without, version 2.
     pub fn declare(mut self, header: NativeHeader) -> Result<TraceWriter<W>> {
         match &mut self.state {
             State::Native(h) if !self.started => {
@@ -154,7 +156,8 @@ impl<W: Write> TraceWriter<W> {
     }
 
     /// Writes one record with the content fingerprints of what it writes (one per
-    /// 4 KiB; empty for none). Only the native format holds values and host events.
+    /// 4 KiB; empty for none). Only the native format holds values, host events and
+    /// placement identifiers ([`TraceRecord::placement`]).
     pub fn write_values(&mut self, rec: &TraceRecord, values: &[u64]) -> Result<()> {
         self.start()?;
         let out = &mut self.out;
@@ -166,6 +169,11 @@ impl<W: Write> TraceWriter<W> {
             )),
             _ if !values.is_empty() => Some(format!(
                 "{} holds no content values (only native does; converting would drop them)",
+                self.format
+            )),
+            _ if rec.placement.is_some() => Some(format!(
+                "{} holds no placement identifiers (only native does; converting would drop \
+                 them)",
                 self.format
             )),
             _ => None,
@@ -181,6 +189,9 @@ impl<W: Write> TraceWriter<W> {
             (_, TraceFormat::Disksim) => disksim::write(out, rec),
             (State::Native(h), _) => native::encode(rec, values, h).and_then(|b| {
                 out.write_all(&b)?;
+                if let Some(p) = rec.placement {
+                    out.write_all(&p.to_le_bytes())?;
+                }
                 for v in values {
                     out.write_all(&v.to_le_bytes())?;
                 }
@@ -307,6 +318,7 @@ mod tests {
             offset: 4096,
             size: 4096,
             device: 1,
+            placement: None,
         }
     }
 

@@ -11,13 +11,21 @@
 //! page whose 4 KiB chunk is not aligned to it, or a write whose length is not whole
 //! chunks, gets a value derived from the request's hashes and the page's position —
 //! different from anything else written, as the page's real content would be.
+//!
+//! A native trace's writes may carry an NVMe placement identifier (version 3): every
+//! request of such a write carries it as its hint's stream ([`WriteHint::stream`]), and
+//! the workload [`places`](Workload::places). An FDP device (`fdp.enabled`) places the
+//! pages by it, and an identifier it does not have (≥ `fdp.reclaim_groups ×
+//! fdp.handles`) is an input error naming the record; any other device carries the
+//! identifiers unused.
 
 use super::trace_info::{NotifiedInfo, TraceInfo};
 use super::{Op, Request, Workload, WriteHint};
 use crate::error::{Error, Result};
 use crate::fingerprint::combine;
 use crate::trace::{
-    HostBuffer, NativeHeader, ReadOptions, RemapMode, Remapper, TraceFormat, TraceOp, TraceReader,
+    HostBuffer, NativeHeader, PlacementCounter, ReadOptions, RemapMode, Remapper, TraceFormat,
+    TraceOp, TraceReader,
 };
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -54,11 +62,23 @@ pub struct TraceWorkload {
     notified: Option<NotifiedInfo>,
     /// The native header (native traces only).
     header: Option<NativeHeader>,
+    /// The placement identifiers the device has (`None`: not checked).
+    placement_ids: Option<u32>,
+    /// The placement identifiers replayed so far.
+    placement: PlacementCounter,
 }
 
 impl TraceWorkload {
     /// Open the trace for a device of `logical_pages` pages of `page_size` bytes.
-    pub fn open(spec: &TraceSpec, logical_pages: u64, page_size: u64) -> Result<Self> {
+    /// `placement_ids`: how many placement identifiers the device has (an FDP device's
+    /// `reclaim_groups × handles`); a write carrying another is an input error. `None`
+    /// carries them unchecked.
+    pub fn open(
+        spec: &TraceSpec,
+        logical_pages: u64,
+        page_size: u64,
+        placement_ids: Option<u32>,
+    ) -> Result<Self> {
         if spec.format.has_values() && page_size != 4096 {
             return Err(Error::config(
                 "flash.page_size",
@@ -82,6 +102,8 @@ impl TraceWorkload {
             page_size,
             logical_pages,
             notified: None,
+            placement_ids,
+            placement: PlacementCounter::new(),
         })
     }
 
@@ -93,6 +115,11 @@ impl TraceWorkload {
     /// Whether the trace's header declares content values.
     pub fn has_values(&self) -> bool {
         self.spec.format.has_values() || self.header.is_some_and(|h| h.values)
+    }
+
+    /// Whether the trace's header declares placement identifiers (native version 3).
+    pub fn places(&self) -> bool {
+        self.header.is_some_and(|h| h.placement)
     }
 
     /// What the replay did so far.
@@ -114,7 +141,32 @@ impl TraceWorkload {
             device: self.spec.options.device,
             limit: self.spec.limit,
             notified: self.notified,
+            placement: self.placement.stats(),
         }
+    }
+
+    /// The hint of a write's requests: its placement identifier, checked against the
+    /// device's when it has some.
+    fn hint(&mut self, placement: Option<u16>) -> Result<WriteHint> {
+        let Some(id) = placement else {
+            return Ok(WriteHint::NONE);
+        };
+        if let Some(n) = self.placement_ids.filter(|&n| u32::from(id) >= n) {
+            return Err(Error::Input {
+                file: self.reader.name().to_string(),
+                line: self.reader.line(),
+                reason: format!(
+                    "placement identifier {id} names no reclaim-unit handle of the device: it \
+                     has fdp.reclaim_groups × fdp.handles = {n} (identifiers 0 to {})",
+                    n.saturating_sub(1)
+                ),
+            });
+        }
+        self.placement.record(placement);
+        Ok(WriteHint {
+            stream: Some(id),
+            lifetime: None,
+        })
     }
 }
 
@@ -162,6 +214,11 @@ impl Workload for TraceWorkload {
                     }
                 }
             };
+            let hint = if op == Op::Write {
+                self.hint(rec.placement)?
+            } else {
+                WriteHint::NONE
+            };
             let runs = self.remapper.map(self.records, &rec)?;
             let values = self.reader.values();
             if op == Op::Write && !values.is_empty() && self.page_size == 4096 {
@@ -181,7 +238,7 @@ impl Workload for TraceWorkload {
                             arrival_ns: Some(rec.time_ns),
                             continued: k > 0,
                             value: Some(value),
-                            hint: WriteHint::NONE,
+                            hint,
                         });
                         k += 1;
                     }
@@ -196,7 +253,7 @@ impl Workload for TraceWorkload {
                     arrival_ns: Some(rec.time_ns),
                     continued: i > 0,
                     value: None,
-                    hint: WriteHint::NONE,
+                    hint,
                 });
             }
         }
@@ -225,11 +282,16 @@ impl Workload for TraceWorkload {
         self.is_notified()
     }
 
+    fn places(&self) -> bool {
+        self.places()
+    }
+
     fn own_writes(&self) -> Result<Option<Box<dyn Workload>>> {
         Ok(Some(Box::new(TraceWrites::open(
             &self.spec,
             self.logical_pages,
             self.page_size,
+            self.placement_ids,
         )?)))
     }
 }
@@ -240,18 +302,25 @@ struct TraceWrites {
     spec: TraceSpec,
     logical_pages: u64,
     page_size: u64,
+    placement_ids: Option<u32>,
     inner: TraceWorkload,
     /// Writes since the trace was last opened.
     since_open: u64,
 }
 
 impl TraceWrites {
-    fn open(spec: &TraceSpec, logical_pages: u64, page_size: u64) -> Result<Self> {
+    fn open(
+        spec: &TraceSpec,
+        logical_pages: u64,
+        page_size: u64,
+        placement_ids: Option<u32>,
+    ) -> Result<Self> {
         Ok(TraceWrites {
             spec: spec.clone(),
             logical_pages,
             page_size,
-            inner: TraceWorkload::open(spec, logical_pages, page_size)?,
+            placement_ids,
+            inner: TraceWorkload::open(spec, logical_pages, page_size, placement_ids)?,
             since_open: 0,
         })
     }
@@ -272,8 +341,12 @@ impl Workload for TraceWrites {
                 // The end: again from the start, unless a whole pass wrote nothing.
                 None if self.since_open == 0 => return Ok(None),
                 None => {
-                    self.inner =
-                        TraceWorkload::open(&self.spec, self.logical_pages, self.page_size)?;
+                    self.inner = TraceWorkload::open(
+                        &self.spec,
+                        self.logical_pages,
+                        self.page_size,
+                        self.placement_ids,
+                    )?;
                     self.since_open = 0;
                 }
             }
@@ -286,5 +359,9 @@ impl Workload for TraceWrites {
 
     fn expected_write_pages(&self) -> Option<u64> {
         None
+    }
+
+    fn places(&self) -> bool {
+        self.inner.places()
     }
 }

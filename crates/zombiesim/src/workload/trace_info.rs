@@ -1,8 +1,9 @@
 //! What replaying a trace did, for the report (its `trace` section): records read,
-//! skipped and remapped, and a notified trace's host events. A trace replay gives it
-//! through [`super::Workload::trace_info`], which every other workload answers `None`.
+//! skipped and remapped, a notified trace's host events and the placement identifiers
+//! its writes carried. A trace replay gives it through [`super::Workload::trace_info`],
+//! which every other workload answers `None`.
 
-use crate::trace::RemapStats;
+use crate::trace::{PlacementStats, RemapStats};
 use serde::Serialize;
 
 /// What replaying the trace did, for the report.
@@ -25,6 +26,10 @@ pub struct TraceInfo {
     /// the host model, and reach the device through the notification channel.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notified: Option<NotifiedInfo>,
+    /// The NVMe placement identifiers the replayed writes carried (native version 3;
+    /// absent when none did).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement: Option<PlacementStats>,
 }
 
 /// The host events a notified trace replayed.

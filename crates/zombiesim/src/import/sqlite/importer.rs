@@ -99,6 +99,7 @@ impl<W: Write> Importer<W> {
                     offset: 0,
                     size: 0,
                     device: 0,
+                    placement: None,
                 };
                 self.output.write(&rec, &[], report)?;
             }
@@ -151,6 +152,7 @@ impl<W: Write> Importer<W> {
             offset,
             size: n * PAGE,
             device: HostBuffer::Database.id(),
+            placement: None,
         };
         self.output.write(&rec, &[], report)
     }
@@ -169,6 +171,7 @@ impl<W: Write> Importer<W> {
             offset,
             size: n * PAGE,
             device: 0,
+            placement: None,
         };
         self.output.write(&rec, values, report)
     }
