@@ -28,6 +28,10 @@ with the machine's CPU model:
   fresh folder: the speed-up (target >= 1.8x on 2 cores) and the per-cell overhead, the
   wall time of the 1-worker sweep beyond the sum of its cells' own run times, per cell
   (process start, pool start, result writes, the table; target < 5% of a cell);
+- fdp: the counting-16g device and workload with NVMe FDP on (two handles, reclaim units
+  of one block on each of the 64 planes), and the same device page-mapped, paired run by
+  run: flash programs per wall second of each and their ratio (target: FDP within 1.2x);
+  then `kvcache` (two handles) on the FDP device;
 - fs: `fs:postmark` with 8 VMs (1 GiB partitions) on 8 GiB of FAST flash with timing on,
   in `ordered` and `journal` modes: file-system operations per wall second (target:
   >= 200 K).
@@ -314,6 +318,33 @@ def fs(n: int) -> bool:
     return ok
 
 
+FDP_SETS = ("fdp.enabled=true", "fdp.handles=2", "ftl.allocation=stripe")
+
+
+def fdp(n: int) -> bool:
+    config = "benches/configs/counting-16g.toml"
+    workload = "uniform:drive_writes=2"
+    print("\nfdp: counting-16g with FDP on (64-plane superblock RUs) against page-mapped")
+    page, placed = [], []
+    for _ in range(n):
+        r, _ = run_once(config, workload)
+        page.append(r["flash"]["programs"] / r["run"]["measured_wall_s"])
+        r, _ = run_once(config, workload, FDP_SETS)
+        placed.append(r["flash"]["programs"] / r["run"]["measured_wall_s"])
+    ratio = med(page) / med(placed)
+    print(f"  page-mapped {med(page) / 1e6:6.2f} M programs/s (runs: {fmt_runs(page)})")
+    print(f"  FDP         {med(placed) / 1e6:6.2f} M programs/s (runs: {fmt_runs(placed)})")
+    ok = ratio <= 1.2
+    print(f"  page-mapped / FDP {ratio:.2f} (target <= 1.2: {verdict(ok)})")
+    results = runs(config, "kvcache:soc=0.04,soc_writes=0.3,drive_writes=2", n, FDP_SETS)
+    rates = [r["flash"]["programs"] / r["run"]["measured_wall_s"] for r, _ in results]
+    print(
+        f"  kvcache on FDP: WAF {results[-1][0]['waf']:.3f}, {med(rates) / 1e6:.2f} M "
+        f"programs/s (runs: {fmt_runs(rates)})"
+    )
+    return ok
+
+
 SWEEP_GRID = """\
 title = "bench"
 preset = "default"
@@ -382,6 +413,7 @@ def main() -> int:
             "notified",
             "shadowgc",
             "ftls",
+            "fdp",
             "fs",
             "sweep",
         ),
@@ -399,6 +431,7 @@ def main() -> int:
         "notified": notified,
         "shadowgc": shadowgc,
         "ftls": ftls,
+        "fdp": fdp,
         "fs": fs,
         "sweep": sweep,
     }
