@@ -88,8 +88,6 @@ impl FdpCounts {
 pub struct ReclaimUnits {
     pub layout: FdpLayout,
     bpp: u32,
-    /// Blocks per RU slot's plane range: `ru_planes`.
-    ru_planes: u32,
     /// Summed statistics per RU (per-block arrays only; pages per "block" = an RU's).
     pub table: FlashState,
     /// Usable (not reserved) blocks of each RU.
@@ -136,7 +134,6 @@ impl ReclaimUnits {
         ReclaimUnits {
             layout,
             bpp,
-            ru_planes,
             table,
             usable,
             free,
@@ -158,19 +155,19 @@ impl ReclaimUnits {
     /// Block `i` (0 .. ru_planes) of RU `ru`.
     #[inline]
     pub fn block(&self, ru: u32, i: u32) -> u32 {
-        Self::block_in(self.bpp, self.ru_planes, ru, i)
+        Self::block_in(self.bpp, self.layout.ru_planes, ru, i)
     }
 
     /// The usable blocks of RU `ru`.
     pub fn blocks_of(&self, ru: u32) -> impl Iterator<Item = u32> + '_ {
-        (0..self.ru_planes).map(move |i| self.block(ru, i))
+        (0..self.layout.ru_planes).map(move |i| self.block(ru, i))
     }
 
     /// The RU holding `block`.
     #[inline]
     pub fn ru_of(&self, block: u32) -> u32 {
         let plane = block / self.bpp;
-        (plane / self.ru_planes) * self.bpp + block % self.bpp
+        (plane / self.layout.ru_planes) * self.bpp + block % self.bpp
     }
 
     /// RUs per reclaim group, and the first RU of group `g`.
@@ -215,14 +212,14 @@ impl ReclaimUnits {
     /// The RU slot of a plane.
     #[inline]
     pub fn slot_of_plane(&self, plane: u32) -> u32 {
-        plane / self.ru_planes
+        plane / self.layout.ru_planes
     }
 
-    /// The open RU of (slot, stream) and whether it has pages left.
+    /// Whether (slot, stream) has an open RU (one with pages left: a full RU leaves its
+    /// entry when it closes).
     #[inline]
     pub fn open_has_room(&self, slot: u32, stream: u32) -> bool {
-        let ru = self.open_ru[(slot * self.streams + stream) as usize];
-        ru != NONE && self.left[ru as usize] > 0
+        self.open_ru[(slot * self.streams + stream) as usize] != NONE
     }
 
     /// Take a free RU for (slot, stream), from another slot of its reclaim group when
@@ -245,7 +242,7 @@ impl ReclaimUnits {
             }
         };
         let r = ru as usize;
-        self.left[r] = self.usable[r] as u32 * self.table.pages_per_block() / self.ru_planes;
+        self.left[r] = self.usable[r] as u32 * self.table.pages_per_block() / self.layout.ru_planes;
         self.table.status[r] = BlockStatus::Open;
         self.table.stream[r] = stream as u8;
         let entry = slot * self.streams + stream;
@@ -344,7 +341,7 @@ impl ReclaimUnits {
     pub fn open_pages_left(&self) -> u64 {
         self.open_ru
             .iter()
-            .filter(|&&r| r != NONE && self.table.status[r as usize] == BlockStatus::Open)
+            .filter(|&&r| r != NONE)
             .map(|&r| self.left[r as usize] as u64)
             .sum()
     }
@@ -367,32 +364,30 @@ impl ReclaimUnits {
         }
         for ru in 0..self.table.blocks() {
             let r = ru as usize;
+            let t = &self.table;
             let (mut valid, mut written, mut zombies) = (0u32, 0u32, 0u32);
             for b in self.blocks_of(ru) {
-                let b = b as usize;
-                valid += flash.valid_count[b];
-                written += flash.write_ptr[b];
-                zombies += flash.zombies[b];
+                let i = b as usize;
+                valid += flash.valid_count[i];
+                written += flash.write_ptr[i];
+                zombies += flash.zombies[i];
+                let st = flash.status[i];
+                if st != BlockStatus::Reserved
+                    && st != BlockStatus::Free
+                    && flash.stream[i] != t.stream[r]
+                {
+                    return Err(Error::integrity(format!(
+                        "reclaim unit {ru} belongs to stream {} but its block {b} was opened for stream {}",
+                        t.stream[r], flash.stream[i]
+                    )));
+                }
             }
-            let t = &self.table;
             if (valid, written, zombies) != (t.valid_count[r], t.write_ptr[r], t.zombies[r]) {
                 return Err(Error::integrity(format!(
                     "reclaim unit {ru}: its blocks hold {valid} valid, {written} programmed, {zombies} zombie pages \
                      but it counts {}, {}, {}",
                     t.valid_count[r], t.write_ptr[r], t.zombies[r]
                 )));
-            }
-            for b in self.blocks_of(ru) {
-                let st = flash.status[b as usize];
-                if st != BlockStatus::Reserved
-                    && st != BlockStatus::Free
-                    && flash.stream[b as usize] != t.stream[r]
-                {
-                    return Err(Error::integrity(format!(
-                        "reclaim unit {ru} belongs to stream {} but its block {b} was opened for stream {}",
-                        t.stream[r], flash.stream[b as usize]
-                    )));
-                }
             }
         }
         Ok(())

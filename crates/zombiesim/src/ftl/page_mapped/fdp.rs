@@ -84,9 +84,15 @@ impl PageMappedFtl {
         let rus = self.blocks.rus.as_deref_mut().expect("fdp on");
         if rus.programmed(block, clock, host) {
             let ru = rus.ru_of(block);
-            let stats = BlockStats::of(ru, &rus.table);
-            self.blocks.units[u].policy.insert(&stats);
+            self.insert_ru(u, ru);
         }
+    }
+
+    /// Closed RU `ru` of unit `u` becomes a candidate of its victim policy.
+    fn insert_ru(&mut self, u: usize, ru: u32) {
+        let rus = self.blocks.rus.as_deref().expect("fdp on");
+        let stats = BlockStats::of(ru, &rus.table);
+        self.blocks.units[u].policy.insert(&stats);
     }
 
     /// Candidate RU `ru` of unit `u` changed: its policy hears of it.
@@ -154,9 +160,7 @@ impl PageMappedFtl {
                 rus.table.status[victim as usize] = BlockStatus::Closed;
                 let first = rus.block(victim, 0);
                 let u = self.blocks.unit_of_block(first);
-                let rus = self.blocks.rus.as_deref().expect("fdp on");
-                let stats = BlockStats::of(victim, &rus.table);
-                self.blocks.units[u].policy.insert(&stats);
+                self.insert_ru(u, victim);
             }
             None => self.block_closed(victim),
         }
