@@ -242,7 +242,7 @@ impl BlockManager {
         let ppb = pages_per_block as u64;
         let free = self.free_blocks();
         if let Some(rus) = self.rus.as_deref() {
-            return free * ppb + rus.open_pages_left();
+            return free * ppb + rus.open_pages_left(flash);
         }
         let open: u64 = self
             .open

@@ -19,8 +19,11 @@
 //!
 //! A closed RU is a candidate of its reclaim group's victim policy, which sees the RU's
 //! statistics summed over its blocks (valid, programmed and zombie pages; the latest
-//! modification; its erase count) kept here in a [`FlashState`] of RUs. GC copies every
-//! valid page out of the victim RU and erases all its blocks; the RU is then free again.
+//! modification; its erase count) kept here in a [`FlashState`] of RUs. An open RU keeps
+//! no sums (its blocks have them): they are taken from its blocks once, when its last
+//! block fills, and kept from then on, so a page programmed costs the RU nothing. GC
+//! copies every valid page out of the victim RU and erases all its blocks; the RU is
+//! then free again.
 //!
 //! What each stream wrote and what GC moved out of it and erased of it are counted per
 //! stream, for the FDP statistics log and the per-handle report.
@@ -96,13 +99,18 @@ pub struct ReclaimUnits {
     free: Vec<VecDeque<u32>>,
     /// The open RU of each (slot, stream), `NONE` when it has none.
     open_ru: Vec<u32>,
-    /// Pages still to program in each RU.
+    /// Blocks still to fill in each open RU.
     left: Vec<u32>,
     /// The `(slot, stream)` entry of `open_ru` each open RU fills (cleared when it
     /// closes, so that a recycled RU is never taken for its old stream's).
     opened_as: Vec<u32>,
     /// The next plane (index within the reclaim group) each stream writes to.
     cursor: Vec<u32>,
+    /// The first plane of each stream's reclaim group.
+    base_plane: Vec<u32>,
+    /// The RU of each block, and the slot of each plane (tables: no division per page).
+    ru_of_block: Vec<u32>,
+    slot_of_plane: Vec<u32>,
     streams: u32,
     /// Per stream.
     pub counts: Vec<StreamCounts>,
@@ -131,6 +139,17 @@ impl ReclaimUnits {
         }
         let ppb = geo.pages_per_block;
         let table = FlashState::of_units(rus, ppb * ru_planes);
+        let ru_of_block = (0..geo.planes * bpp)
+            .map(|b| ((b / bpp) / ru_planes) * bpp + b % bpp)
+            .collect();
+        let slot_of_plane = (0..geo.planes).map(|p| p / ru_planes).collect();
+        let base_plane = (0..streams)
+            .map(|s| {
+                let g = s / layout.streams_per_rg;
+                let g = if g < layout.reclaim_groups { g } else { 0 };
+                g * layout.rg_planes
+            })
+            .collect();
         ReclaimUnits {
             layout,
             bpp,
@@ -141,6 +160,9 @@ impl ReclaimUnits {
             left: vec![0; rus as usize],
             opened_as: vec![NONE; rus as usize],
             cursor: vec![0; streams as usize],
+            base_plane,
+            ru_of_block,
+            slot_of_plane,
             streams,
             counts: vec![StreamCounts::default(); streams as usize],
         }
@@ -166,8 +188,7 @@ impl ReclaimUnits {
     /// The RU holding `block`.
     #[inline]
     pub fn ru_of(&self, block: u32) -> u32 {
-        let plane = block / self.bpp;
-        (plane / self.layout.ru_planes) * self.bpp + block % self.bpp
+        self.ru_of_block[block as usize]
     }
 
     /// RUs per reclaim group, and the first RU of group `g`.
@@ -198,9 +219,8 @@ impl ReclaimUnits {
     /// The next plane stream `stream` writes to: its cursor's, moved on by one.
     #[inline]
     pub fn next_plane(&mut self, stream: u32) -> u32 {
-        let g = self.group_of_stream(stream);
         let c = &mut self.cursor[stream as usize];
-        let plane = g * self.layout.rg_planes + *c;
+        let plane = self.base_plane[stream as usize] + *c;
         *c = if *c + 1 == self.layout.rg_planes {
             0
         } else {
@@ -212,7 +232,7 @@ impl ReclaimUnits {
     /// The RU slot of a plane.
     #[inline]
     pub fn slot_of_plane(&self, plane: u32) -> u32 {
-        plane / self.layout.ru_planes
+        self.slot_of_plane[plane as usize]
     }
 
     /// Whether (slot, stream) has an open RU (one with pages left: a full RU leaves its
@@ -242,7 +262,7 @@ impl ReclaimUnits {
             }
         };
         let r = ru as usize;
-        self.left[r] = self.usable[r] as u32 * self.table.pages_per_block() / self.layout.ru_planes;
+        self.left[r] = self.usable[r] as u32;
         self.table.status[r] = BlockStatus::Open;
         self.table.stream[r] = stream as u8;
         let entry = slot * self.streams + stream;
@@ -251,32 +271,50 @@ impl ReclaimUnits {
         Ok(ru)
     }
 
-    /// A page was programmed into `block` at logical time `now`, for the host (or
-    /// the buffer) or not (GC, translation); true when its RU is now full (closed: a
-    /// GC candidate).
+    /// A page was programmed for `stream`, for the host (or the buffer) or not (GC,
+    /// translation).
     #[inline]
-    pub fn programmed(&mut self, block: u32, now: u64, host: bool) -> bool {
-        let ru = self.ru_of(block) as usize;
-        self.table.valid_count[ru] += 1;
-        self.table.write_ptr[ru] += 1;
-        self.table.last_modified[ru] = now;
-        let s = self.table.stream[ru] as usize;
+    pub fn programmed(&mut self, stream: u32, host: bool) {
+        let c = &mut self.counts[stream as usize];
         if host {
-            self.counts[s].host_pages += 1;
+            c.host_pages += 1;
         } else {
-            self.counts[s].gc_pages += 1;
+            c.gc_pages += 1;
         }
-        self.left[ru] -= 1;
-        if self.left[ru] == 0 {
-            self.table.status[ru] = BlockStatus::Closed;
-            let entry = std::mem::replace(&mut self.opened_as[ru], NONE) as usize;
-            if self.open_ru[entry] == ru as u32 {
-                self.open_ru[entry] = NONE;
+    }
+
+    /// Open block `block` of `flash` is full; its RU, when that was the RU's last
+    /// block to fill (the RU is closed now, its sums taken from its blocks: a GC
+    /// candidate).
+    pub fn block_full(&mut self, block: u32, flash: &FlashState) -> Option<u32> {
+        let ru = self.ru_of(block);
+        let r = ru as usize;
+        self.left[r] -= 1;
+        if self.left[r] > 0 {
+            return None;
+        }
+        let (mut valid, mut written, mut zombies, mut modified) = (0u32, 0u32, 0u32, 0u64);
+        for b in self.blocks_of(ru) {
+            let i = b as usize;
+            if flash.status[i] == BlockStatus::Reserved {
+                continue;
             }
-            true
-        } else {
-            false
+            valid += flash.valid_count[i];
+            written += flash.write_ptr[i];
+            zombies += flash.zombies[i];
+            modified = modified.max(flash.last_modified[i]);
         }
+        let t = &mut self.table;
+        t.valid_count[r] = valid;
+        t.write_ptr[r] = written;
+        t.zombies[r] = zombies;
+        t.last_modified[r] = modified;
+        t.status[r] = BlockStatus::Closed;
+        let entry = std::mem::replace(&mut self.opened_as[r], NONE) as usize;
+        if self.open_ru[entry] == ru {
+            self.open_ru[entry] = NONE;
+        }
+        Some(ru)
     }
 
     /// A page of `block` died at logical time `now`; the RU and whether it is a
@@ -285,9 +323,20 @@ impl ReclaimUnits {
     pub fn invalidated(&mut self, block: u32, now: u64) -> (u32, bool) {
         let ru = self.ru_of(block);
         let r = ru as usize;
+        if self.table.status[r] == BlockStatus::Open {
+            return (ru, false);
+        }
         self.table.valid_count[r] -= 1;
         self.table.last_modified[r] = now;
         (ru, self.table.status[r] == BlockStatus::Closed)
+    }
+
+    /// `pages` pages of victim RU `ru` died (GC moved them out) at logical time `now`.
+    #[inline]
+    pub fn victim_pages_moved(&mut self, ru: u32, pages: u32, now: u64) {
+        let r = ru as usize;
+        self.table.valid_count[r] -= pages;
+        self.table.last_modified[r] = now;
     }
 
     /// The zombie count of `block`'s RU goes up or down by one; the RU and whether it
@@ -296,6 +345,9 @@ impl ReclaimUnits {
     pub fn zombies_changed(&mut self, block: u32, up: bool) -> (u32, bool) {
         let ru = self.ru_of(block);
         let r = ru as usize;
+        if self.table.status[r] == BlockStatus::Open {
+            return (ru, false);
+        }
         if up {
             self.table.zombies[r] += 1;
         } else {
@@ -337,17 +389,21 @@ impl ReclaimUnits {
             .sum()
     }
 
-    /// Unprogrammed pages of the open RUs.
-    pub fn open_pages_left(&self) -> u64 {
+    /// Unprogrammed pages of the open RUs (their usable blocks in `flash`).
+    pub fn open_pages_left(&self, flash: &FlashState) -> u64 {
+        let ppb = flash.pages_per_block() as u64;
         self.open_ru
             .iter()
             .filter(|&&r| r != NONE)
-            .map(|&r| self.left[r as usize] as u64)
+            .flat_map(|&r| self.blocks_of(r))
+            .filter(|&b| flash.status[b as usize] != BlockStatus::Reserved)
+            .map(|b| ppb - flash.write_ptr[b as usize] as u64)
             .sum()
     }
 
-    /// Check the summed statistics of every RU against its blocks in `flash`, and that
-    /// every open RU a (slot, stream) fills is open for that stream.
+    /// Check the summed statistics of every RU that keeps them (all but the open)
+    /// against its blocks in `flash`, and that every open RU a (slot, stream) fills is
+    /// open for that stream.
     pub fn check(&self, flash: &FlashState) -> Result<()> {
         for (entry, &ru) in self.open_ru.iter().enumerate() {
             if ru == NONE {
@@ -382,6 +438,9 @@ impl ReclaimUnits {
                     )));
                 }
             }
+            if t.status[r] == BlockStatus::Open {
+                continue;
+            }
             if (valid, written, zombies) != (t.valid_count[r], t.write_ptr[r], t.zombies[r]) {
                 return Err(Error::integrity(format!(
                     "reclaim unit {ru}: its blocks hold {valid} valid, {written} programmed, {zombies} zombie pages \
@@ -395,6 +454,9 @@ impl ReclaimUnits {
 
     /// Bytes of the bookkeeping.
     pub fn memory_bytes(&self) -> usize {
-        self.table.memory_bytes() + self.usable.len() + self.left.len() * 4 + self.open_ru.len() * 4
+        self.table.memory_bytes()
+            + self.usable.len()
+            + (self.left.len() + self.open_ru.len() + self.opened_as.len()) * 4
+            + (self.ru_of_block.len() + self.slot_of_plane.len() + self.base_plane.len()) * 4
     }
 }

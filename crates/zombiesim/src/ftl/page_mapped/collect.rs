@@ -154,6 +154,8 @@ impl PageMappedFtl {
         // Counted here and added once: relocated pages by state, buffer reads, fast programs.
         let mut by_state = [0u64; 4];
         let (mut buffer_reads, mut fast_programs) = (0u64, 0u64);
+        // Pages that left the block (copied or skipped): the victim RU's sums, once.
+        let mut left_victim = 0u32;
         for i in 0..pages.len() {
             if let Some(&ahead) = pages.get(i + AHEAD) {
                 prefetch_entry(&self.l2p, self.base.flash.owner[ahead as usize] as usize);
@@ -167,10 +169,7 @@ impl PageMappedFtl {
             }
             self.base.flash.invalidate(ppn, self.base.clock);
             self.blocks.units[u].valid -= 1;
-            if let Some(rus) = self.blocks.rus.as_deref_mut() {
-                // The victim RU is no candidate: only its sums change.
-                rus.invalidated(block, self.base.clock);
-            }
+            left_victim += 1;
             if !gc {
                 if self.base.flash.status[block as usize] == BlockStatus::Closed {
                     let valid = self.base.flash.valid_count[block as usize];
@@ -256,6 +255,11 @@ impl PageMappedFtl {
                     o.copy(ppn, new);
                 }
             }
+        }
+        if let Some(rus) = self.blocks.rus.as_deref_mut() {
+            // The victim RU is no candidate: only its sums change.
+            let ru = rus.ru_of(block);
+            rus.victim_pages_moved(ru, left_victim, self.base.clock);
         }
         if let Some(moved) = self.moved.as_mut() {
             // Their owners are still recorded where they were.

@@ -22,25 +22,46 @@ use crate::gc::BlockStats;
 impl PageMappedFtl {
     /// The plane the next page of `stream` goes to, with an open frontier there
     /// (opening a fresh reclaim unit, and collecting, when the stream's is full).
+    #[inline]
     pub(super) fn fdp_plane(&mut self, stream: u32, buffer: &mut dyn BufferView) -> Result<u32> {
+        let plane = self
+            .blocks
+            .rus
+            .as_deref_mut()
+            .expect("fdp on")
+            .next_plane(stream);
+        if self.blocks.open_block(plane, stream) != NONE {
+            return Ok(plane);
+        }
+        self.fdp_plane_slow(stream, plane, buffer)
+    }
+
+    /// [`Self::fdp_plane`] when the cursor's `plane` has no open frontier.
+    #[cold]
+    #[inline(never)]
+    fn fdp_plane_slow(
+        &mut self,
+        stream: u32,
+        mut plane: u32,
+        buffer: &mut dyn BufferView,
+    ) -> Result<u32> {
         let tries = 2 * self.layout.fdp.expect("fdp on").rg_planes + 1;
         for _ in 0..tries {
-            let plane = self
+            let rus = self.blocks.rus.as_deref().expect("fdp on");
+            let slot = rus.slot_of_plane(plane);
+            if !rus.open_has_room(slot, stream) {
+                self.open_ru(slot, stream, buffer)?;
+                if self.blocks.open_block(plane, stream) != NONE {
+                    return Ok(plane);
+                }
+            }
+            // This plane's block of the RU is full (or absent): the next plane.
+            plane = self
                 .blocks
                 .rus
                 .as_deref_mut()
                 .expect("fdp on")
                 .next_plane(stream);
-            if self.blocks.open_block(plane, stream) != NONE {
-                return Ok(plane);
-            }
-            let rus = self.blocks.rus.as_deref().expect("fdp on");
-            let slot = rus.slot_of_plane(plane);
-            if rus.open_has_room(slot, stream) {
-                // This plane's block of the RU is full (or absent): the next plane.
-                continue;
-            }
-            self.open_ru(slot, stream, buffer)?;
             if self.blocks.open_block(plane, stream) != NONE {
                 return Ok(plane);
             }
@@ -76,15 +97,24 @@ impl PageMappedFtl {
         Ok(())
     }
 
-    /// A page was programmed into `block` of an FDP device: the RU's statistics; a
-    /// full RU becomes a candidate of its group's victim policy.
+    /// A page was programmed for `stream` into `block` of an FDP device, which is now
+    /// `full`: the stream's counts; a full RU becomes a candidate of its group's victim
+    /// policy.
     #[inline]
-    pub(super) fn fdp_programmed(&mut self, u: usize, block: u32, host: bool) {
-        let clock = self.base.clock;
+    pub(super) fn fdp_programmed(
+        &mut self,
+        u: usize,
+        stream: u32,
+        block: u32,
+        full: bool,
+        host: bool,
+    ) {
         let rus = self.blocks.rus.as_deref_mut().expect("fdp on");
-        if rus.programmed(block, clock, host) {
-            let ru = rus.ru_of(block);
-            self.insert_ru(u, ru);
+        rus.programmed(stream, host);
+        if full {
+            if let Some(ru) = rus.block_full(block, &self.base.flash) {
+                self.insert_ru(u, ru);
+            }
         }
     }
 

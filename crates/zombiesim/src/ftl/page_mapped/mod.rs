@@ -438,7 +438,8 @@ impl PageMappedFtl {
             if full {
                 self.blocks.set_open(plane, stream, NONE);
             }
-            self.fdp_programmed(u, block, matches!(cause, Cause::Host | Cause::Buffer));
+            let host = matches!(cause, Cause::Host | Cause::Buffer);
+            self.fdp_programmed(u, stream, block, full, host);
             return Some(ppn);
         }
         if full {
