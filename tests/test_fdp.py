@@ -67,11 +67,64 @@ def test_combinations_fdp_cannot_run_are_refused_naming_the_key(settings, key):
     assert key in str(e.value)
 
 
-def test_a_workload_naming_handles_under_the_host_cache_is_refused():
-    cfg = fdp(**{"host.cache": "64MiB", "timing.enabled": True})
+HOST = {"host.cache": "64MiB", "timing.enabled": True}
+
+
+def handle_pages(rep):
+    return [h["host_pages"] for h in rep["fdp"]["handles"]]
+
+
+def test_the_writers_identifiers_pass_through_the_host_cache():
+    """`host.placement = writer`: each dirty page keeps its writer's identifier and
+    its writeback carries it, so the kvcache's two handles fill as on the direct path."""
+    work = "kvcache:soc=0.2,soc_writes=0.3,drive_writes=1"
+    rep = zs.simulate(fdp(**HOST, **{"host.placement": "writer"}), work, reproducible=True)
+    soc, loc = handle_pages(rep)[:2]
+    assert soc > 0 and loc > 0 and sum(handle_pages(rep)[2:]) == 0
+    assert rep["fdp"]["events"]["invalid_placement_identifier"] == 0
+    # The cache absorbs overwrites, so the handles see what was written back.
+    assert soc + loc == rep["host"]["write_pages"]
+    # Without identifiers every page goes to the default handle.
+    off = zs.simulate(fdp(**HOST), work.replace("kvcache:", "kvcache:hints=false,"))
+    assert handle_pages(off)[0] == off["host"]["write_pages"]
+
+
+def test_the_fs_models_kinds_go_to_their_own_handles():
+    """`host.placement = kind`: data to handle 0, metadata 1, journal 2; the journal's
+    handle receives exactly the journal blocks the file systems wrote."""
+    cfg = fdp(**HOST, **{"host.placement": "kind"})
+    rep = zs.simulate(cfg, "fs:postmark,journal=journal,vms=2,transactions=300", reproducible=True)
+    data, meta, journal = handle_pages(rep)[:3]
+    assert data > 0 and meta > 0 and sum(handle_pages(rep)[3:]) == 0
+    assert journal == rep["fs"]["journal_blocks"] * rep["fs"]["block_bytes"] // (
+        rep["device"]["page_size"]
+    )
+
+
+def test_files_spread_over_the_handles():
+    cfg = fdp(**HOST, **{"host.placement": "file", "host.file_size": "256MiB", "fdp.handles": 4})
+    rep = zs.simulate(cfg, "uniform:drive_writes=0.3", reproducible=True)
+    assert all(p > 0 for p in handle_pages(rep)[:4])
+
+
+@pytest.mark.parametrize(
+    ("settings", "workload", "key"),
+    [
+        # A source with identifiers above a host layer that would drop them.
+        (HOST, "streams:drive_writes=0.1", "host.placement"),
+        ({"host.buffer": "16MiB"}, "streams:drive_writes=0.1", "host.buffer"),
+        # host.placement where nothing gives or reads identifiers.
+        ({**HOST, "host.placement": "writer"}, "uniform:drive_writes=0.1", "host.placement"),
+        ({**HOST, "host.placement": "kind"}, "uniform:drive_writes=0.1", "host.placement"),
+        ({**HOST, "host.placement": "file"}, "uniform:drive_writes=0.1", "host.placement"),
+        ({**HOST, "host.placement": "writer", "fdp.enabled": False}, "streams", "host.placement"),
+        ({"host.placement": "kind"}, "uniform:drive_writes=0.1", "host.placement"),
+    ],
+)
+def test_identifiers_that_would_be_lost_or_unread_are_refused(settings, workload, key):
     with pytest.raises(zs.ConfigError) as e:
-        zs.simulate(cfg, "streams:drive_writes=0.1")
-    assert "host.cache" in str(e.value)
+        zs.simulate(fdp(**settings), workload)
+    assert key in str(e.value)
 
 
 def test_workload_builders():

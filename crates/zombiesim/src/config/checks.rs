@@ -132,7 +132,12 @@ impl Config {
                 "must be in [0, 1)",
             ));
         }
-        host::validate(&self.host, &self.notify, self.timing.enabled)?;
+        host::validate(
+            &self.host,
+            &self.notify,
+            self.timing.enabled,
+            self.fdp.enabled,
+        )?;
         self.validate_oracle()?;
         self.content.validate()?;
         // Geometry-derived checks (sizes, the buffer against them, spare blocks per GC unit).

@@ -15,6 +15,38 @@ pub enum TracePlacement {
     Below,
 }
 
+/// Which placement identifier the host gives each write it sends to the device
+/// (`host.placement`; read by an FDP device, `fdp.enabled`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostPlacement {
+    /// None: every write goes to the device's default handle.
+    #[default]
+    None,
+    /// The identifier the application gave its last write of the page (a workload's
+    /// or a trace's), kept with the dirty page and sent with its writeback (as Linux
+    /// keeps a bio's write hint, and merges no requests across two).
+    Writer,
+    /// The page's file (`host.file_size` pieces of the logical space), modulo the
+    /// device's placement identifiers: one handle per file, as a per-inode hint.
+    File,
+    /// What the page holds, as the file system model says: data 0, metadata 1,
+    /// journal 2 (`fs:` workloads).
+    Kind,
+}
+
+impl HostPlacement {
+    /// The name as written in a configuration.
+    pub fn name(self) -> &'static str {
+        match self {
+            HostPlacement::None => "none",
+            HostPlacement::Writer => "writer",
+            HostPlacement::File => "file",
+            HostPlacement::Kind => "kind",
+        }
+    }
+}
+
 /// The host: a Linux-like page cache (or a database buffer) and the threads using it.
 ///
 /// `cache = 0` and `threads = 0` (the defaults) leave the host out: requests go straight
@@ -54,6 +86,8 @@ pub struct HostConfig {
     pub buffer: ByteSize,
     /// Replacement policy of the host write buffer.
     pub buffer_policy: super::BufferPolicy,
+    /// The placement identifier each write of the host model carries.
+    pub placement: HostPlacement,
 }
 
 impl Default for HostConfig {
@@ -71,6 +105,7 @@ impl Default for HostConfig {
             trace: TracePlacement::Above,
             buffer: ByteSize(0),
             buffer_policy: super::BufferPolicy::Lru,
+            placement: HostPlacement::None,
         }
     }
 }
@@ -122,7 +157,29 @@ impl Default for NotifyConfig {
 }
 
 /// Check the host and notify sections (keys named in errors).
-pub(super) fn validate(host: &HostConfig, notify: &NotifyConfig, timed: bool) -> Result<()> {
+pub(super) fn validate(
+    host: &HostConfig,
+    notify: &NotifyConfig,
+    timed: bool,
+    fdp: bool,
+) -> Result<()> {
+    if host.placement != HostPlacement::None {
+        let why = if !fdp {
+            Some("only an FDP device reads placement identifiers: set fdp.enabled = true")
+        } else if !host.enabled() {
+            Some(
+                "the host model is off (host.cache = 0, host.threads = 0): requests reach \
+                 the device with their own identifiers; set host.cache",
+            )
+        } else if host.placement == HostPlacement::File && host.file_size.bytes() == 0 {
+            Some("host.file_size = 0 makes the logical space one file: give host.file_size")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(Error::config("host.placement", why));
+        }
+    }
     for (key, v) in [
         ("host.dirty_writeback_s", host.dirty_writeback_s),
         ("host.dirty_expire_s", host.dirty_expire_s),

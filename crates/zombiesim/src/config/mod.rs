@@ -53,7 +53,7 @@ pub use ftl_kinds::{
 };
 pub use gc::{CbAge, GcConfig, GcScope, OracleScore};
 pub use geometry::Geometry;
-pub use host::{HostConfig, NotifyConfig, NotifyMode, TracePlacement};
+pub use host::{HostConfig, HostPlacement, NotifyConfig, NotifyMode, TracePlacement};
 pub use interface::{InterfaceConfig, Replay};
 pub use layout::{FtlLayout, UnitRange};
 pub use memory::{available_memory, gib, MemoryEstimate, MemoryPart};

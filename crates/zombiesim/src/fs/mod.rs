@@ -510,6 +510,7 @@ impl FsWorkload {
                 pages: pages(count as u64),
                 value: None,
                 kind,
+                id: None,
             },
             // A pin that comes after its transaction committed (it waited behind a
             // throttled write) pins nothing: the commit has made the pages dirty.

@@ -3,7 +3,7 @@
 
 use super::notifier::{CommandAt, HostChange};
 use super::{Event, HostOutcome, HostSim, Observer, Reason};
-use crate::device::{Command, Payload, NO_VALUE};
+use crate::device::{Command, Payload, WriteHint, NO_VALUE};
 use crate::error::Result;
 use crate::report::AwarenessPoint;
 use crate::workload::{AppOp, IoKind, Op};
@@ -111,12 +111,59 @@ impl HostSim<'_> {
         Ok(())
     }
 
-    /// Write back one evicted dirty page; returns when it completes.
+    /// The pages from `lpn` (before `end`) that carry the same placement identifier,
+    /// and the identifier: the kind of each page is `kind`, or the one it was written
+    /// as.
+    fn id_run(&self, lpn: u64, end: u64, kind: Option<IoKind>) -> (u32, WriteHint) {
+        if !self.ids.on() {
+            return ((end - lpn) as u32, WriteHint::NONE);
+        }
+        let kind_of = |l: u64| {
+            kind.unwrap_or_else(|| match self.kinds.get(l as usize) {
+                Some(&k) => IoKind::ALL[k as usize],
+                None => IoKind::Data,
+            })
+        };
+        let id = self.ids.of(lpn, kind_of(lpn));
+        let mut n = 1u64;
+        while lpn + n < end && self.ids.of(lpn + n, kind_of(lpn + n)) == id {
+            n += 1;
+        }
+        let hint = WriteHint {
+            stream: id,
+            ..WriteHint::NONE
+        };
+        (n as u32, hint)
+    }
+
+    /// Write back dirty pages `lpn..lpn + pages` (one command per run of one placement
+    /// identifier); returns when the last completes.
     fn write_back(
         &mut self,
         now: u64,
         lpn: u64,
         pages: u32,
+        reason: Reason,
+        observer: &mut dyn Observer,
+    ) -> Result<u64> {
+        let end = lpn + pages as u64;
+        let mut at = lpn;
+        let mut done = now;
+        while at < end {
+            let (n, hint) = self.id_run(at, end, None);
+            done = done.max(self.write_back_run(now, at, n, hint, reason, observer)?);
+            at += n as u64;
+        }
+        Ok(done)
+    }
+
+    /// Write back one run of dirty pages with one identifier.
+    fn write_back_run(
+        &mut self,
+        now: u64,
+        lpn: u64,
+        pages: u32,
+        hint: WriteHint,
         reason: Reason,
         observer: &mut dyn Observer,
     ) -> Result<u64> {
@@ -142,6 +189,7 @@ impl HostSim<'_> {
         };
         let cmd = Command {
             payload,
+            hint,
             ..Command::new(Op::Write, lpn, pages)
         };
         let done = self.submit(now, cmd, observer);
@@ -200,6 +248,7 @@ impl HostSim<'_> {
                 pages,
                 value,
                 kind,
+                id,
             } => {
                 self.app_counts.requests += 1;
                 self.app_counts.write_pages += pages as u64;
@@ -208,15 +257,26 @@ impl HostSim<'_> {
                 }
                 if self.cache.capacity() == 0 {
                     self.count_kind(false, kind, pages);
-                    let cmd = Command {
-                        payload: value.map_or(Payload::Unknown, Payload::Same),
-                        ..Command::new(Op::Write, lpn, pages)
-                    };
-                    done = done.max(self.submit(now, cmd, observer)?);
+                    let end = lpn + pages as u64;
+                    for l in lpn..end {
+                        self.ids.written(l, id);
+                    }
+                    let mut at = lpn;
+                    while at < end {
+                        let (n, hint) = self.id_run(at, end, Some(kind));
+                        let cmd = Command {
+                            payload: value.map_or(Payload::Unknown, Payload::Same),
+                            hint,
+                            ..Command::new(Op::Write, at, n)
+                        };
+                        done = done.max(self.submit(now, cmd, observer)?);
+                        at += n as u64;
+                    }
                 } else {
                     for l in lpn..lpn + pages as u64 {
                         let a = self.cache.write(l, now);
                         self.remember_value(l, value);
+                        self.ids.written(l, id);
                         if let Some(victim) = a.evicted_dirty {
                             let t =
                                 self.write_back(now, victim as u64, 1, Reason::Evict, observer)?;
@@ -251,10 +311,12 @@ impl HostSim<'_> {
                 let mut at = lpn;
                 let end = lpn + pages as u64;
                 while at < end {
-                    let n = (end - at).min(self.max_write as u64) as u32;
+                    let run_end = end.min(at + self.max_write as u64);
+                    let (n, hint) = self.id_run(at, run_end, Some(kind));
                     self.count_kind(false, kind, n);
                     let cmd = Command {
                         fua: true,
+                        hint,
                         ..Command::new(Op::Write, at, n)
                     };
                     done = done.max(self.submit(now, cmd, observer)?);

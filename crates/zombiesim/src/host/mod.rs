@@ -28,6 +28,7 @@
 mod channel;
 mod notifier;
 mod page_cache;
+mod placement;
 mod recorded;
 mod write_buffer;
 
@@ -125,6 +126,8 @@ pub struct HostSim<'a> {
     /// What each cached page holds ([`crate::workload::IoKind`] as `u8`), when the
     /// source counts kinds; empty otherwise.
     kinds: Vec<u8>,
+    /// The placement identifier of each write (`host.placement`).
+    ids: placement::HostIds,
     traffic: crate::fs::TrafficByKind,
     // Accounting.
     app: LatencyRecorder,
@@ -178,6 +181,12 @@ impl<'a> HostSim<'a> {
             sync_writeback_pages: 0,
             values: Vec::new(),
             kinds: Vec::new(),
+            ids: placement::HostIds::new(
+                h.placement,
+                logical,
+                file_pages,
+                cfg.fdp.handles * cfg.fdp.reclaim_groups.max(1),
+            ),
             traffic: Default::default(),
             app: LatencyRecorder::default(),
             device_latency: LatencyRecorder::default(),

@@ -14,7 +14,7 @@
 //! progress callback is called at most every ~100 ms; returning `false` stops the
 //! run, which still returns a report, marked `run.interrupted`.
 
-use crate::config::{available_memory, Config, MemoryEstimate, TracePlacement};
+use crate::config::{available_memory, Config, HostPlacement, MemoryEstimate, TracePlacement};
 use crate::content::ContentCounters;
 use crate::device::Device;
 use crate::error::Result;
@@ -280,22 +280,46 @@ fn refuse_for_run(cfg: &Config, source: &Source, opts: &RunOptions) -> Result<()
     if !matches!(source, Source::Requests(_)) {
         oracle::refuse_app(cfg)?;
     }
-    if let Source::Requests(w) = source {
-        // Placement hints reach the device on the direct path only.
-        let above = if cfg.host.enabled() {
-            Some("host.cache")
-        } else if cfg.host.buffer.bytes() > 0 {
-            Some("host.buffer")
-        } else {
-            None
-        };
-        if let (true, Some(key)) = (w.places(), above) {
-            return Err(crate::Error::config(
-                key,
-                "the source's writes carry placement identifiers, which the host layers above the \
-                 device do not keep yet: leave it unset (or, for a workload, give hints=false)",
-            ));
-        }
+    let places = matches!(source, Source::Requests(w) if w.places());
+    let placement = cfg.host.placement;
+    // Placement identifiers of the source reach the device on the direct path, or
+    // through the host model when it keeps them (host.placement = writer).
+    if places && cfg.host.buffer.bytes() > 0 {
+        return Err(crate::Error::config(
+            "host.buffer",
+            "the source's writes carry placement identifiers, which the host write buffer \
+             does not keep: leave it unset (or, for a workload, give hints=false)",
+        ));
+    }
+    if places && cfg.host.enabled() && placement != HostPlacement::Writer {
+        return Err(crate::Error::config(
+            "host.placement",
+            format!(
+                "the source's writes carry placement identifiers, which host.placement = {} \
+                 does not pass on: set host.placement = \"writer\" (or, for a workload, give \
+                 hints=false)",
+                placement.name()
+            ),
+        ));
+    }
+    if placement == HostPlacement::Writer && !places {
+        return Err(crate::Error::config(
+            "host.placement",
+            "\"writer\" passes on the identifiers of the source's writes, and this source \
+             gives none (a native trace of version 3, or kvcache / streams with hints)",
+        ));
+    }
+    let counts_kinds = match source {
+        Source::Fs(_) => true,
+        Source::App(a) => a.counts_kinds(),
+        Source::Requests(_) => false,
+    };
+    if placement == HostPlacement::Kind && !counts_kinds {
+        return Err(crate::Error::config(
+            "host.placement",
+            "\"kind\" tells data, metadata and journal apart, which only a file-system \
+             workload (fs:...) says",
+        ));
     }
     if cfg.gc.skip_shadows && !cfg.device.buffer_nonvolatile && !opts.force_unsafe {
         return Err(crate::Error::config(

@@ -36,12 +36,14 @@ impl IoKind {
 pub enum AppOp {
     /// Read pages (through the buffer cache).
     Read { lpn: u64, pages: u32, kind: IoKind },
-    /// Write whole pages (buffered in the cache), each holding `value` when known.
+    /// Write whole pages (buffered in the cache), each holding `value` when known,
+    /// with the writer's placement identifier `id` (`host.placement = "writer"`).
     Write {
         lpn: u64,
         pages: u32,
         value: Option<u64>,
         kind: IoKind,
+        id: Option<u16>,
     },
     /// Discard pages (a dirty copy is dropped; the device is trimmed).
     Trim { lpn: u64, pages: u32 },
@@ -122,6 +124,7 @@ impl AppSource for RequestSource {
                 pages,
                 value: r.value,
                 kind: IoKind::Data,
+                id: r.hint.stream,
             },
             Op::Trim => AppOp::Trim { lpn, pages },
             Op::Flush => AppOp::Flush,

@@ -146,6 +146,7 @@ impl OltpWorkload {
                 pages: 1,
                 value: None,
                 kind: IoKind::Data,
+                id: None,
             });
         };
         let read = |q: &mut VecDeque<AppOp>, lpn: u64| {
