@@ -333,7 +333,7 @@ def fdp(n: int) -> bool:
         placed.append(r["flash"]["programs"] / r["run"]["measured_wall_s"])
     # The median of the paired ratios: a pair runs back to back, so drift in the
     # machine's speed moves both of its runs.
-    ratio = med([a / b for a, b in zip(page, placed)])
+    ratio = med([a / b for a, b in zip(page, placed, strict=True)])
     print(f"  page-mapped {med(page) / 1e6:6.2f} M programs/s (runs: {fmt_runs(page)})")
     print(f"  FDP         {med(placed) / 1e6:6.2f} M programs/s (runs: {fmt_runs(placed)})")
     ok = ratio <= 1.2

@@ -143,5 +143,13 @@ def test_reproduce_fdp_tiny(tmp_path):
     # FDP cuts the KV cache's WAF at full utilisation, and its amplification stays small.
     row = frame[frame.metric == "WAF with FDP vs without, 100% utilisation"].iloc[0]
     assert row.verdict in ("met", "direction-only")
+    # Placement joined with zombie awareness: perfect hot/cold placement helps greedy
+    # under PI, z-greedy still helps on top of it, and the oracle bounds z-greedy.
+    j = rep.tables["joined"].set_index(["device", "scheme"]).waf
+    assert j["persistent", "gc-gd"] < 0.9 * j["nofdp", "gc-gd"]
+    assert j["persistent", "zgc-gd-nz"] < 0.9 * j["persistent", "gc-gd"]
+    for dev in ("nofdp", "initial", "persistent"):
+        assert j[dev, "oracle"] <= j[dev, "zgc-gd-nz"]
     written = rep.write(tmp_path)
     assert (tmp_path / "report.html") in written
+    assert (tmp_path / "joined.csv") in written

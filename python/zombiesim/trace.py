@@ -288,8 +288,9 @@ def generate_notified(output: str | os.PathLike[str], **spec: Any) -> int:
     4 KiB writes behind a write-back buffer, each page's dirty event `delay` steps before
     its write. Keys (defaults): `pages` (16384), `records` (100000), `hot_pages` (0.2),
     `hot_share` (0.8), `delay` (256), `unannounced` (0.0: share of writes with no dirty
-    event), `read_every` (0: no reads), `step_ns` (10000), `seed` (1). Returns the records
-    written. See docs/real-hosts.md."""
+    event), `read_every` (0: no reads), `step_ns` (10000), `seed` (1), `placement` (False:
+    True gives each write a placement identifier, 1 for a hot page, 0 for a cold one).
+    Returns the records written. See docs/real-hosts.md."""
     with atomic_output(output) as tmp:
         n = _core.trace_generate_notified(tmp, json.dumps(spec))
     return int(n)

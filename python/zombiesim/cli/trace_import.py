@@ -80,6 +80,8 @@ def register(trace_sub: Any) -> None:
     t.add_argument("--out", "-o", metavar="OUT", required=True, help="the trace to write")
     for key, kind, text in GENERATOR_KEYS:
         t.add_argument(f"--{key.replace('_', '-')}", dest=key, type=kind, help=text)
+    for key, text in GENERATOR_FLAGS:
+        t.add_argument(f"--{key}", dest=key, action="store_true", default=None, help=text)
 
 
 #: The generator's settings: (key, type, help).
@@ -94,11 +96,16 @@ GENERATOR_KEYS = [
     ("step_ns", int, "nanoseconds per step (default 10000)"),
     ("seed", int, "random seed (default 1)"),
 ]
+#: The generator's switches: (key, help).
+GENERATOR_FLAGS = [
+    ("placement", "writes carry a placement identifier: 1 for a hot page, 0 for a cold one"),
+]
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
     check_writable(args.out)
-    spec = {k: getattr(args, k) for k, _, _ in GENERATOR_KEYS if getattr(args, k) is not None}
+    keys = [k for k, _, _ in GENERATOR_KEYS] + [k for k, _ in GENERATOR_FLAGS]
+    spec = {k: getattr(args, k) for k in keys if getattr(args, k) is not None}
     n = traces.generate_notified(args.out, **spec)
     out.print(Text(f"wrote {count(n)} records to {args.out}"))
     return EXIT_OK

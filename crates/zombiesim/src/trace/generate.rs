@@ -12,8 +12,10 @@
 //! Each page's flash copy is a zombie from its dirty event until its write: `delay`
 //! steps, so an ideal channel knows every overwrite in advance. `unannounced` is the
 //! share of writes that come with no dirty event at all (direct I/O, a buffer the host
-//! did not report). The stream is generated and written record by record, in time order
-//! (memory: the pages waiting for write-back, at most `delay`).
+//! did not report). With `placement`, each write carries an NVMe placement identifier
+//! saying which set its page is in (hot 1, cold 0: a host that separates lifetimes
+//! perfectly; a version-3 trace). The stream is generated and written record by record,
+//! in time order (memory: the pages waiting for write-back, at most `delay`).
 
 use super::native::NativeHeader;
 use super::record::{HostBuffer, TraceOp, TraceRecord};
@@ -46,6 +48,8 @@ pub struct NotifiedSpec {
     /// Nanoseconds per step.
     pub step_ns: u64,
     pub seed: u64,
+    /// Writes carry a placement identifier: 1 for a hot page, 0 for a cold one.
+    pub placement: bool,
 }
 
 impl Default for NotifiedSpec {
@@ -60,6 +64,7 @@ impl Default for NotifiedSpec {
             read_every: 0,
             step_ns: 10_000,
             seed: 1,
+            placement: false,
         }
     }
 }
@@ -90,7 +95,8 @@ impl NotifiedSpec {
 /// written.
 pub fn generate_notified<W: Write>(spec: &NotifiedSpec, w: TraceWriter<W>) -> Result<(u64, W)> {
     spec.validate()?;
-    let mut w = w.declare(NativeHeader::new(true, false))?;
+    let header = NativeHeader::new(true, false).with_placement(spec.placement);
+    let mut w = w.declare(header)?;
     let mut rng = Pcg64Mcg::seed_from_u64(spec.seed);
     let hot = ((spec.pages as f64 * spec.hot_pages) as u64).clamp(1, spec.pages);
     let mut dirty = vec![false; spec.pages as usize];
@@ -125,6 +131,7 @@ pub fn generate_notified<W: Write>(spec: &NotifiedSpec, w: TraceWriter<W>) -> Re
             dirty[p as usize] = false;
             w.write(&TraceRecord {
                 device: 0,
+                placement: spec.placement.then_some(u16::from(p < hot)),
                 ..rec(t, TraceOp::Write, p)
             })?;
             n += 1;
@@ -183,5 +190,37 @@ mod tests {
             }
         }
         assert!(writes > 900 && events > 900, "{writes} {events}");
+    }
+
+    #[test]
+    fn with_placement_each_write_names_its_pages_set() {
+        let spec = NotifiedSpec {
+            pages: 100,
+            records: 3_000,
+            hot_pages: 0.2,
+            placement: true,
+            ..NotifiedSpec::default()
+        };
+        let (_, bytes) =
+            generate_notified(&spec, TraceWriter::new(TraceFormat::Native, Vec::new())).unwrap();
+        let input = Box::new(std::io::Cursor::new(bytes));
+        let r =
+            TraceReader::from_reader("mem", input, TraceFormat::Native, &ReadOptions::default())
+                .unwrap();
+        let (mut hot, mut cold) = (0, 0);
+        for rec in r {
+            let rec = rec.unwrap();
+            let page = rec.offset / 4096;
+            match rec.op {
+                TraceOp::Write => {
+                    let id = rec.placement.expect("every write names its set");
+                    assert_eq!(id, u16::from(page < 20), "page {page}");
+                    hot += usize::from(id == 1);
+                    cold += usize::from(id == 0);
+                }
+                _ => assert_eq!(rec.placement, None),
+            }
+        }
+        assert!(hot > cold && cold > 0, "{hot} {cold}");
     }
 }
