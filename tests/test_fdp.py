@@ -96,8 +96,9 @@ def test_the_fs_models_kinds_go_to_their_own_handles():
     rep = zs.simulate(cfg, "fs:postmark,journal=journal,vms=2,transactions=300", reproducible=True)
     data, meta, journal = handle_pages(rep)[:3]
     assert data > 0 and meta > 0 and sum(handle_pages(rep)[3:]) == 0
-    assert journal == rep["fs"]["journal_blocks"] * rep["fs"]["block_bytes"] // (
-        rep["device"]["page_size"]
+    assert (
+        journal
+        == rep["fs"]["journal_blocks"] * rep["fs"]["block_bytes"] // (rep["device"]["page_size"])
     )
 
 
