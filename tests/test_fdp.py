@@ -140,7 +140,7 @@ def test_reproduce_fdp_tiny(tmp_path):
     rep = zs.reproduce.run("fdp", scale="tiny", jobs=2)
     frame = rep.claims_frame()
     assert len(frame) == 13
-    assert {"runs", "soc_model", "sensitivity"} <= set(rep.tables)
+    assert {"runs", "soc_model", "sensitivity", "op_ablation", "joined"} <= set(rep.tables)
     # FDP cuts the KV cache's WAF at full utilisation, and its amplification stays small.
     row = frame[frame.metric == "WAF with FDP vs without, 100% utilisation"].iloc[0]
     assert row.verdict in ("met", "direction-only")

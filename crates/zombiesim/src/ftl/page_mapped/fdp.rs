@@ -24,16 +24,19 @@ impl PageMappedFtl {
     /// (opening a fresh reclaim unit, and collecting, when the stream's is full).
     #[inline]
     pub(super) fn fdp_plane(&mut self, stream: u32, buffer: &mut dyn BufferView) -> Result<u32> {
-        let plane = self
-            .blocks
-            .rus
-            .as_deref_mut()
-            .expect("fdp on")
-            .next_plane(stream);
-        if self.blocks.open_block(plane, stream) != NONE {
-            return Ok(plane);
+        match self.fdp_cursor_plane(stream) {
+            (plane, true) => Ok(plane),
+            (plane, false) => self.fdp_plane_slow(stream, plane, buffer),
         }
-        self.fdp_plane_slow(stream, plane, buffer)
+    }
+
+    /// The plane `stream`'s cursor gives next, and whether the stream has an open
+    /// frontier there.
+    #[inline]
+    fn fdp_cursor_plane(&mut self, stream: u32) -> (u32, bool) {
+        let rus = self.blocks.rus.as_deref_mut().expect("fdp on");
+        let plane = rus.next_plane(stream);
+        (plane, self.blocks.open_block(plane, stream) != NONE)
     }
 
     /// [`Self::fdp_plane`] when the cursor's `plane` has no open frontier.
@@ -56,13 +59,9 @@ impl PageMappedFtl {
                 }
             }
             // This plane's block of the RU is full (or absent): the next plane.
-            plane = self
-                .blocks
-                .rus
-                .as_deref_mut()
-                .expect("fdp on")
-                .next_plane(stream);
-            if self.blocks.open_block(plane, stream) != NONE {
+            let open;
+            (plane, open) = self.fdp_cursor_plane(stream);
+            if open {
                 return Ok(plane);
             }
         }
