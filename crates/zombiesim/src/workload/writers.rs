@@ -158,7 +158,10 @@ pub(super) fn streams(
 ///   overwritten oldest first (its regions evicted FIFO), in requests of `io` bytes
 ///   (256 KiB, CacheLib's FDP configuration) that interleave with the small-object
 ///   writes, as concurrent flush threads do;
-/// - a fraction `soc_writes` of the written pages go to the small-object cache.
+/// - a fraction `soc_writes` of the written pages go to the small-object cache;
+/// - `tenants` (1) such caches share the device, each on an equal share of the used
+///   space and of the writes, tenant `t` on identifiers `2t` (its small-object cache)
+///   and `2t + 1` (its log).
 ///
 /// With `hints = false` the writes name no identifier (the cache without FDP).
 pub(super) fn kvcache(
@@ -190,9 +193,20 @@ pub(super) fn kvcache(
         return Err(keys.bad("zipf", &zipf.to_string(), "a non-negative number"));
     }
     let hints = keys.boolean("hints", true)?;
+    let tenants = keys.number("tenants", 1.0)?;
+    if !(tenants >= 1.0 && tenants <= 32.0 && tenants.fract() == 0.0) {
+        return Err(keys.bad(
+            "tenants",
+            &tenants.to_string(),
+            "a whole number from 1 to 32",
+        ));
+    }
+    let tenants = tenants as u64;
     let used = ((utilisation * logical_pages as f64) as u64).min(logical_pages);
-    let soc_pages = ((soc * used as f64) as u64).max(1);
-    let loc_pages = used.saturating_sub(soc_pages);
+    // Each tenant is a cache of its own on an equal share of the used space.
+    let per_tenant = used / tenants;
+    let soc_pages = ((soc * per_tenant as f64) as u64).max(1);
+    let loc_pages = per_tenant.saturating_sub(soc_pages);
     let io_pages = io.div_ceil(page_size);
     if io == 0 || io_pages > loc_pages {
         return Err(keys.bad(
@@ -204,8 +218,8 @@ pub(super) fn kvcache(
             ),
         ));
     }
-    let hint = |pid: u16| WriteHint {
-        stream: hints.then_some(pid),
+    let hint = |pid: u64| WriteHint {
+        stream: hints.then_some(pid as u16),
         lifetime: None,
     };
     let buckets = if zipf > 0.0 {
@@ -217,29 +231,34 @@ pub(super) fn kvcache(
         AddressModel::Uniform
     };
     let gen = |model, pages, req, k| generator(model, pages, req, seed, k);
+    let share = 1.0 / tenants as f64;
     let mut writers = Vec::new();
-    if soc_writes > 0.0 {
-        let w = Writer {
-            first: loc_pages,
-            pages: soc_pages,
-            gen: gen(buckets, soc_pages, 1, 1),
-            hint: hint(0),
-        };
-        writers.push((w, soc_writes));
-    }
-    if soc_writes < 1.0 {
-        let w = Writer {
-            first: 0,
-            pages: loc_pages,
-            gen: gen(
-                AddressModel::Sequential { start: 0 },
-                loc_pages,
-                io_pages,
-                2,
-            ),
-            hint: hint(1),
-        };
-        writers.push((w, 1.0 - soc_writes));
+    for t in 0..tenants {
+        // Tenant t: its log first, its small-object cache last; identifiers 2t, 2t + 1.
+        let base = t * per_tenant;
+        if soc_writes > 0.0 {
+            let w = Writer {
+                first: base + loc_pages,
+                pages: soc_pages,
+                gen: gen(buckets, soc_pages, 1, 1 + 2 * t),
+                hint: hint(2 * t),
+            };
+            writers.push((w, soc_writes * share));
+        }
+        if soc_writes < 1.0 {
+            let w = Writer {
+                first: base,
+                pages: loc_pages,
+                gen: gen(
+                    AddressModel::Sequential { start: 0 },
+                    loc_pages,
+                    io_pages,
+                    2 + 2 * t,
+                ),
+                hint: hint(2 * t + 1),
+            };
+            writers.push((w, (1.0 - soc_writes) * share));
+        }
     }
     Ok(Writers::new(writers))
 }
@@ -366,6 +385,35 @@ mod kvcache_tests {
     }
 
     #[test]
+    fn tenants_each_run_a_cache_on_their_share_with_identifiers_of_their_own() {
+        // Two tenants on 100,000 pages: tenant t owns pages 50,000·t .. 50,000·(t + 1),
+        // its log on identifier 2t + 1 and its small-object cache (the last 2,000 of
+        // its pages) on 2t; each takes half of the writes.
+        let mut w = WorkloadSpec::parse("kvcache:tenants=2,drive_writes=2")
+            .unwrap()
+            .build(100_000, 4096, 3)
+            .unwrap();
+        let mut pages = [0u64; 4];
+        while let Some(r) = w.next_request().unwrap() {
+            let id = r.hint.stream.expect("an identifier") as u64;
+            let (t, soc) = (id / 2, id % 2 == 0);
+            let region = if soc {
+                t * 50_000 + 48_000..(t + 1) * 50_000
+            } else {
+                t * 50_000..t * 50_000 + 48_000
+            };
+            assert!(region.contains(&r.lpn), "id {id} wrote page {}", r.lpn);
+            assert!(r.lpn + r.pages as u64 <= region.end);
+            pages[id as usize] += r.pages as u64;
+        }
+        let total: u64 = pages.iter().sum();
+        for (id, &p) in pages.iter().enumerate() {
+            let share = p as f64 / total as f64;
+            assert!((share - 0.25).abs() < 0.02, "id {id}: {share}");
+        }
+    }
+
+    #[test]
     fn bad_keys_are_named() {
         for (spec, key) in [
             ("kvcache:soc=0", "soc"),
@@ -374,6 +422,8 @@ mod kvcache_tests {
             ("kvcache:io=0", "io"),
             ("kvcache:zipf=-1", "zipf"),
             ("kvcache:hints=maybe", "hints"),
+            ("kvcache:tenants=0", "tenants"),
+            ("kvcache:tenants=1.5", "tenants"),
         ] {
             let err = WorkloadSpec::parse(spec).unwrap_err().to_string();
             assert!(err.contains(key), "{spec}: {err}");
