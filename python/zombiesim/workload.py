@@ -150,7 +150,8 @@ def kvcache(**params: Any) -> Workload:
     cache's log, written in order in `io`=256KiB requests, oldest first). `soc_writes`
     (0.5) of the written pages go to the small-object cache; `hints=False` drops the
     identifiers; `tenants`=N runs N such caches, each on 1/N of the space and of the
-    writes, tenant t on identifiers 2t and 2t+1. E.g. `kvcache(soc=0.04, utilisation=1.0, drive_writes=3)`; docs/fdp.md."""
+    writes, tenant t on identifiers 2t and 2t+1.
+    E.g. `kvcache(soc=0.04, utilisation=1.0, drive_writes=3)`; docs/fdp.md."""
     return make("kvcache", **params)
 
 

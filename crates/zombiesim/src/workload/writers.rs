@@ -194,7 +194,7 @@ pub(super) fn kvcache(
     }
     let hints = keys.boolean("hints", true)?;
     let tenants = keys.number("tenants", 1.0)?;
-    if !(tenants >= 1.0 && tenants <= 32.0 && tenants.fract() == 0.0) {
+    if !((1.0..=32.0).contains(&tenants) && tenants.fract() == 0.0) {
         return Err(keys.bad(
             "tenants",
             &tenants.to_string(),
@@ -396,7 +396,7 @@ mod kvcache_tests {
         let mut pages = [0u64; 4];
         while let Some(r) = w.next_request().unwrap() {
             let id = r.hint.stream.expect("an identifier") as u64;
-            let (t, soc) = (id / 2, id % 2 == 0);
+            let (t, soc) = (id / 2, id.is_multiple_of(2));
             let region = if soc {
                 t * 50_000 + 48_000..(t + 1) * 50_000
             } else {
