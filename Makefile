@@ -9,7 +9,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 CARGO  ?= cargo
 
-.PHONY: demo test test-rust test-python goldens bench lint fmt build build-dev clean fuzz
+.PHONY: demo test test-rust test-debug test-python goldens bench lint fmt build build-dev clean fuzz
 
 $(BIN)/maturin:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,10 @@ test: build-dev test-rust test-python
 
 test-rust:
 	$(CARGO) test -p zombiesim --release
+
+# The model check in the test profile, where debug assertions are on (CI runs it too).
+test-debug:
+	$(CARGO) test -p zombiesim --test model_check
 
 test-python: build-dev
 	$(BIN)/python -m pytest -q
