@@ -379,18 +379,27 @@ fn a_traces_placement_identifiers_place_its_writes_on_their_handles() {
         plain.trace.as_ref().unwrap().placement,
         report.trace.unwrap().placement
     );
-    // A host cache above the device would drop them: refused.
-    let cached = device(&[
-        ("timing.enabled", "true"),
-        ("ftl.allocation", "stripe"),
-        ("host.cache", "1MiB"),
-    ])
-    .unwrap();
-    let err = replay(&path, cached).unwrap_err();
+    // A host cache above the device would drop them unless it keeps the writer's:
+    // refused naming host.placement; with host.placement = writer they pass through.
+    let cached = |placement: &str| {
+        device(&[
+            ("timing.enabled", "true"),
+            ("ftl.allocation", "stripe"),
+            ("host.cache", "1MiB"),
+            ("host.placement", placement),
+        ])
+        .unwrap()
+    };
+    let err = replay(&path, cached("none")).unwrap_err();
     assert!(
-        matches!(&err, Error::Config { key, .. } if key == "host.cache"),
+        matches!(&err, Error::Config { key, .. } if key == "host.placement"),
         "{err}"
     );
+    let through = replay(&path, cached("writer")).unwrap();
+    let fdp = through.fdp.as_ref().expect("fdp on");
+    assert_eq!(fdp.events.invalid_placement_identifier, 0);
+    let written: u64 = fdp.handles.iter().map(|h| h.host_pages).sum();
+    assert_eq!(written, through.host.write_pages);
 }
 
 #[test]
