@@ -217,6 +217,13 @@ def _runs(ctx: Context) -> dict[str, tuple[Config, str]]:
                     cachelib_device(ctx.scale, util).override({"ftl.over_provisioning": op}),
                     kvcache(util, 0.04, fdp, s.drive_writes),
                 )
+    # The paper's model of the SOC takes the log to cost nothing: the SOC alone (every
+    # write a bucket rewrite, the log's space filled once and never rewritten) tests it.
+    for soc in SOC_SHARES:
+        runs[f"socalone/{soc:g}"] = (
+            cachelib_device(ctx.scale, 1.0),
+            kvcache(1.0, soc, True, s.drive_writes, soc_writes=1.0),
+        )
     for fdp in (True, False):
         tag = "fdp" if fdp else "nofdp"
         runs[f"tenants/2/{tag}"] = (
@@ -428,9 +435,27 @@ def _analyse(reports: dict[str, Report], scale: str) -> Reproduction:
     model_rows = []
     for soc in SOC_SHARES:
         rep = reports[f"kv/1/{soc:g}/fdp"]
-        model_rows.append({"soc": soc, "ours": soc_waf(rep), "model": soc_model(rep, soc, 1.0)})
+        alone = reports[f"socalone/{soc:g}"]
+        model_rows.append(
+            {
+                "soc": soc,
+                "ours": soc_waf(rep),
+                "model": soc_model(rep, soc, 1.0),
+                "soc_alone": soc_waf(alone),
+                "model_alone": soc_model(alone, soc, 1.0),
+            }
+        )
     models = pd.DataFrame(model_rows)
     worst = max(abs(change(r.ours, r.model)) for r in models.itertuples())
+    worst_alone = max(abs(change(r.soc_alone, r.model_alone)) for r in models.itertuples())
+    soc_note = (
+        f"the model takes the large-object log to cost nothing; the ablation `soc_alone` "
+        f"(only bucket rewrites, the log's space written once) meets it within "
+        f"{worst_alone:.1%} at every SOC size, so the difference is what GC copies of the "
+        "log beside the SOC cost (WARP's 'Save Sequential'), charged to the SOC here"
+        if worst_alone <= 0.16
+        else ""
+    )
     claims.append(
         within(
             "CacheLib, the SOC's WAF against the paper's model (§4.2, App. A)",
@@ -440,6 +465,7 @@ def _analyse(reports: dict[str, Report], scale: str) -> Reproduction:
             0.0,
             0.32,
             fmt=lambda x: f"{x:.1%}",
+            explanation=soc_note,
         )
     )
     # WARP: II against PI.
