@@ -41,6 +41,15 @@ pub struct FdpConfig {
     pub isolation: Isolation,
 }
 
+impl FdpConfig {
+    /// The placement identifiers an FDP device accepts (`reclaim_groups × handles`),
+    /// `None` when FDP is off.
+    pub fn placement_ids(&self) -> Option<u32> {
+        self.enabled
+            .then(|| self.reclaim_groups.saturating_mul(self.handles))
+    }
+}
+
 impl Default for FdpConfig {
     fn default() -> Self {
         FdpConfig {

@@ -144,11 +144,7 @@ impl ReclaimUnits {
             .collect();
         let slot_of_plane = (0..geo.planes).map(|p| p / ru_planes).collect();
         let base_plane = (0..streams)
-            .map(|s| {
-                let g = s / layout.streams_per_rg;
-                let g = if g < layout.reclaim_groups { g } else { 0 };
-                g * layout.rg_planes
-            })
+            .map(|s| layout.group_of_stream(s) * layout.rg_planes)
             .collect();
         ReclaimUnits {
             layout,
@@ -204,16 +200,10 @@ impl ReclaimUnits {
             .count() as u32
     }
 
-    /// The reclaim group a stream belongs to (the zombie and translation streams,
-    /// after the groups' own, belong to group 0: they exist with one group only).
+    /// The reclaim group a stream belongs to ([`FdpLayout::group_of_stream`]).
     #[inline]
     pub fn group_of_stream(&self, stream: u32) -> u32 {
-        let g = stream / self.layout.streams_per_rg;
-        if g < self.layout.reclaim_groups {
-            g
-        } else {
-            0
-        }
+        self.layout.group_of_stream(stream)
     }
 
     /// The next plane stream `stream` writes to: its cursor's, moved on by one.

@@ -119,9 +119,8 @@ impl HostSim<'_> {
             return ((end - lpn) as u32, WriteHint::NONE);
         }
         let kind_of = |l: u64| {
-            kind.unwrap_or_else(|| match self.kinds.get(l as usize) {
-                Some(&k) => IoKind::ALL[k as usize],
-                None => IoKind::Data,
+            kind.unwrap_or_else(|| {
+                IoKind::from_u8(self.kinds.get(l as usize).copied().unwrap_or(0))
             })
         };
         let id = self.ids.of(lpn, kind_of(lpn));

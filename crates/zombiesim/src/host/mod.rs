@@ -185,7 +185,8 @@ impl<'a> HostSim<'a> {
                 h.placement,
                 logical,
                 file_pages,
-                cfg.fdp.handles * cfg.fdp.reclaim_groups.max(1),
+                // host.placement needs FDP (the config check), so this is always set.
+                cfg.fdp.placement_ids().unwrap_or(1),
             ),
             traffic: Default::default(),
             app: LatencyRecorder::default(),

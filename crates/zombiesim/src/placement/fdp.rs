@@ -74,6 +74,18 @@ impl FdpLayout {
     pub fn placement_ids(&self) -> u32 {
         self.reclaim_groups * self.handles
     }
+
+    /// The reclaim group a stream belongs to (the zombie and translation streams,
+    /// after the groups' own, belong to group 0: they exist with one group only).
+    #[inline]
+    pub fn group_of_stream(&self, stream: u32) -> u32 {
+        let g = stream / self.streams_per_rg;
+        if g < self.reclaim_groups {
+            g
+        } else {
+            0
+        }
+    }
 }
 
 /// Handles to streams, GC copies to their isolation's destination.

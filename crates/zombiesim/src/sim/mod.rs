@@ -127,12 +127,8 @@ pub fn simulate_trace(
     cfg.validate()?;
     check_memory(cfg, opts)?;
     let geo = Geometry::new(cfg)?;
-    // An FDP device has reclaim_groups × handles placement identifiers; without FDP the
-    // trace's identifiers are carried unused, and unchecked.
-    let placement_ids = cfg
-        .fdp
-        .enabled
-        .then(|| cfg.fdp.reclaim_groups.saturating_mul(cfg.fdp.handles));
+    // Without FDP the trace's identifiers are carried unused, and unchecked.
+    let placement_ids = cfg.fdp.placement_ids();
     let workload = TraceWorkload::open(trace, geo.logical_pages, geo.page_size, placement_ids)?;
     if let Some(members) = oracle::envelope(cfg, &geo, workload.is_notified())? {
         return oracle::best_of(cfg, members, |c| simulate_trace(c, trace, opts, progress));

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 /// die runs its operations first come, first served, so its transfers append, but
 /// for a read that suspends a program or erase, which may go ahead of transfers the
 /// die has queued). A transfer takes the earliest time at or after its request when no
-/// other die's transfer overlaps it.
+/// transfer on the channel overlaps it.
 #[derive(Clone, Debug)]
 pub(super) struct ChannelTimeline {
     pub(super) dies: Vec<VecDeque<(u64, u64)>>,

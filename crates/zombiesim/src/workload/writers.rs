@@ -193,15 +193,14 @@ pub(super) fn kvcache(
         return Err(keys.bad("zipf", &zipf.to_string(), "a non-negative number"));
     }
     let hints = keys.boolean("hints", true)?;
-    let tenants = keys.number("tenants", 1.0)?;
-    if !((1.0..=32.0).contains(&tenants) && tenants.fract() == 0.0) {
+    let tenants = keys.integer("tenants", 1)?;
+    if !(1..=32).contains(&tenants) {
         return Err(keys.bad(
             "tenants",
             &tenants.to_string(),
             "a whole number from 1 to 32",
         ));
     }
-    let tenants = tenants as u64;
     let used = ((utilisation * logical_pages as f64) as u64).min(logical_pages);
     // Each tenant is a cache of its own on an equal share of the used space.
     let per_tenant = used / tenants;
