@@ -379,6 +379,12 @@ def _fixed(
         raise src.error("say what to run: `workload`, `trace`, or an axis of either")
     if "scheme" in data:
         scheme = data["scheme"]
+        if not isinstance(scheme, str):
+            raise src.error(
+                f"scheme {scheme!r}: expected one scheme's name (several go in [axes])",
+                None,
+                "scheme",
+            )
         if scheme not in {s.name for s in catalog.schemes()}:
             raise src.error(f"unknown scheme `{scheme}`", None, "scheme")
         fixed["scheme"] = scheme
