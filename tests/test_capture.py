@@ -21,6 +21,7 @@ from processes import default_signals, wait_for
 
 from zombiesim import _core
 from zombiesim import capture as cap
+from zombiesim import trace as traces
 from zombiesim._errors import InputError
 
 TRACES = Path(
@@ -409,6 +410,66 @@ def test_capture_end_to_end(can_capture, cli, tmp_path):
     else:
         assert "not imported" in proc.stdout
     assert _leftovers(tmp_path, before) == []
+
+
+#: Three files: `log` rewritten with a short write-life hint, `table` written once with a
+#: long one, `plain` with none.
+HINTED_WRITES = """
+import fcntl, os, struct
+def write(name, hint, pages, rounds):
+    fd = os.open(name, os.O_CREAT | os.O_WRONLY)
+    if hint:
+        fcntl.fcntl(fd, 1036, struct.pack("Q", hint))  # F_SET_RW_HINT
+    for _ in range(rounds):
+        for p in range(pages):
+            os.pwrite(fd, os.urandom(4096), p * 4096)
+        os.fsync(fd)
+    os.close(fd)
+write("log", 2, 16, 4)
+write("table", 4, 64, 1)
+write("plain", 0, 8, 1)
+"""
+
+
+def test_capture_placement_by_hint_and_file(can_capture, cli, tmp_path):
+    """Linux write-life hints reach the trace as placement identifiers: every write of a
+    file carries the hint the program gave it (0 without one); by file, each file has its
+    own identifier."""
+    out = tmp_path / "cap"
+    proc = cli(
+        "capture", "--out", str(out), "--placement", "hint", "--",
+        sys.executable, "-c", HINTED_WRITES, timeout=300,
+    )  # fmt: skip
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    if not (out / "hints.txt").exists():
+        pytest.skip("this kernel keeps no write-life hints (no F_GET_RW_HINT)")
+    assert sorted((out / "hints.txt").read_text().splitlines()) == ["2 log", "4 table"]
+    assert "placement ids" in proc.stdout
+    by_file = Counter(r["file"] for r in read_csv(out / cap.DEVICE_CSV))
+    details = traces.import_capture(out, tmp_path / "h.zst", placement="hint")["details"]
+    assert details["placement_writes_2"] == by_file["log"] >= 64
+    assert details["placement_writes_4"] == by_file["table"] >= 64
+    assert (
+        details["placement_writes_0"] == sum(by_file.values()) - by_file["log"] - by_file["table"]
+    )
+    assert traces.stats(out / "trace.zst", "native")["placement"]["writes"] == sum(by_file.values())
+    # By file: log, table, plain and the journal each on an identifier of its own (fewer
+    # than 8 files), writes of no file (metadata) on 0.
+    details = traces.import_capture(out, tmp_path / "f.zst", placement="file")["details"]
+    placed = {int(k[17:]): n for k, n in details.items() if k.startswith("placement_writes_")}
+    files = {f: n for f, n in by_file.items() if f}
+    assert details["placement_files"] == len(files) >= 3
+    assert placed.get(0, 0) == by_file.get("", 0)
+    assert sorted(n for i, n in placed.items() if i) == sorted(files.values())
+
+
+def test_capture_bad_placement_runs_nothing(cli, tmp_path):
+    out = tmp_path / "o"
+    proc = cli("capture", "--out", str(out), "--placement", "inode", "--", "true")
+    assert proc.returncode == 2 and "placement" in proc.stderr and "file:N" in proc.stderr
+    no_traceback(proc)
+    assert not out.exists()
 
 
 def test_capture_failing_command(can_capture, cli, tmp_path):

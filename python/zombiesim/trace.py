@@ -231,16 +231,27 @@ def convert(
 
 
 def import_capture(
-    folder: str | os.PathLike[str], output: str | os.PathLike[str]
+    folder: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+    placement: str = "none",
 ) -> dict[str, Any]:
     """Import a three-level capture folder (the `pgbench-ext4` layout, or what `zombiesim
     capture` writes: `pagecache_dirty.csv.gz`, `device_writes_hashed.csv.gz`,
-    `extents.txt`, `uptime_start.txt`, optionally `inodes.txt`) into a notified native
-    trace at `output` (written atomically). Returns the import report: `records`,
-    `device_writes` / `device_writes_joined` (and `_share`), `host_events` /
+    `extents.txt`, `uptime_start.txt`, optionally `inodes.txt` and `hints.txt`) into a
+    notified native trace at `output` (written atomically). Returns the import report:
+    `records`, `device_writes` / `device_writes_joined` (and `_share`), `host_events` /
     `host_events_joined` (and `_share`), `dropped` (by reason), `examples`
-    (`file:line: reason`), `details`, `duration_s`. See docs/real-hosts.md."""
-    return _import(output, lambda tmp: _core.trace_import_capture(os.fspath(folder), tmp))
+    (`file:line: reason`), `details`, `duration_s`.
+
+    `placement` gives each device write an NVMe placement identifier (a version-3
+    trace): `file` (writes of no file 0, files 1-7 in the order of their first write,
+    wrapping), `file:N` (1 to N-1), `hint` (the file's Linux write-life hint, 0 not set
+    to 5 extreme, from `hints.txt`); `none` (the default) gives none. See
+    docs/real-hosts.md."""
+    return _import(
+        output,
+        lambda tmp: _core.trace_import_capture(os.fspath(folder), tmp, placement),
+    )
 
 
 def import_wal(

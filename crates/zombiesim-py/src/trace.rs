@@ -257,11 +257,30 @@ fn copy_records<W: Write>(
 }
 
 /// Import a capture folder (pgbench-ext4 layout) into a notified native trace at
-/// `output`; returns the import report as JSON.
+/// `output`, its writes placed by `placement` (`none`, `file`, `file:N`, `hint`);
+/// returns the import report as JSON.
 #[pyfunction]
-pub fn trace_import_capture(py: Python<'_>, folder: &str, output: &str) -> PyResult<String> {
-    py.detach(|| zombiesim::import::import_capture(folder.as_ref(), output.as_ref()))
-        .map(|r| serde_json::to_string(&r).expect("reports serialize"))
+#[pyo3(signature = (folder, output, placement = "none"))]
+pub fn trace_import_capture(
+    py: Python<'_>,
+    folder: &str,
+    output: &str,
+    placement: &str,
+) -> PyResult<String> {
+    let placement: zombiesim::import::CapturePlacement = placement.parse().py()?;
+    py.detach(|| {
+        zombiesim::import::import_capture_placed(folder.as_ref(), output.as_ref(), placement)
+    })
+    .map(|r| serde_json::to_string(&r).expect("reports serialize"))
+    .py()
+}
+
+/// Check a capture placement (`none`, `file`, `file:N`, `hint`) before a capture runs.
+#[pyfunction]
+pub fn trace_check_capture_placement(placement: &str) -> PyResult<()> {
+    placement
+        .parse::<zombiesim::import::CapturePlacement>()
+        .map(|_| ())
         .py()
 }
 
@@ -341,6 +360,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
     m.add_function(wrap_pyfunction!(trace_convert, m)?)?;
     m.add_function(wrap_pyfunction!(trace_import_capture, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_check_capture_placement, m)?)?;
     m.add_function(wrap_pyfunction!(trace_import_wal, m)?)?;
     m.add_function(wrap_pyfunction!(trace_import_sqlite, m)?)?;
     m.add_function(wrap_pyfunction!(trace_generate_notified, m)?)?;

@@ -183,7 +183,16 @@ pub fn import_capture(data: &[u8]) {
     }
     let ([clock, extents, inodes, dirty, writes], _) = sections::<5>(data);
     let inodes = (!inodes.is_empty()).then_some(inodes);
-    let result = import::import_capture_in_memory(clock, extents, inodes, dirty, writes);
+    // Placed by file, so that the identifiers' path is fuzzed too.
+    let result = import::import_capture_in_memory(
+        clock,
+        extents,
+        inodes,
+        dirty,
+        writes,
+        None,
+        import::CapturePlacement::File { ids: 8 },
+    );
     check_import(
         result,
         &[

@@ -11,6 +11,9 @@ writes a *capture folder* in the layout of `shared/traces/captures/pgbench-ext4/
 uptime_start.txt              `uptime idle` (as /proc/uptime) and the epoch time at that moment
 inodes.txt                    `ino size path` of every regular file after the run
 extents.txt                   `filefrag -e -b4096` of every file, each under `== path`
+hints.txt                     `hint path`: each file's Linux write-life hint (F_GET_RW_HINT)
+                              where set, read at the end of the run (absent on a kernel
+                              without hints)
 pagecache_dirty.csv.gz        t,ino,file,index            (t: kernel uptime seconds)
 device_writes_hashed.csv.gz   t_wall,rwbs,fsblk,file,file_page,content_xxh3,t_app_write
 loop_summary.txt              event counts, block writes mapped/unmapped, the command's status
@@ -35,7 +38,8 @@ The package, one concept per module (each imports only those above it in this li
   `extents.txt` read and written (`ExtentMap`);
 - `convert`: the raw trace turned into the CSV files and `loop_summary.txt` (`convert_raw`);
 - `tracefs`: the private trace instance and the reader of its `trace_pipe`;
-- `layout`: the file system's files and extents after the run (`write_layout`);
+- `layout`: the file system's files, extents and write-life hints after the run
+  (`write_layout`);
 - `command`: the command run in its own process group, its status, signals held;
 - `run`: `capture()` itself: the resources taken and undone, the folder published and
   imported.

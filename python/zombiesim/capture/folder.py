@@ -20,6 +20,7 @@ RAW = "ftrace_raw.txt.gz"
 UPTIME = "uptime_start.txt"
 EXTENTS = "extents.txt"
 INODES = "inodes.txt"
+HINTS = "hints.txt"
 COMMAND = "command.txt"
 TRACE = "trace.zst"
 

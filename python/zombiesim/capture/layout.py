@@ -1,15 +1,65 @@
 """The file system's layout after the run: `inodes.txt` and `extents.txt` (`filefrag` on
-every regular file, and the ext4 journal read with `debugfs`)."""
+every regular file, and the ext4 journal read with `debugfs`), and `hints.txt` (each
+file's Linux write-life hint)."""
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import os
 import stat
+import struct
 import subprocess
 from pathlib import Path
 
 from .environment import _which
-from .folder import _EXTENT, EXTENTS, INODES
+from .folder import _EXTENT, EXTENTS, HINTS, INODES
+
+#: fcntl(2) commands of Linux's write-life hints (F_LINUX_SPECIFIC_BASE + 11, + 12); the
+#: argument is a pointer to a u64 (`RWH_WRITE_LIFE_*`: 0 not set, 1 none, 2 short,
+#: 3 medium, 4 long, 5 extreme).
+F_GET_RW_HINT = 1035
+F_SET_RW_HINT = 1036
+
+
+def write_life_hint(path: str | os.PathLike[str]) -> int | None:
+    """The write-life hint Linux keeps on `path`'s inode (set by any process with
+    `F_SET_RW_HINT`; it lasts while the inode is in memory); None where the kernel has no
+    such hints (before 4.13) or the file cannot be opened."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        return struct.unpack("Q", fcntl.fcntl(fd, F_GET_RW_HINT, bytes(8)))[0]
+    except OSError as e:
+        if e.errno not in (errno.EINVAL, errno.ENOTTY, errno.EOPNOTSUPP):
+            raise
+        return None
+    finally:
+        os.close(fd)
+
+
+def write_hints(root: Path, folder: Path, names: list[str]) -> int | None:
+    """`hints.txt` (`hint path`, files whose hint is set) of the files `names` under
+    `root`: read at the end of the run, before the file system is unmounted, so each file
+    has the hint it was last given. Returns the number of hinted files, or None (no
+    `hints.txt`) where the kernel does not keep hints."""
+    hinted: list[tuple[int, str]] = []
+    supported = False
+    for rel in names:
+        hint = write_life_hint(root / rel)
+        if hint is None:
+            continue
+        supported = True
+        if hint:
+            hinted.append((hint, rel))
+    if not supported and names:
+        return None
+    with open(folder / HINTS, "w") as f:
+        for hint, rel in hinted:
+            f.write(f"{hint} {rel}\n")
+    return len(hinted)
 
 
 def _list_files(root: Path) -> list[tuple[int, int, str]]:
@@ -105,4 +155,5 @@ def write_layout(root: Path, folder: Path, journal: str | None = None) -> int:
     if journal_extents:
         with open(folder / INODES, "a") as f:
             f.write(f"{JOURNAL_INODE} 0 {JOURNAL}\n")
+    write_hints(root, folder, names)
     return len(files)

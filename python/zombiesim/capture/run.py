@@ -134,12 +134,16 @@ def capture(
     echo: bool = True,
     log: Callable[[str], None] | None = None,
     tracefs: Path | str = TRACEFS,
+    placement: str = "none",
 ) -> CaptureResult:
     """Run `cmd` on a fresh `fs` file system of `size` bytes on a loop device (its working
     directory, also in `$ZOMBIESIM_CAPTURE_DIR`), tracing its I/O, and write the capture
     folder `out` (see the module's documentation). The folder is assembled beside `out`
     and renamed at the end: a failed capture leaves nothing. A command that fails or times
     out still gives a capture (`result.failed`, noted in loop_summary.txt).
+
+    `placement` is the import's (`zombiesim.trace.import_capture`): `none`, `file`,
+    `file:N` or `hint`, checked before anything runs.
 
     Raises InputError (exit 2) naming what is missing when the machine cannot capture."""
     cmd = list(cmd)
@@ -155,6 +159,7 @@ def capture(
         )
     if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
         raise make_error(InputError, f"--timeout: expected seconds above 0, got {timeout}", "input")
+    _check_placement(placement)
     cmd[0] = _resolve_program(cmd[0])
     out = check_out(out, force)
     tracefs = Path(tracefs)
@@ -254,7 +259,7 @@ def capture(
             timeout=timeout,
             warnings=warnings,
         )
-        _import(staging, result)
+        _import(staging, result, placement)
         os.chmod(staging, 0o777 & ~_umask())  # mkdtemp made it private
         _publish(staging, out)
         published = True
@@ -268,7 +273,15 @@ def capture(
                 sys.stderr.write(f"zombiesim: warning: {w}\n")
 
 
-def _import(folder: Path, result: CaptureResult) -> None:
+def _check_placement(placement: str) -> None:
+    from .. import _core
+
+    check = getattr(_core, "trace_check_capture_placement", None)
+    if check is not None:
+        check(placement)
+
+
+def _import(folder: Path, result: CaptureResult, placement: str = "none") -> None:
     from .. import trace as traces
 
     importer = getattr(traces, "import_capture", None)
@@ -279,7 +292,10 @@ def _import(folder: Path, result: CaptureResult) -> None:
         )
         return
     try:
-        report = importer(str(folder), str(folder / TRACE))
+        if placement == "none":
+            report = importer(str(folder), str(folder / TRACE))
+        else:
+            report = importer(str(folder), str(folder / TRACE), placement=placement)
     except AttributeError as e:  # the Python side is there, the compiled core is older
         result.import_note = (
             f"not imported: the importer is not built into this zombiesim ({e}); later, "

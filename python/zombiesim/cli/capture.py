@@ -15,6 +15,7 @@ from .._errors import ConfigError
 from .._format import count, size
 from .common import EXIT_CHECK_FAILED, EXIT_OK, print_fields
 from .parser import add_command
+from .trace_import import add_placement_option
 
 EPILOG = """\
 examples:
@@ -22,6 +23,8 @@ examples:
       sh -c 'dd if=/dev/urandom of=f bs=4k count=256 conv=fsync'
   sudo zombiesim capture --out pg --size 2GiB --timeout 600 --keep-raw -- ./run-pgbench.sh
   zombiesim trace import-capture dd-capture --out dd.zst
+  sudo zombiesim capture --out fio-hints --placement hint -- \
+      fio --name=w --rw=randwrite --size=64m --write_hint=short --fsync=32
 
 CMD runs as the caller (root) with the new file system's mount point as its working
 directory, also in $ZOMBIESIM_CAPTURE_DIR. Needs root (or CAP_SYS_ADMIN), tracefs, the
@@ -68,6 +71,7 @@ def register(sub: Any) -> None:
         action="store_true",
         help="keep the raw kernel trace in the folder (ftrace_raw.txt.gz)",
     )
+    add_placement_option(p)
     p.add_argument("--force", action="store_true", help="replace a non-empty --out folder")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines, no summary")
     p.add_argument(
@@ -123,6 +127,7 @@ def cmd_capture(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         keep_raw=args.keep_raw,
         force=args.force,
         log=log,
+        placement=args.placement,
     )
     if not args.quiet:
         _summary(result)
@@ -188,4 +193,15 @@ def _trace_line(r: cap.CaptureResult) -> str:
         share = rep.get(key)
         if isinstance(share, int | float):
             parts.append(f"{share:.1%} of {what} joined")
+    details = rep.get("details") or {}
+    placed = {
+        k.removeprefix("placement_writes_"): n
+        for k, n in details.items()
+        if k.startswith("placement_writes_")
+    }
+    if placed:
+        ids = ", ".join(
+            f"{i} ({count(n)})" for i, n in sorted(placed.items(), key=lambda kv: int(kv[0]))
+        )
+        parts.append(f"placement ids {ids} writes")
     return f"{r.trace}" + (f" ({', '.join(parts)})" if parts else "")

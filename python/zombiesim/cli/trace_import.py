@@ -18,6 +18,7 @@ from .parser import add_command
 EPILOG = """\
 examples:
   zombiesim trace import-capture ../shared/traces/captures/pgbench-ext4/ --out pg.zst
+  zombiesim trace import-capture cap/ --out cap-hints.zst --placement hint
   zombiesim trace import-wal ../shared/traces/captures/pgbench-ext4/waldump.txt.gz \\
       --writes pg.zst --out pg-wal.zst
   zombiesim trace import-sqlite ../shared/traces/captures/sqlite-wal/ --out sqlite.zst
@@ -43,6 +44,7 @@ def register(trace_sub: Any) -> None:
     )
     t.add_argument("folder", metavar="FOLDER")
     _output(t)
+    add_placement_option(t)
     t = add_command(
         trace_sub,
         "import-wal",
@@ -111,6 +113,19 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def add_placement_option(t: argparse.ArgumentParser) -> None:
+    """`--placement` of a capture's import (also `zombiesim capture`'s)."""
+    t.add_argument(
+        "--placement",
+        metavar="HOW",
+        default="none",
+        help="give each device write an NVMe placement identifier (a version-3 trace): "
+        "`file` (writes of no file 0, files 1-7 in order of first write, wrapping), `file:N` "
+        "(files over 1..N-1), `hint` (the file's Linux write-life hint, 0 not set .. 5 "
+        "extreme); default none",
+    )
+
+
 def _output(t: argparse.ArgumentParser) -> None:
     t.add_argument("--out", "-o", metavar="OUT", required=True, help="the notified trace to write")
     t.add_argument("--json", metavar="OUT", help="write the import report as JSON (`-` = stdout)")
@@ -119,7 +134,7 @@ def _output(t: argparse.ArgumentParser) -> None:
 def cmd_import(args: argparse.Namespace) -> int:
     check_writable(args.out, args.json)
     if args.trace_command == "import-capture":
-        report = traces.import_capture(args.folder, args.out)
+        report = traces.import_capture(args.folder, args.out, placement=args.placement)
     elif args.trace_command == "import-wal":
         report = traces.import_wal(args.waldump, args.writes, args.out, extents=args.extents)
     else:

@@ -23,19 +23,152 @@
 //! - Both inputs must be in time order (they are as captured); a row earlier than the
 //!   one before is an error naming it.
 //! - Content hashes become the writes' fingerprints (an empty hash: none).
+//! - With a [`CapturePlacement`] other than `none`, each device write carries an NVMe
+//!   placement identifier and the trace is version 3: by file (writes of no file 0, the
+//!   files 1.. in order of first write), or by the file's Linux write-life hint, which
+//!   `zombiesim capture` reads off every file at the end of the run (`hints.txt`,
+//!   `hint path`: 0 not set, 1 none, 2 short, 3 medium, 4 long, 5 extreme).
 
 use super::{member, memory_lines, Extents, ImportReport, Lines, Output};
 use crate::error::{Error, Result};
 use crate::fingerprint::fold128;
-use crate::trace::{parse_decimal_ns, HostBuffer, TraceOp, TraceRecord};
+use crate::trace::{parse_decimal_ns, HostBuffer, NativeHeader, TraceOp, TraceRecord};
 use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
+use std::str::FromStr;
 
 const BLOCK: u64 = 4096;
 
+/// Where an imported capture's device writes get their placement identifiers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CapturePlacement {
+    /// None: a version-2 trace.
+    #[default]
+    None,
+    /// By file: writes of no file (file-system metadata, writes the extents place
+    /// nowhere) get 0, the files 1, 2, … in the order of their first write, wrapped to
+    /// `1..ids` (`file:N`, `ids` = N ≥ 2; `file` alone 8, the `fdp` preset's handles).
+    File { ids: u32 },
+    /// The file's Linux write-life hint (`F_SET_RW_HINT`, read from `hints.txt`):
+    /// 0 not set (and writes of no file), 1 none, 2 short, 3 medium, 4 long, 5 extreme.
+    Hint,
+}
+
+/// The identifiers `file` alone spreads files over.
+pub const FILE_PLACEMENT_IDS: u32 = 8;
+
+/// Linux's largest write-life hint (`RWH_WRITE_LIFE_EXTREME`).
+pub const MAX_WRITE_LIFE_HINT: u16 = 5;
+
+impl FromStr for CapturePlacement {
+    type Err = Error;
+
+    /// `none`, `file`, `file:N` (2 ≤ N ≤ 65 536) or `hint`; an error names `placement`.
+    fn from_str(s: &str) -> Result<Self> {
+        let bad = |why: &str| {
+            Error::config(
+                "placement",
+                format!(
+                    "`{s}`: {why}; expected none, file, file:N (N identifiers, 2-65536) or hint"
+                ),
+            )
+        };
+        match s {
+            "none" => Ok(CapturePlacement::None),
+            "file" => Ok(CapturePlacement::File {
+                ids: FILE_PLACEMENT_IDS,
+            }),
+            "hint" => Ok(CapturePlacement::Hint),
+            _ => match s.strip_prefix("file:") {
+                Some(n) => match n.parse::<u32>() {
+                    Ok(ids @ 2..=65_536) => Ok(CapturePlacement::File { ids }),
+                    _ => Err(bad("the number of identifiers is not 2-65536")),
+                },
+                None => Err(bad("unknown")),
+            },
+        }
+    }
+}
+
+/// Gives each device write its placement identifier, and counts them.
+struct Placer {
+    mode: CapturePlacement,
+    /// File → its ordinal among the files written so far (`File`).
+    files: FxHashMap<String, u32>,
+    /// File → its write-life hint (`Hint`).
+    hints: FxHashMap<String, u16>,
+    /// Writes per identifier.
+    writes: BTreeMap<u16, u64>,
+}
+
+impl Placer {
+    fn new(mode: CapturePlacement, hints: FxHashMap<String, u16>) -> Self {
+        Placer {
+            mode,
+            files: FxHashMap::default(),
+            hints,
+            writes: BTreeMap::new(),
+        }
+    }
+
+    /// The identifier of a write of `file` (None: a write of no file).
+    fn place(&mut self, file: Option<&str>) -> Option<u16> {
+        let id = match (self.mode, file) {
+            (CapturePlacement::None, _) => return None,
+            (_, None) => 0,
+            (CapturePlacement::File { ids }, Some(f)) => {
+                let n = self.files.len() as u32;
+                let ordinal = match self.files.get(f) {
+                    Some(&o) => o,
+                    None => *self.files.entry(f.to_string()).or_insert(n),
+                };
+                // At most 65 535: `ids` ≤ 65 536.
+                (1 + ordinal % (ids - 1)) as u16
+            }
+            (CapturePlacement::Hint, Some(f)) => self.hints.get(f).copied().unwrap_or(0),
+        };
+        *self.writes.entry(id).or_default() += 1;
+        Some(id)
+    }
+
+    /// `placement_writes_<id>` and `placement_files` in the report's details.
+    fn summarize(&self, report: &mut ImportReport) {
+        if self.mode == CapturePlacement::None {
+            return;
+        }
+        for (id, n) in &self.writes {
+            report.details.insert(format!("placement_writes_{id}"), *n);
+        }
+        if matches!(self.mode, CapturePlacement::File { .. }) {
+            report
+                .details
+                .insert("placement_files".into(), self.files.len() as u64);
+        } else {
+            report
+                .details
+                .insert("hinted_files".into(), self.hints.len() as u64);
+        }
+    }
+}
+
+fn header(placement: CapturePlacement) -> NativeHeader {
+    NativeHeader::new(true, true).with_placement(placement != CapturePlacement::None)
+}
+
 /// Imports the capture in `folder` into the notified trace `out`.
 pub fn import_capture(folder: &Path, out: &Path) -> Result<ImportReport> {
+    import_capture_placed(folder, out, CapturePlacement::None)
+}
+
+/// [`import_capture`], each device write given a placement identifier by `placement`
+/// (a version-3 trace unless `none`). `hint` needs the capture's `hints.txt`.
+pub fn import_capture_placed(
+    folder: &Path,
+    out: &Path,
+    placement: CapturePlacement,
+) -> Result<ImportReport> {
     if !folder.is_dir() {
         return Err(Error::Io {
             path: folder.display().to_string(),
@@ -52,16 +185,32 @@ pub fn import_capture(folder: &Path, out: &Path) -> Result<ImportReport> {
     } else {
         FxHashMap::default()
     };
+    let hints = if placement == CapturePlacement::Hint {
+        let path = member(folder, HINTS_FILE);
+        if !path.exists() {
+            return Err(Error::Io {
+                path: path.display().to_string(),
+                reason: "placement `hint` reads each file's write-life hint from this file, \
+                         which `zombiesim capture` writes (a capture made without it, or on \
+                         a kernel without F_GET_RW_HINT, has none): use placement `file`"
+                    .into(),
+            });
+        }
+        read_hints(Lines::open(&path, HINTS)?)?
+    } else {
+        FxHashMap::default()
+    };
     let dirty = Lines::open(&find(folder, "pagecache_dirty.csv"), DIRTY)?;
     let writes = Lines::open(&find(folder, "device_writes_hashed.csv"), WRITES)?;
     let mut report = ImportReport::new("capture", out);
-    let mut output = Output::create(out, true)?;
+    let mut output = Output::create_declared(out, header(placement))?;
     merge(
         offset_ns,
         &extents,
         &inodes,
         dirty,
         writes,
+        &mut Placer::new(placement, hints),
         &mut output,
         &mut report,
     )?;
@@ -70,18 +219,23 @@ pub fn import_capture(folder: &Path, out: &Path) -> Result<ImportReport> {
 }
 
 const CLOCK: &str = "clock reference (uptime, then epoch seconds)";
+const HINTS_FILE: &str = "hints.txt";
+const HINTS: &str = "write-life hints (hint path)";
 const DIRTY: &str = "page-cache dirty log (t,ino,file,index)";
 const WRITES: &str = "device write log (t_wall,rwbs,fsblk,file,file_page,content_xxh3,t_app_write)";
 
 /// [`import_capture`] of a capture held in memory (the fuzz harness): the contents of
 /// `uptime_start.txt`, `extents.txt`, `inodes.txt` (if any), `pagecache_dirty.csv` and
-/// `device_writes_hashed.csv`. Returns the report and the notified trace's bytes.
+/// `device_writes_hashed.csv`, and `hints.txt` (if any) with the placement to give.
+/// Returns the report and the notified trace's bytes.
 pub(crate) fn import_capture_in_memory(
     clock: &[u8],
     extents: &[u8],
     inodes: Option<&[u8]>,
     dirty: &[u8],
     writes: &[u8],
+    hints: Option<&[u8]>,
+    placement: CapturePlacement,
 ) -> Result<(ImportReport, Vec<u8>)> {
     let offset_ns = read_clock_offset(memory_lines("uptime_start.txt", clock))?;
     let extents = Extents::from_lines(memory_lines("extents.txt", extents))?;
@@ -89,15 +243,20 @@ pub(crate) fn import_capture_in_memory(
         Some(b) => read_inodes(memory_lines("inodes.txt", b))?,
         None => FxHashMap::default(),
     };
+    let hints = match hints {
+        Some(b) => read_hints(memory_lines(HINTS_FILE, b))?,
+        None => FxHashMap::default(),
+    };
     let out = Path::new("<memory>");
     let mut report = ImportReport::new("capture", out);
-    let mut output = Output::memory(true)?;
+    let mut output = Output::memory_declared(header(placement))?;
     merge(
         offset_ns,
         &extents,
         &inodes,
         memory_lines("pagecache_dirty.csv", dirty),
         memory_lines("device_writes_hashed.csv", writes),
+        &mut Placer::new(placement, hints),
         &mut output,
         &mut report,
     )?;
@@ -106,12 +265,14 @@ pub(crate) fn import_capture_in_memory(
 }
 
 /// Merges the dirty events and the device writes by time into `output`.
+#[allow(clippy::too_many_arguments)]
 fn merge<W: Write>(
     offset_ns: i128,
     extents: &Extents,
     inodes: &FxHashMap<u64, String>,
     dirty: Lines,
     writes: Lines,
+    placer: &mut Placer,
     output: &mut Output<W>,
     report: &mut ImportReport,
 ) -> Result<()> {
@@ -125,7 +286,7 @@ fn merge<W: Write>(
         last: 0,
     };
     let mut next_dirty = dirty.next(extents, inodes, report)?;
-    let mut next_write = writes.next(extents, report)?;
+    let mut next_write = writes.next(extents, placer, report)?;
     let mut value = [0u64; 1];
     loop {
         let take_dirty = match (&next_dirty, &next_write) {
@@ -148,7 +309,7 @@ fn merge<W: Write>(
                 None => &[],
             };
             output.write(&w, values, report)?;
-            next_write = writes.next(extents, report)?;
+            next_write = writes.next(extents, placer, report)?;
         }
     }
     report
@@ -164,6 +325,7 @@ fn merge<W: Write>(
         "device_write_rows".into(),
         writes.lines.line.saturating_sub(1),
     );
+    placer.summarize(report);
     Ok(())
 }
 
@@ -215,6 +377,31 @@ fn read_clock_offset(mut lines: Lines) -> Result<i128> {
 /// of two such times fit `i128`.
 fn below_2_64(ns: Option<u128>) -> Option<u128> {
     ns.filter(|&ns| ns <= u128::from(u64::MAX))
+}
+
+/// `hints.txt` (`hint path`): path → write-life hint (0-5).
+fn read_hints(mut lines: Lines) -> Result<FxHashMap<String, u16>> {
+    let mut map = FxHashMap::default();
+    while lines.advance()? {
+        let l = lines.text();
+        if l.trim().is_empty() {
+            continue;
+        }
+        let Some((hint, path)) = l.split_once(' ') else {
+            return Err(lines.error(format!("expected `hint path`, found `{l}`")));
+        };
+        match hint.parse::<u16>() {
+            Ok(h) if h <= MAX_WRITE_LIFE_HINT => {
+                map.insert(path.to_string(), h);
+            }
+            _ => {
+                return Err(lines.error(format!(
+                    "expected a write-life hint 0-{MAX_WRITE_LIFE_HINT}, found `{hint}`"
+                )))
+            }
+        }
+    }
+    Ok(map)
 }
 
 /// `inodes.txt` (`ino size path`): inode → path.
@@ -347,6 +534,7 @@ impl WriteRows {
     fn next(
         &mut self,
         extents: &Extents,
+        placer: &mut Placer,
         report: &mut ImportReport,
     ) -> Result<Option<(TraceRecord, Option<u64>)>> {
         loop {
@@ -398,10 +586,19 @@ impl WriteRows {
             } else {
                 None
             };
+            let mut placement = None;
             if op == TraceOp::Write {
                 report.device_writes += 1;
                 let page: Option<u64> = f[4].parse().ok();
                 let owner = extents.page_of(block);
+                // The file the log names at the time of the write, else the block's
+                // owner at the end of the capture.
+                let file = if f[3].is_empty() {
+                    owner.map(|o| o.0)
+                } else {
+                    Some(f[3])
+                };
+                placement = placer.place(file);
                 let joined = match (f[3], page, owner) {
                     (_, _, None) => {
                         report.drop(
@@ -446,7 +643,7 @@ impl WriteRows {
                     offset: block * BLOCK,
                     size: BLOCK,
                     device: 0,
-                    placement: None,
+                    placement,
                 },
                 value,
             )));
@@ -462,7 +659,15 @@ mod tests {
     const DIRTY: &str = "t,ino,file,index\n";
 
     fn import(clock: &str, dirty: &str) -> Result<(ImportReport, Vec<u8>)> {
-        import_capture_in_memory(clock.as_bytes(), EXTENTS, None, dirty.as_bytes(), b"")
+        import_capture_in_memory(
+            clock.as_bytes(),
+            EXTENTS,
+            None,
+            dirty.as_bytes(),
+            b"",
+            None,
+            CapturePlacement::None,
+        )
     }
 
     #[test]
@@ -504,5 +709,99 @@ mod tests {
         let (report, _) =
             import("0 0\n18446744073.709551615\n", &format!("{DIRTY}0,1,a,0\n")).unwrap();
         assert_eq!(report.records, 1);
+    }
+
+    /// Writes of files `a` (blocks 100-103), `b` (200-201) and a block of no file (7).
+    fn placed(hints: Option<&[u8]>, placement: CapturePlacement) -> Result<Vec<Option<u16>>> {
+        let extents =
+            b"== a\n   0: 0..3: 100..103: 4: last,eof\n== b\n   0: 0..1: 200..201: 2: last,eof\n";
+        let writes = "t_wall,rwbs,fsblk,file,file_page,content_xxh3,t_app_write\n\
+                      1.0,W,100,a,0,,\n1.1,W,200,,,,\n1.2,W,7,,,,\n1.3,W,101,a,1,,\n1.4,R,100,a,0,,\n";
+        let (_, bytes) = import_capture_in_memory(
+            b"0 0\n0\n",
+            extents,
+            None,
+            b"t,ino,file,index\n",
+            writes.as_bytes(),
+            hints,
+            placement,
+        )?;
+        let reader = crate::trace::TraceReader::from_reader(
+            "<memory>",
+            Box::new(std::io::Cursor::new(bytes)),
+            crate::trace::TraceFormat::Native,
+            &crate::trace::ReadOptions::default(),
+        )?;
+        let mut ids = Vec::new();
+        for r in reader {
+            let r = r?;
+            if r.op == TraceOp::Write {
+                ids.push(r.placement);
+            }
+        }
+        Ok(ids)
+    }
+
+    #[test]
+    fn placement_by_file_and_by_hint() {
+        assert_eq!(
+            placed(None, CapturePlacement::None).unwrap(),
+            [None, None, None, None]
+        );
+        // Files 1, 2 in order of first write; the block of no file 0.
+        assert_eq!(
+            placed(None, CapturePlacement::File { ids: 8 }).unwrap(),
+            [Some(1), Some(2), Some(0), Some(1)]
+        );
+        // Two identifiers: every file on 1.
+        assert_eq!(
+            placed(None, "file:2".parse().unwrap()).unwrap(),
+            [Some(1), Some(1), Some(0), Some(1)]
+        );
+        assert_eq!(
+            placed(Some(b"2 a\n"), CapturePlacement::Hint).unwrap(),
+            [Some(2), Some(0), Some(0), Some(2)]
+        );
+        let e = placed(Some(b"2 a\n9 b\n"), CapturePlacement::Hint).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("hints.txt:2: expected a write-life hint 0-5, found `9`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn placement_parses_and_names_its_key() {
+        assert_eq!(
+            "file".parse::<CapturePlacement>().unwrap(),
+            CapturePlacement::File { ids: 8 }
+        );
+        assert_eq!(
+            "file:65536".parse::<CapturePlacement>().unwrap(),
+            CapturePlacement::File { ids: 65_536 }
+        );
+        for bad in ["file:1", "file:65537", "file:x", "inode", ""] {
+            let e = bad.parse::<CapturePlacement>().unwrap_err().to_string();
+            assert!(
+                e.contains("placement") && e.contains("file:N"),
+                "{bad}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn hint_placement_without_hints_file_is_refused() {
+        let dir = std::env::temp_dir().join(format!("zs-capture-hints-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("uptime_start.txt"), "0 0\n0\n").unwrap();
+        std::fs::write(dir.join("extents.txt"), EXTENTS).unwrap();
+        let e = import_capture_placed(&dir, &dir.join("t.zst"), CapturePlacement::Hint)
+            .unwrap_err()
+            .to_string();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            e.contains("hints.txt") && e.contains("placement `hint`"),
+            "{e}"
+        );
     }
 }

@@ -25,7 +25,7 @@ mod extents;
 mod sqlite;
 mod wal;
 
-pub use capture::import_capture;
+pub use capture::{import_capture, import_capture_placed, CapturePlacement};
 pub use extents::Extents;
 pub use sqlite::import_sqlite;
 pub use wal::import_wal;
