@@ -193,6 +193,57 @@ def test_convert_synthetic_lines(tmp_path):
     assert "unmapped (fs metadata/journal/deleted files): 1" in (tmp_path / cap.SUMMARY).read_text()
 
 
+def test_convert_files_deleted_during_the_run(tmp_path):
+    """ext4's block-map events join files deleted during the run: inode 12 holds file
+    `old` (blocks 500-501), is freed, and comes back as `new` on the same blocks (the file
+    left at the end). Each generation's pages join to the blocks it held then; the gone
+    one is listed in extents_deleted.txt."""
+    (tmp_path / "uptime_start.txt").write_text("10.00 1.00\n1700000000.000000000\n")
+    (tmp_path / "inodes.txt").write_text("12 8192 new\n")
+    (tmp_path / "extents.txt").write_text("== new\n   0: 0.. 1: 500.. 501: 2: last,eof\n")
+    ext4 = "ext4_ext_map_blocks_exit: dev 7,0 ino 12 flags CREATE|DELALLOC lblk 0 pblk"
+    (tmp_path / "raw.txt").write_text(
+        "  a-1 [000] d..1. 10.100000: writeback_dirty_folio: bdi 7:0: ino=12 index=1\n"
+        f"  k-2 [000] ..... 10.200000: {ext4} 500 len 2 mflags NM ret 2\n"
+        "  k-2 [000] ..... 10.200001: block_rq_issue: 7,0 W 8192 () 4000 + 16 be,0,4 [k]\n"
+        "  a-1 [000] ..... 10.300000: ext4_free_blocks: dev 7,0 ino 12 mode 0100644 "
+        "block 500 count 2 flags VALIDATED\n"
+        "  a-1 [000] ..... 10.300001: ext4_free_inode: dev 7,0 ino 12 mode 0100644 uid 0 "
+        "gid 0 blocks 0\n"
+        "  a-1 [000] d..1. 10.400000: writeback_dirty_folio: bdi 7:0: ino=12 index=0\n"
+        f"  k-2 [000] ..... 10.500000: {ext4} 500 len 2 mflags NM ret 2\n"
+        "  k-2 [000] ..... 10.500001: block_rq_issue: 7,0 W 8192 () 4000 + 16 be,0,4 [k]\n"
+        # Metadata: the block device's own inode (7 << 20 | 0) stays unnamed.
+        "  a-1 [000] d..1. 10.600000: writeback_dirty_folio: bdi 7:0: ino=7340032 index=3\n"
+    )
+    res = cap.convert_raw(tmp_path / "raw.txt", tmp_path, device="7:0")
+    dirty = [(r["file"], r["index"]) for r in read_csv(tmp_path / cap.DIRTY_CSV)]
+    assert dirty == [("<ino 12.0>", "1"), ("new", "0"), ("", "3")]
+    dev = [(r["fsblk"], r["file"], r["file_page"]) for r in read_csv(tmp_path / cap.DEVICE_CSV)]
+    assert dev == [
+        ("500", "<ino 12.0>", "0"),
+        ("501", "<ino 12.0>", "1"),
+        ("500", "new", "0"),
+        ("501", "new", "1"),
+    ]
+    assert res.files_gone == 1 and res.dirty_unknown == 1
+    assert (tmp_path / "extents_deleted.txt").read_text() == (
+        "== <ino 12.0>\n   0: 0.. 1: 500.. 501: 2:\n"
+    )
+    report = traces.import_capture(tmp_path, tmp_path / "t.zst")
+    assert report["device_writes_joined"] == 4 and report["host_events_joined"] == 2
+    # Without the block-map events, the old file's page would be taken for `new`'s.
+    plain = "".join(
+        line + "\n"
+        for line in (tmp_path / "raw.txt").read_text().splitlines()
+        if "ext4_" not in line
+    )
+    (tmp_path / "raw.txt").write_text(plain)
+    cap.convert_raw(tmp_path / "raw.txt", tmp_path, device="7:0")
+    assert not (tmp_path / "extents_deleted.txt").exists()
+    assert [r["file"] for r in read_csv(tmp_path / cap.DIRTY_CSV)] == ["new", "new", ""]
+
+
 def test_convert_expands_large_folios(tmp_path):
     """A dirty large folio is all of its pages dirty: with the folio's order from
     `mm_filemap_add_to_page_cache`, one event gives a row per page; after the folio
@@ -462,6 +513,48 @@ def test_capture_placement_by_hint_and_file(can_capture, cli, tmp_path):
     assert details["placement_files"] == len(files) >= 3
     assert placed.get(0, 0) == by_file.get("", 0)
     assert sorted(n for i, n in placed.items() if i) == sorted(files.values())
+
+
+#: SST-like files: six written, four deleted, three more written (ext4 gives them the
+#: freed inode numbers and blocks), one rewritten in part, one of the new ones deleted.
+DELETING_WRITES = """
+import os
+def write(name, pages):
+    with open(name, "wb") as f:
+        for _ in range(pages):
+            f.write(os.urandom(4096))
+        f.flush()
+        os.fsync(f.fileno())
+for i in range(6):
+    write(f"sst{i}", 64)
+for i in range(4):
+    os.unlink(f"sst{i}")
+os.sync()
+for i in range(6, 9):
+    write(f"sst{i}", 64)
+os.unlink("sst6")
+"""
+
+
+def test_capture_joins_files_deleted_during_the_run(can_capture, cli, tmp_path):
+    """Files deleted during the run (and their inode numbers reused) are joined by ext4's
+    block map: every file's writes are its own 64 pages, none is taken for another's."""
+    out = tmp_path / "cap"
+    proc = cli(
+        "capture", "--out", str(out), "--", sys.executable, "-c", DELETING_WRITES, timeout=300
+    )  # fmt: skip
+    no_traceback(proc)
+    assert proc.returncode == 0, proc.stderr
+    if not (out / "extents_deleted.txt").exists():
+        pytest.skip("this kernel has no ext4 block-map events")
+    gone = [line for line in (out / "extents_deleted.txt").read_text().splitlines() if "==" in line]
+    assert len(gone) == 5  # sst0-3 and sst6
+    writes = Counter(r["file"] for r in read_csv(out / cap.DEVICE_CSV) if r["file"])
+    files = {f: n for f, n in writes.items() if f != "<ext4-journal>"}
+    assert len(files) == 9 and set(files.values()) == {64}, files
+    report = traces.import_capture(out, tmp_path / "t.zst")
+    assert report["device_writes_joined_share"] > 0.95
+    assert report["host_events_joined_share"] > 0.95
 
 
 def test_capture_bad_placement_runs_nothing(cli, tmp_path):

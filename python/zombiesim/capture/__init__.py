@@ -14,6 +14,8 @@ extents.txt                   `filefrag -e -b4096` of every file, each under `==
 hints.txt                     `hint path`: each file's Linux write-life hint (F_GET_RW_HINT)
                               where set, read at the end of the run (absent on a kernel
                               without hints)
+extents_deleted.txt           the same for files deleted during the run (`== <ino N.G>`),
+                              from ext4's block-map events
 pagecache_dirty.csv.gz        t,ino,file,index            (t: kernel uptime seconds)
 device_writes_hashed.csv.gz   t_wall,rwbs,fsblk,file,file_page,content_xxh3,t_app_write
 loop_summary.txt              event counts, block writes mapped/unmapped, the command's status
@@ -23,7 +25,8 @@ trace.zst                     the imported trace, when `zombiesim.trace.import_c
 ```
 
 `convert_raw(raw, folder)` turns a raw trace plus the folder's `uptime_start.txt`,
-`extents.txt` and `inodes.txt` into the CSV files and `loop_summary.txt`, on its own.
+`extents.txt` and `inodes.txt` into the CSV files, `extents_deleted.txt` and
+`loop_summary.txt`, on its own.
 `check_environment()` lists what is missing for a capture here (empty: it can run).
 
 Needs root (or CAP_SYS_ADMIN), tracefs, the loop driver, `losetup`, `mkfs.<fs>`,

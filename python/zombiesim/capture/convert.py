@@ -18,6 +18,7 @@ from .folder import (
     DEVICE_CSV,
     DIRTY_CSV,
     EXTENTS,
+    EXTENTS_GONE,
     INODES,
     SUMMARY,
     UPTIME,
@@ -43,6 +44,120 @@ _DIRTY_EVENTS = ("writeback_dirty_folio", "writeback_dirty_page")
 _FILEMAP = re.compile(r"^dev (\d+):(\d+) ino ([0-9a-f]+) \S+ ofs=(\d+)(?: order=(\d+))?")
 _FILEMAP_ADD = "mm_filemap_add_to_page_cache"
 _FILEMAP_DELETE = "mm_filemap_delete_from_page_cache"
+#: `dev 7,0 ino 12 flags CREATE|... lblk 0 pblk 32896 len 64 mflags NMU ret 64`
+_MAP = re.compile(
+    r"^dev (\d+),(\d+) ino (\d+) flags \S* lblk (\d+) pblk (\d+) len (\d+) mflags \S* ret (-?\d+)"
+)
+#: `dev 7,0 ino 12 mode 0100644 block 32896 count 64 flags ...`
+_FREE_BLOCKS = re.compile(r"^dev (\d+),(\d+) ino (\d+) mode \S+ block (\d+) count (\d+)")
+#: `dev 7,0 ino 12 mode 0100644 uid 0 gid 0 blocks 0`
+_FREE_INODE = re.compile(r"^dev (\d+),(\d+) ino (\d+) ")
+_MAP_EVENT = "ext4_ext_map_blocks_exit"
+_FREE_BLOCKS_EVENT = "ext4_free_blocks"
+_FREE_INODE_EVENT = "ext4_free_inode"
+
+
+class _BlockOwners:
+    """Which inode page each device block holds as the run goes, from ext4's events:
+    blocks mapped for writing (`ext4_ext_map_blocks_exit`), blocks freed
+    (`ext4_free_blocks`), inodes freed (`ext4_free_inode`, which ends a *generation*:
+    ext4 soon gives the number to a new file).
+
+    A generation's name is the file's path when it is the inode's last generation and
+    the file is there at the end (`inodes.txt`); any other (a file deleted during the run,
+    or an inode that is not a regular file) is `<ino N.G>`, and its pages, as the run
+    last mapped them, go to `extents_deleted.txt` for the importer."""
+
+    def __init__(self, inodes: dict[int, str], frees: dict[int, int], metadata_ino: int | None):
+        self.inodes = inodes
+        #: Per inode, how many times the run frees it (its last generation's number).
+        self.frees = frees
+        self.metadata_ino = metadata_ino
+        self.gen: dict[int, int] = {}
+        self.owner: dict[int, tuple[int, int, int]] = {}  # block -> (ino, gen, page)
+        self.pages: dict[tuple[int, int], dict[int, int]] = {}  # (ino, gen) -> page -> block
+
+    def name(self, ino: int, gen: int | None = None) -> str | None:
+        """The name of `ino`'s generation `gen` (the current one by default); None for
+        the block device's own inode (file-system metadata)."""
+        if ino == self.metadata_ino:
+            return None
+        gen = self.gen.get(ino, 0) if gen is None else gen
+        if gen == self.frees.get(ino, 0) and ino in self.inodes:
+            return self.inodes[ino]
+        return f"<ino {ino}.{gen}>"
+
+    def mapped(self, ino: int, page: int, block: int, n: int) -> None:
+        key = (ino, self.gen.get(ino, 0))
+        pages = self.pages.setdefault(key, {})
+        for i in range(n):
+            self.owner[block + i] = (ino, key[1], page + i)
+            pages[page + i] = block + i
+
+    def freed_blocks(self, block: int, n: int) -> None:
+        for b in range(block, block + n):
+            self.owner.pop(b, None)
+
+    def freed_inode(self, ino: int) -> None:
+        self.gen[ino] = self.gen.get(ino, 0) + 1
+
+    def lookup(self, block: int) -> tuple[int, str, int] | None:
+        """`(ino, name, page)` of the inode page `block` holds now."""
+        hit = self.owner.get(block)
+        if hit is None:
+            return None
+        ino, gen, page = hit
+        name = self.name(ino, gen)
+        return None if name is None else (ino, name, page)
+
+    def write_gone(self, path: Path) -> int:
+        """`extents_deleted.txt`: each generation named `<ino N.G>`, its pages as runs
+        of `filefrag -e` lines; the number of such files."""
+        n = 0
+        with open(path, "w") as f:
+            for (ino, gen), pages in sorted(self.pages.items()):
+                name = self.name(ino, gen)
+                if name is None or not name.startswith("<ino "):
+                    continue
+                n += 1
+                f.write(f"== {name}\n")
+                runs: list[list[int]] = []  # [page, block, length]
+                for page in sorted(pages):
+                    block = pages[page]
+                    last = runs[-1] if runs else None
+                    if last and last[0] + last[2] == page and last[1] + last[2] == block:
+                        last[2] += 1
+                    else:
+                        runs.append([page, block, 1])
+                for i, (page, block, length) in enumerate(runs):
+                    f.write(
+                        f"{i:4d}: {page}.. {page + length - 1}: {block}.. "
+                        f"{block + length - 1}: {length}:\n"
+                    )
+        return n
+
+
+def _inode_frees(raw_path: Path | str, ext4_prefix: str | None) -> tuple[dict[int, int], bool]:
+    """A first pass over the raw trace: how many times each inode is freed, and whether
+    the trace has ext4's block-map events at all."""
+    frees: dict[int, int] = {}
+    has_map = False
+    with _open_text(raw_path) as raw:
+        for line in raw:
+            if _FREE_INODE_EVENT in line:
+                m = _EVENT.search(line)
+                if m is None or m.group(2) != _FREE_INODE_EVENT:
+                    continue
+                payload = line[m.end() :]
+                if ext4_prefix and not payload.startswith(ext4_prefix):
+                    continue
+                f = _FREE_INODE.match(payload)
+                if f:
+                    ino = int(f.group(3))
+                    frees[ino] = frees.get(ino, 0) + 1
+            elif not has_map and _MAP_EVENT in line:
+                has_map = True
+    return frees, has_map
 
 
 def _wall(ns: int) -> str:
@@ -101,6 +216,9 @@ class ConvertResult:
     device_blocks_mapped: int = 0
     #: Distinct files the device writes landed in.
     device_files: int = 0
+    #: Inode generations that held blocks and are gone by the end (files deleted during
+    #: the run), written to extents_deleted.txt (0 without ext4's block-map events).
+    files_gone: int = 0
     #: Events the kernel dropped (`[LOST N EVENTS]`: the reader fell behind).
     lost_events: int = 0
     #: Pages dirtied and not written to the device before the end of the capture.
@@ -173,6 +291,14 @@ def convert_raw(
     ext4_prefix = f"dev {dev[0]},{dev[1]} " if dev else None
 
     res = ConvertResult()
+    try:
+        frees, has_map = _inode_frees(raw_path, ext4_prefix)
+    except OSError as e:
+        raise make_error(InputError, f"cannot read `{raw_path}`: {e.strerror or e}", "io") from e
+    except EOFError as e:
+        raise make_error(InputError, f"`{raw_path}`: truncated ({e})", "io") from e
+    metadata_ino = dev[0] << 20 | dev[1] if dev else None
+    owners = _BlockOwners(inodes, frees, metadata_ino) if has_map else None
     events: dict[str, int] = {}
     pending: dict[tuple[int, int], int] = {}  # (ino, index) -> first dirty, uptime ns
     dirtied: set[tuple[int, int]] = set()
@@ -207,6 +333,8 @@ def convert_raw(
                 elif name.startswith("ext4_"):
                     if ext4_prefix and not payload.startswith(ext4_prefix):
                         continue
+                    if owners is not None:
+                        _block_map_event(owners, name, payload)
                 elif name in (_FILEMAP_ADD, _FILEMAP_DELETE):
                     fm = _FILEMAP.match(payload)
                     if fm is None or (dev and (int(fm.group(1)), int(fm.group(2))) != dev):
@@ -223,7 +351,7 @@ def convert_raw(
                         continue
                     t = m.group(1)
                     ino, index = int(d.group(2)), int(d.group(3))
-                    file = inodes.get(ino)
+                    file = inodes.get(ino) if owners is None else owners.name(ino)
                     if file is None:
                         res.dirty_unknown += 1
                     res.dirty_events += 1
@@ -252,7 +380,12 @@ def convert_raw(
                 first = sector // SECTORS_PER_BLOCK
                 last = (sector + sectors - 1) // SECTORS_PER_BLOCK
                 for fsblk in range(first, last + 1):
-                    hit = extents.lookup(fsblk)
+                    owner = owners.lookup(fsblk) if owners is not None else None
+                    if owner is None:
+                        hit = extents.lookup(fsblk)
+                        ino = path_inode.get(hit[0]) if hit else None
+                    else:
+                        ino, hit = owner[0], owner[1:]
                     res.device_blocks += 1
                     if hit is None:
                         dev_out.write(f"{t_wall},{rwbs},{fsblk},,,,\n")
@@ -261,7 +394,6 @@ def convert_raw(
                     res.device_blocks_mapped += 1
                     device_files.add(file)
                     dev_out.write(f"{t_wall},{rwbs},{fsblk},{_csv_field(file)},{page},,\n")
-                    ino = path_inode.get(file)
                     if ino is not None:
                         since = pending.pop((ino, page), None)
                         if since is not None:
@@ -271,6 +403,11 @@ def convert_raw(
     except EOFError as e:
         raise make_error(InputError, f"`{raw_path}`: truncated ({e})", "io") from e
 
+    gone = folder / EXTENTS_GONE
+    if owners is not None:
+        res.files_gone = owners.write_gone(gone)
+    elif gone.exists():
+        gone.unlink()  # from an earlier conversion of another trace
     res.events = dict(sorted(events.items()))
     res.dirty_pages = len(dirtied)
     res.dirty_files = len(dirty_inodes)
@@ -286,6 +423,21 @@ def convert_raw(
     return res
 
 
+def _block_map_event(owners: _BlockOwners, name: str, payload: str) -> None:
+    if name == _MAP_EVENT:
+        m = _MAP.match(payload)
+        if m and int(m.group(7)) > 0:
+            owners.mapped(int(m.group(3)), int(m.group(4)), int(m.group(5)), int(m.group(7)))
+    elif name == _FREE_BLOCKS_EVENT:
+        m = _FREE_BLOCKS.match(payload)
+        if m:
+            owners.freed_blocks(int(m.group(4)), int(m.group(5)))
+    elif name == _FREE_INODE_EVENT:
+        m = _FREE_INODE.match(payload)
+        if m:
+            owners.freed_inode(int(m.group(3)))
+
+
 def _write_summary(path: Path, res: ConvertResult, notes: Sequence[str]) -> None:
     lines = [f"{name:<24}{n:>9}" for name, n in res.events.items()]
     if res.dirty_rows != res.dirty_events:
@@ -297,6 +449,11 @@ def _write_summary(path: Path, res: ConvertResult, notes: Sequence[str]) -> None
         f"device write 4KiB blocks mapped to a file page: {res.device_blocks_mapped}, "
         f"unmapped (fs metadata/journal/deleted files): {res.device_blocks_unmapped}"
     )
+    if res.files_gone:
+        lines.append(
+            f"files gone by the end (deleted during the run), joined by ext4's block map: "
+            f"{res.files_gone} (extents_deleted.txt)"
+        )
     n, p10, p50, p90 = res.lifetime
     if n:
         lines.append(

@@ -32,7 +32,16 @@ OPTIONAL_EVENTS = (
     # its pages dirty, and `writeback_dirty_folio` names only the first.
     "filemap:mm_filemap_add_to_page_cache",
     "filemap:mm_filemap_delete_from_page_cache",
+    # Which inode page each block holds as the run goes (ext4): blocks mapped for
+    # writing, blocks freed, inodes freed. Files deleted during the run are joined by
+    # them (extents.txt sees only the files left at the end).
+    "ext4:ext4_ext_map_blocks_exit",
+    "ext4:ext4_free_blocks",
+    "ext4:ext4_free_inode",
 )
+#: Extra filters of single events (ANDed with their system's device filter): only
+#: mappings made for writing that map something.
+EVENT_FILTERS = {"ext4:ext4_ext_map_blocks_exit": "ret > 0 && flags & 1"}
 #: File systems and the package their mkfs comes in.
 FILESYSTEMS = {"ext4": "e2fsprogs", "xfs": "xfsprogs"}
 

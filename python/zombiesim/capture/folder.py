@@ -19,6 +19,8 @@ SUMMARY = "loop_summary.txt"
 RAW = "ftrace_raw.txt.gz"
 UPTIME = "uptime_start.txt"
 EXTENTS = "extents.txt"
+#: The extents of files gone by the end of the run, as the run mapped them (ext4).
+EXTENTS_GONE = "extents_deleted.txt"
 INODES = "inodes.txt"
 HINTS = "hints.txt"
 COMMAND = "command.txt"

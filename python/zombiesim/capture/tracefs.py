@@ -11,7 +11,7 @@ import threading
 import time
 from pathlib import Path
 
-from .environment import OPTIONAL_EVENTS, REQUIRED_EVENTS, _environment_error
+from .environment import EVENT_FILTERS, OPTIONAL_EVENTS, REQUIRED_EVENTS, _environment_error
 
 #: Per-CPU ring buffer of the trace instance, KiB.
 BUFFER_KB = 16384
@@ -80,6 +80,8 @@ class _TraceInstance:
             system, name = event.split(":")
             directory = self.path / "events" / system / name
             flt = filters.get(system)
+            if flt is not None and event in EVENT_FILTERS:
+                flt = f"({flt}) && ({EVENT_FILTERS[event]})"
             if flt is not None:
                 try:
                     _write(directory / "filter", flt)

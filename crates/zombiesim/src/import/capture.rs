@@ -15,6 +15,8 @@
 //! - A device write is *joined* when `extents.txt` places the file page it names at
 //!   its block (or, without a file name, some file page there): its dirty events can
 //!   then be matched to it. Every device write is kept, joined or not.
+//! - Files deleted during the run are in `extents_deleted.txt` (same format, named
+//!   `<ino N.G>`: inode N's generation G), when the capture recorded ext4's block map.
 //! - A dirty event is *joined* when its file page has a device block in `extents.txt`;
 //!   the others are dropped, counted by reason: the file is gone by the end of the
 //!   capture (temporary files, recycled WAL segments), or the page lies beyond the
@@ -178,7 +180,11 @@ pub fn import_capture_placed(
         });
     }
     let offset_ns = read_clock_offset(Lines::open(&member(folder, "uptime_start.txt"), CLOCK)?)?;
-    let extents = Extents::read(&member(folder, "extents.txt"))?;
+    let mut extents = Extents::read(&member(folder, "extents.txt"))?;
+    let gone = member(folder, "extents_deleted.txt");
+    if gone.exists() {
+        extents.read_also(&gone)?;
+    }
     let inodes_path = member(folder, "inodes.txt");
     let inodes = if inodes_path.exists() {
         read_inodes(Lines::open(&inodes_path, "inode list")?)?
@@ -591,6 +597,10 @@ impl WriteRows {
                 report.device_writes += 1;
                 let page: Option<u64> = f[4].parse().ok();
                 let owner = extents.page_of(block);
+                // The file page the log names is at this block (also when the block
+                // has since held another file's page: a file deleted during the run).
+                let named_here = !f[3].is_empty()
+                    && page.is_some_and(|p| extents.block_of(f[3], p) == Some(block));
                 // The file the log names at the time of the write, else the block's
                 // owner at the end of the capture.
                 let file = if f[3].is_empty() {
@@ -600,6 +610,7 @@ impl WriteRows {
                 };
                 placement = placer.place(file);
                 let joined = match (f[3], page, owner) {
+                    _ if named_here => true,
                     (_, _, None) => {
                         report.drop(
                             "device write to a block of no file in extents.txt (kept, not joined)",

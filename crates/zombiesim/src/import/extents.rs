@@ -12,6 +12,11 @@
 //! blocks (empty); an extent flagged `unknown_loc` / `delalloc` is still only in the page
 //! cache (delayed allocation) and is skipped. Lookups go both ways: a file page to its
 //! device block, and a device block to the file page it holds.
+//!
+//! A capture may add `extents_deleted.txt` in the same format ([`Extents::read_also`]):
+//! the files deleted during the run (`<ino N.G>`), as the run mapped them. Their blocks
+//! may since hold other files' pages, so a block can be listed more than once: a file
+//! page's block is then exact, a block's page one of those it held.
 
 use super::Lines;
 use crate::error::Result;
@@ -52,8 +57,32 @@ impl Extents {
     }
 
     /// Reads `extents.txt` from its lines.
-    pub(crate) fn from_lines(mut lines: Lines) -> Result<Extents> {
+    pub(crate) fn from_lines(lines: Lines) -> Result<Extents> {
         let mut x = Extents::default();
+        x.add(lines)?;
+        x.sort();
+        Ok(x)
+    }
+
+    /// Adds the files of another listing at `path` (`extents_deleted.txt`).
+    pub fn read_also(&mut self, path: &Path) -> Result<()> {
+        self.add(Lines::open(
+            path,
+            "extents of the files deleted during the run",
+        )?)?;
+        self.sort();
+        Ok(())
+    }
+
+    fn sort(&mut self) {
+        for v in &mut self.by_file {
+            v.sort_by_key(|e| e.logical);
+        }
+        self.by_block.sort_by_key(|e| e.physical);
+    }
+
+    fn add(&mut self, mut lines: Lines) -> Result<()> {
+        let x = self;
         let mut current: Option<u32> = None;
         while lines.advance()? {
             let text = lines.text().trim();
@@ -89,11 +118,7 @@ impl Extents {
             x.by_file[file as usize].push(e);
             x.by_block.push(e);
         }
-        for v in &mut x.by_file {
-            v.sort_by_key(|e| e.logical);
-        }
-        x.by_block.sort_by_key(|e| e.physical);
-        Ok(x)
+        Ok(())
     }
 
     /// Extents skipped because they were not on the device yet (delayed allocation).
