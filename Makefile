@@ -63,12 +63,12 @@ bench: build-dev
 lint: build-dev
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --all-targets -- -D warnings
-	$(BIN)/ruff check python tests benches
-	$(BIN)/ruff format --check python tests benches
+	$(BIN)/ruff check python tests benches traces
+	$(BIN)/ruff format --check python tests benches traces
 
 fmt: $(BIN)/maturin
 	$(CARGO) fmt --all
-	$(BIN)/ruff format python tests benches
+	$(BIN)/ruff format python tests benches traces
 
 clean:
 	$(CARGO) clean

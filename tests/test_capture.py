@@ -193,6 +193,37 @@ def test_convert_synthetic_lines(tmp_path):
     assert "unmapped (fs metadata/journal/deleted files): 1" in (tmp_path / cap.SUMMARY).read_text()
 
 
+def test_convert_large_folio_dirty_pages_are_the_written_ones(tmp_path):
+    """With the application's writes recorded, a dirty 2 MiB folio stands for the pages
+    written, not the 512 it holds: an 8 KiB append dirties 2 pages; a later write into
+    the still-dirty folio dirties its page then; once a block of the folio is written the
+    folio is clean, and the next write waits for the next dirty event."""
+    (tmp_path / "uptime_start.txt").write_text("10.00 1.00\n1700000000.000000000\n")
+    (tmp_path / "inodes.txt").write_text("12 2097152 wal\n")
+    (tmp_path / "extents.txt").write_text("== wal\n   0: 0.. 511: 5000.. 5511: 512: last,eof\n")
+    wb = "ext4_da_write_begin: dev 7,0 ino 12"
+    (tmp_path / "raw.txt").write_text(
+        "  p-3 [000] ..... 10.000000: mm_filemap_add_to_page_cache: dev 7:0 ino c "
+        "pfn=0x200000 ofs=0 order=9\n"
+        f"  p-3 [000] ..... 10.100000: {wb} pos 16384 len 8192\n"
+        "  p-3 [000] d..1. 10.100001: writeback_dirty_folio: bdi 7:0: ino=12 index=0\n"
+        f"  p-3 [000] ..... 10.200000: {wb} pos 20480 len 4096\n"
+        f"  p-3 [000] ..... 10.300000: {wb} pos 40960 len 4096\n"
+        "  k-4 [000] ..... 10.400000: block_rq_issue: 7,0 W 12288 () 40032 + 24 be,0,4 [k]\n"
+        f"  p-3 [000] ..... 10.500000: {wb} pos 49152 len 4096\n"
+        "  p-3 [000] d..1. 10.500001: writeback_dirty_folio: bdi 7:0: ino=12 index=0\n"
+    )
+    res = cap.convert_raw(tmp_path / "raw.txt", tmp_path, device="7:0")
+    rows = [(r["t"], r["index"]) for r in read_csv(tmp_path / cap.DIRTY_CSV)]
+    assert rows == [
+        ("10.100001", "4"),
+        ("10.100001", "5"),
+        ("10.300000", "10"),
+        ("10.500001", "12"),
+    ]
+    assert res.dirty_events == 2 and res.dirty_rows == 4
+
+
 def test_convert_files_deleted_during_the_run(tmp_path):
     """ext4's block-map events join files deleted during the run: inode 12 holds file
     `old` (blocks 500-501), is freed, and comes back as `new` on the same blocks (the file
@@ -213,12 +244,12 @@ def test_convert_files_deleted_during_the_run(tmp_path):
         "  a-1 [000] d..1. 10.400000: writeback_dirty_folio: bdi 7:0: ino=12 index=0\n"
         f"  k-2 [000] ..... 10.500000: {ext4} 500 len 2 mflags NM ret 2\n"
         "  k-2 [000] ..... 10.500001: block_rq_issue: 7,0 W 8192 () 4000 + 16 be,0,4 [k]\n"
-        # Metadata: the block device's own inode (7 << 20 | 0) stays unnamed.
+        # Metadata: the block device's own inode (7 << 20 | 0), its page index the block.
         "  a-1 [000] d..1. 10.600000: writeback_dirty_folio: bdi 7:0: ino=7340032 index=3\n"
     )
     res = cap.convert_raw(tmp_path / "raw.txt", tmp_path, device="7:0")
     dirty = [(r["file"], r["index"]) for r in read_csv(tmp_path / cap.DIRTY_CSV)]
-    assert dirty == [("<ino 12.0>", "1"), ("new", "0"), ("", "3")]
+    assert dirty == [("<ino 12.0>", "1"), ("new", "0"), ("<block device>", "3")]
     dev = [(r["fsblk"], r["file"], r["file_page"]) for r in read_csv(tmp_path / cap.DEVICE_CSV)]
     assert dev == [
         ("500", "<ino 12.0>", "0"),
@@ -226,12 +257,13 @@ def test_convert_files_deleted_during_the_run(tmp_path):
         ("500", "new", "0"),
         ("501", "new", "1"),
     ]
-    assert res.files_gone == 1 and res.dirty_unknown == 1
+    assert res.files_gone == 1 and res.dirty_unknown == 0
     assert (tmp_path / "extents_deleted.txt").read_text() == (
         "== <ino 12.0>\n   0: 0.. 1: 500.. 501: 2:\n"
     )
     report = traces.import_capture(tmp_path, tmp_path / "t.zst")
-    assert report["device_writes_joined"] == 4 and report["host_events_joined"] == 2
+    # The metadata page is its block (3).
+    assert report["device_writes_joined"] == 4 and report["host_events_joined"] == 3
     # Without the block-map events, the old file's page would be taken for `new`'s.
     plain = "".join(
         line + "\n"
@@ -241,7 +273,11 @@ def test_convert_files_deleted_during_the_run(tmp_path):
     (tmp_path / "raw.txt").write_text(plain)
     cap.convert_raw(tmp_path / "raw.txt", tmp_path, device="7:0")
     assert not (tmp_path / "extents_deleted.txt").exists()
-    assert [r["file"] for r in read_csv(tmp_path / cap.DIRTY_CSV)] == ["new", "new", ""]
+    assert [r["file"] for r in read_csv(tmp_path / cap.DIRTY_CSV)] == [
+        "new",
+        "new",
+        "<block device>",
+    ]
 
 
 def test_convert_expands_large_folios(tmp_path):

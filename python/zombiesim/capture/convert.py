@@ -52,9 +52,86 @@ _MAP = re.compile(
 _FREE_BLOCKS = re.compile(r"^dev (\d+),(\d+) ino (\d+) mode \S+ block (\d+) count (\d+)")
 #: `dev 7,0 ino 12 mode 0100644 uid 0 gid 0 blocks 0`
 _FREE_INODE = re.compile(r"^dev (\d+),(\d+) ino (\d+) ")
+#: `dev 7,0 ino 12 pos 8192 len 4096`
+_WRITE_BEGIN = re.compile(r"^dev (\d+),(\d+) ino (\d+) pos (\d+) len (\d+)")
+_WRITE_EVENTS = ("ext4_da_write_begin", "ext4_write_begin")
 _MAP_EVENT = "ext4_ext_map_blocks_exit"
+#: The `file` of the block device's own page cache (file-system metadata): its page index
+#: is the block number (4 KiB blocks), which the importer takes as is.
+BLOCK_DEVICE = "<block device>"
 _FREE_BLOCKS_EVENT = "ext4_free_blocks"
 _FREE_INODE_EVENT = "ext4_free_inode"
+
+
+class _LargeFolios:
+    """The page cache's large folios, and which of their pages a write made dirty.
+
+    `writeback_dirty_folio` names a folio's first page when the folio turns dirty, but
+    ext4 writes back only the blocks that were written (a WAL segment's folio of 2 MiB
+    dirtied by an 8 KiB append). With the application's writes (`ext4_da_write_begin`:
+    inode, offset, length), a dirty event stands for the pages the write that dirtied the
+    folio touched, and a later write into the still-dirty folio dirties its pages then;
+    the folio is clean again once any of its blocks is written. Without write events
+    (older kernels, or a trace recorded without them) a dirty folio is all of its pages."""
+
+    MAX_ORDER = 9
+
+    def __init__(self) -> None:
+        self.order: dict[tuple[int, int], int] = {}  # (ino, first page) -> order
+        self.last_write: dict[int, tuple[int, int]] = {}  # ino -> pages first..last
+        self.dirty: dict[tuple[int, int], set[int]] = {}  # dirty folio -> its dirty pages
+        self.writes_seen = False
+
+    def added(self, ino: int, page: int, order: int) -> None:
+        key = (ino, page)
+        self.dirty.pop(key, None)
+        if order > 0:
+            self.order[key] = order
+        else:
+            self.order.pop(key, None)
+
+    def folio_of(self, ino: int, page: int) -> tuple[int, int] | None:
+        """`(first page, order)` of the large folio holding `page`."""
+        for k in range(1, self.MAX_ORDER + 1):
+            first = page & ~((1 << k) - 1)
+            if self.order.get((ino, first)) == k:
+                return first, k
+        return None
+
+    def turned_dirty(self, ino: int, index: int) -> list[int]:
+        """The pages a dirty event of the folio at `index` stands for."""
+        order = self.order.get((ino, index), 0)
+        if order == 0:
+            return [index]
+        end = index + (1 << order)
+        if not self.writes_seen:
+            return list(range(index, end))
+        lo, hi = self.last_write.get(ino, (index, index))
+        pages = list(range(max(lo, index), min(hi + 1, end))) or [index]
+        self.dirty[(ino, index)] = set(pages)
+        return pages
+
+    def written(self, ino: int, pos: int, length: int) -> list[int]:
+        """An application write: the pages it newly dirties in folios already dirty."""
+        self.writes_seen = True
+        lo, hi = pos // BLOCK, (pos + max(length, 1) - 1) // BLOCK
+        self.last_write[ino] = (lo, hi)
+        newly = []
+        for page in range(lo, hi + 1):
+            folio = self.folio_of(ino, page)
+            if folio is None:
+                continue
+            pages = self.dirty.get((ino, folio[0]))
+            if pages is not None and page not in pages:
+                pages.add(page)
+                newly.append(page)
+        return newly
+
+    def cleaned(self, ino: int, page: int) -> None:
+        """A block of the folio holding `page` went to the device: the folio is clean."""
+        folio = self.folio_of(ino, page)
+        if folio is not None:
+            self.dirty.pop((ino, folio[0]), None)
 
 
 class _BlockOwners:
@@ -78,10 +155,11 @@ class _BlockOwners:
         self.pages: dict[tuple[int, int], dict[int, int]] = {}  # (ino, gen) -> page -> block
 
     def name(self, ino: int, gen: int | None = None) -> str | None:
-        """The name of `ino`'s generation `gen` (the current one by default); None for
-        the block device's own inode (file-system metadata)."""
+        """The name of `ino`'s generation `gen` (the current one by default);
+        `BLOCK_DEVICE` for the block device's own inode (file-system metadata, its page
+        index the block number)."""
         if ino == self.metadata_ino:
-            return None
+            return BLOCK_DEVICE
         gen = self.gen.get(ino, 0) if gen is None else gen
         if gen == self.frees.get(ino, 0) and ino in self.inodes:
             return self.inodes[ino]
@@ -303,9 +381,20 @@ def convert_raw(
     pending: dict[tuple[int, int], int] = {}  # (ino, index) -> first dirty, uptime ns
     dirtied: set[tuple[int, int]] = set()
     dirty_inodes: set[int] = set()
-    folios: dict[tuple[int, int], int] = {}  # (ino, index) -> order, for large folios
+    folios = _LargeFolios()
     device_files: set[str] = set()
     lifetimes = _Lifetimes()
+    dirty_out: IO[str]
+
+    def emit(t: str, ino: int, file: str | None, page: int) -> None:
+        """A row of pagecache_dirty.csv: page `page` of `ino` turned dirty at `t`."""
+        dirty_out.write(f"{t},{ino},{_csv_field(file or '')},{page}\n")
+        res.dirty_rows += 1
+        key = (ino, page)
+        dirtied.add(key)
+        if key not in pending:
+            pending[key] = _ns(t)
+
     try:
         raw = _open_text(raw_path)
     except OSError as e:
@@ -335,36 +424,34 @@ def convert_raw(
                         continue
                     if owners is not None:
                         _block_map_event(owners, name, payload)
+                    if name in _WRITE_EVENTS:
+                        w = _WRITE_BEGIN.match(payload)
+                        if w:
+                            ino = int(w.group(3))
+                            newly = folios.written(ino, int(w.group(4)), int(w.group(5)))
+                            if newly:
+                                file = _dirty_name(ino, metadata_ino, inodes, owners)
+                                for page in newly:
+                                    emit(m.group(1), ino, file, page)
                 elif name in (_FILEMAP_ADD, _FILEMAP_DELETE):
                     fm = _FILEMAP.match(payload)
                     if fm is None or (dev and (int(fm.group(1)), int(fm.group(2))) != dev):
                         continue
-                    key = (int(fm.group(3), 16), int(fm.group(4)) // BLOCK)
-                    order = int(fm.group(5) or 0)
-                    if name == _FILEMAP_ADD and order > 0:
-                        folios[key] = order
-                    else:
-                        folios.pop(key, None)
+                    order = int(fm.group(5) or 0) if name == _FILEMAP_ADD else 0
+                    folios.added(int(fm.group(3), 16), int(fm.group(4)) // BLOCK, order)
                 elif name in _DIRTY_EVENTS:
                     d = _DIRTY.match(payload)
                     if d is None or (bdi_name and d.group(1) != bdi_name):
                         continue
                     t = m.group(1)
                     ino, index = int(d.group(2)), int(d.group(3))
-                    file = inodes.get(ino) if owners is None else owners.name(ino)
+                    file = _dirty_name(ino, metadata_ino, inodes, owners)
                     if file is None:
                         res.dirty_unknown += 1
                     res.dirty_events += 1
                     dirty_inodes.add(ino)
-                    t_ns = _ns(t)
-                    name_field = _csv_field(file or "")
-                    for page in range(index, index + (1 << folios.get((ino, index), 0))):
-                        dirty_out.write(f"{t},{ino},{name_field},{page}\n")
-                        res.dirty_rows += 1
-                        key = (ino, page)
-                        dirtied.add(key)
-                        if key not in pending:
-                            pending[key] = t_ns
+                    for page in folios.turned_dirty(ino, index):
+                        emit(t, ino, file, page)
                 events[name] = events.get(name, 0) + 1
                 if name != "block_rq_issue":
                     continue
@@ -391,6 +478,8 @@ def convert_raw(
                         dev_out.write(f"{t_wall},{rwbs},{fsblk},,,,\n")
                         continue
                     file, page = hit
+                    if ino is not None:
+                        folios.cleaned(ino, page)
                     res.device_blocks_mapped += 1
                     device_files.add(file)
                     dev_out.write(f"{t_wall},{rwbs},{fsblk},{_csv_field(file)},{page},,\n")
@@ -421,6 +510,15 @@ def convert_raw(
     )
     _write_summary(folder / SUMMARY, res, notes)
     return res
+
+
+def _dirty_name(
+    ino: int, metadata_ino: int | None, inodes: dict[int, str], owners: _BlockOwners | None
+) -> str | None:
+    """The `file` of a dirty event of `ino` now (None: unknown)."""
+    if ino == metadata_ino:
+        return BLOCK_DEVICE
+    return inodes.get(ino) if owners is None else owners.name(ino)
 
 
 def _block_map_event(owners: _BlockOwners, name: str, payload: str) -> None:

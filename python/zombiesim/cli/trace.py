@@ -140,6 +140,18 @@ def register(sub: Any) -> None:
     t.add_argument("--json", metavar="OUT", help="write the analysis as JSON (`-` = stdout)")
     on_error_option(t, default="stop")
     trace_import.register(trace_sub)
+    t = add_command(
+        trace_sub,
+        "list",
+        help="the corpus of captured programs, with each trace's statistics",
+        description="List the corpus of captured programs (traces/corpus/ in a checkout, "
+        "or $ZOMBIESIM_CORPUS, or DIR): program, writes, ideal awareness, zombie lifetimes, "
+        "write skew (docs/corpus.md).",
+        epilog=EPILOG,
+    )
+    t.add_argument("folder", metavar="DIR", nargs="?", help="the corpus folder")
+    t.add_argument("--json", metavar="OUT", help="write the rows as JSON (`-` = stdout)")
+    t.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     add_command(
         trace_sub,
         "formats",
@@ -159,6 +171,7 @@ def cmd_trace(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         "stats": _trace_stats,
         "convert": _trace_convert,
         "formats": _trace_formats,
+        "list": _trace_list,
         "analyze": _trace_analyze,
         "import-capture": trace_import.cmd_import,
         "import-wal": trace_import.cmd_import,
@@ -180,6 +193,63 @@ def _trace_formats(args: argparse.Namespace) -> int:
         table.add_row(Text(name, style="bold"), Text(description))
     out.print(table)
     out.print(Text("Files ending in .gz or .zst are (de)compressed on the fly."))
+    return EXIT_OK
+
+
+# -- list ------------------------------------------------------------------------------------
+
+
+def _trace_list(args: argparse.Namespace) -> int:
+    from .. import corpus
+
+    check_writable(args.json)
+    found = corpus.entries(args.folder)
+    rows = []
+    with progress_bar(args) as bar:
+        for e in found:
+
+            def progress(phase: str, fraction: float | None, records: int, name=e.name) -> None:
+                bar.update("list", f"reading {name} ({records:,} records)", 0, None)
+
+            rows.append(corpus.summary(e, progress=progress))
+    if args.json:
+        write_json(args.json, json.dumps(rows, indent=2))
+    if args.json == "-":
+        return EXIT_OK
+    table = Table(
+        "trace",
+        "program",
+        "duration",
+        "writes",
+        "footprint",
+        "ideal aware",
+        "zombie life p50 / p90",
+        "hottest 10%",
+        "Gini",
+        "ids",
+        "size",
+    )
+    for r in rows:
+        life = (
+            f"{r['zombie_life_p50_s']:.3g} / {r['zombie_life_p90_s']:.3g} s"
+            if r["zombie_life_p50_s"] is not None
+            else "-"
+        )
+        table.add_row(
+            Text(r["name"], style="bold"),
+            Text(f"{r['program']} ({r['version']})"),
+            duration(r["duration_s"]),
+            f"{count(r['writes'])} ({size(r['written_bytes'])})",
+            size(r["footprint_bytes"]),
+            percent(r["ideal_awareness"]) if r["ideal_awareness"] is not None else "-",
+            life,
+            percent(r["hottest_10pct"]) if r["hottest_10pct"] is not None else "-",
+            num(r["gini"], 3) if r["gini"] is not None else "-",
+            str(r["placement_ids"]),
+            size(r["trace_bytes"]),
+        )
+    out.print(table)
+    out.print(Text(f"{len(rows)} traces in {args.folder or corpus.default_folder()}", style="dim"))
     return EXIT_OK
 
 

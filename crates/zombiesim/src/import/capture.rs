@@ -17,6 +17,8 @@
 //!   then be matched to it. Every device write is kept, joined or not.
 //! - Files deleted during the run are in `extents_deleted.txt` (same format, named
 //!   `<ino N.G>`: inode N's generation G), when the capture recorded ext4's block map.
+//! - A dirty event of `<block device>` (the block device's own page cache: file-system
+//!   metadata) is joined to the block its page index names.
 //! - A dirty event is *joined* when its file page has a device block in `extents.txt`;
 //!   the others are dropped, counted by reason: the file is gone by the end of the
 //!   capture (temporary files, recycled WAL segments), or the page lies beyond the
@@ -225,6 +227,9 @@ pub fn import_capture_placed(
 }
 
 const CLOCK: &str = "clock reference (uptime, then epoch seconds)";
+/// The `file` of the block device's own page cache (file-system metadata): its page
+/// index is the device block.
+const BLOCK_DEVICE: &str = "<block device>";
 const HINTS_FILE: &str = "hints.txt";
 const HINTS: &str = "write-life hints (hint path)";
 const DIRTY: &str = "page-cache dirty log (t,ino,file,index)";
@@ -497,9 +502,21 @@ impl DirtyRows {
                     }
                 }
             }
-            let Some(block) = extents.block_of(file, index) else {
+            let block = if file == BLOCK_DEVICE {
+                if index > u64::MAX / BLOCK {
+                    return Err(self
+                        .lines
+                        .error(format!("index {index} is beyond 2^52 blocks")));
+                }
+                Some(index)
+            } else {
+                extents.block_of(file, index)
+            };
+            let Some(block) = block else {
                 let reason = if extents.has_file(file) {
                     "page beyond the file's extents (not allocated at the end of the capture)"
+                } else if file.starts_with("<ino ") {
+                    "page of a file deleted during the capture that never reached the device"
                 } else {
                     "file not in extents.txt (deleted or renamed before the end of the capture)"
                 };
@@ -779,6 +796,23 @@ mod tests {
                 .starts_with("hints.txt:2: expected a write-life hint 0-5, found `9`"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn block_device_pages_are_their_blocks() {
+        let (report, _) = import(
+            "0 0\n0\n",
+            &format!("{DIRTY}0.5,7340032,<block device>,42\n"),
+        )
+        .unwrap();
+        assert_eq!(report.host_events_joined, 1);
+        let e = import(
+            "0 0\n0\n",
+            &format!("{DIRTY}0.5,7340032,<block device>,18446744073709551615\n"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("beyond 2^52 blocks"), "{e}");
     }
 
     #[test]

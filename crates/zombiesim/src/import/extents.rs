@@ -141,6 +141,18 @@ impl Extents {
         self.by_name.contains_key(file)
     }
 
+    /// The directory (`""` or ending in `/`) of the shallowest file named `name` (a
+    /// PostgreSQL data directory holds `PG_VERSION`, and so do its databases' folders).
+    pub fn directory_of(&self, name: &str) -> Option<&str> {
+        self.files
+            .iter()
+            .filter_map(|f| {
+                f.strip_suffix(name)
+                    .filter(|dir| dir.is_empty() || dir.ends_with('/'))
+            })
+            .min_by_key(|dir| (dir.matches('/').count(), dir.len()))
+    }
+
     /// The device block holding page `page` of `file`.
     pub fn block_of(&self, file: &str, page: u64) -> Option<u64> {
         let id = *self.by_name.get(file)?;
@@ -230,6 +242,8 @@ mod tests {
         assert!(x.has_file("empty") && !x.has_file("c"));
         assert_eq!(x.page_of(102), Some(("b", 2)));
         assert_eq!(x.page_of(104), None);
+        assert_eq!(x.directory_of("b"), Some(""));
+        assert_eq!(x.directory_of("PG_VERSION"), None);
         std::fs::write(&p, "   0: 0..1: 5..6: 2:\n").unwrap();
         let err = Extents::read(&p).unwrap_err().to_string();
         assert!(err.contains(":1: expected a `== path` header"), "{err}");

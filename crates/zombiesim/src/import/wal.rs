@@ -8,6 +8,7 @@
 //!        │             time of COMMIT records (other records: interpolated by LSN
 //!        │             between the commits around them)
 //!        │  REL + fork + N ─► file base/DB/REL[_fsm|_vm][.segment], 8 KiB page N
+//!        │                    (under the data directory: where `PG_VERSION` is)
 //!        │                    = 4 KiB pages 2N, 2N+1 ─extents.txt─► device blocks
 //!        ▼
 //!   dirty(blocks, database) ──┐
@@ -67,7 +68,11 @@ pub fn import_wal(
             .unwrap_or(Path::new("."))
             .join("extents.txt"),
     };
-    let extents = Extents::read(&extents_path)?;
+    let mut extents = Extents::read(&extents_path)?;
+    let gone = extents_path.with_file_name("extents_deleted.txt");
+    if gone.exists() {
+        extents.read_also(&gone)?;
+    }
     let wal = Lines::open(waldump, "WAL dump (pg_waldump text)")?;
     // Pass 1: the blocks the window writes.
     let written = written_blocks(open_writes(writes)?)?;
@@ -126,7 +131,10 @@ fn merge<W: Write>(
     output: &mut Output<W>,
     report: &mut ImportReport,
 ) -> Result<()> {
-    let mut parser = WalParser::default();
+    let mut parser = WalParser {
+        data_dir: extents.directory_of("PG_VERSION").unwrap_or("").to_string(),
+        ..WalParser::default()
+    };
     let mut db_dirty: FxHashSet<u64> = FxHashSet::default();
     let mut pending: VecDeque<Pending> = VecDeque::new();
     // Events with their times, ready to merge: (time, blocks).
@@ -328,6 +336,8 @@ struct WalParser {
     block_refs: u64,
     block_refs_written: u64,
     messages: u64,
+    /// The cluster's data directory within the captured file system (`""` or `dir/`).
+    data_dir: String,
 }
 
 impl WalParser {
@@ -387,7 +397,7 @@ impl WalParser {
                 rest = &rest[i + 8..];
                 let r = parse_blkref(rest).map_err(|why| wal.error(why))?;
                 self.block_refs += 1;
-                match resolve(&r, extents) {
+                match resolve(&r, extents, &self.data_dir) {
                     Ok(bs) => {
                         report.host_events += 1;
                         report.host_events_joined += 1;
@@ -503,10 +513,14 @@ fn parse_blkref(s: &str) -> std::result::Result<BlockRef, String> {
 }
 
 /// The device blocks of a block reference's 8 KiB page.
-fn resolve(r: &BlockRef, extents: &Extents) -> std::result::Result<Vec<u64>, &'static str> {
+fn resolve(
+    r: &BlockRef,
+    extents: &Extents,
+    data_dir: &str,
+) -> std::result::Result<Vec<u64>, &'static str> {
     let dir = match r.spc {
-        1663 => format!("base/{}/{}", r.db, r.rel),
-        1664 => format!("global/{}", r.rel),
+        1663 => format!("{data_dir}base/{}/{}", r.db, r.rel),
+        1664 => format!("{data_dir}global/{}", r.rel),
         _ => return Err("relation in a tablespace outside the data directory"),
     };
     let fork = match r.fork.as_str() {

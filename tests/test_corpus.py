@@ -1,0 +1,72 @@
+"""The corpus of captured programs: what is checked in (provenance, sizes) and
+`zombiesim trace list`."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+
+import pytest
+
+from zombiesim import corpus
+from zombiesim import trace as traces
+
+#: What every entry's provenance states (docs/corpus.md).
+PROVENANCE_KEYS = {
+    "program",
+    "version",
+    "command",
+    "file_system",
+    "kernel",
+    "date",
+    "duration_s",
+    "placement",
+    "joined",
+    "device_writes_joined_share",
+    "host_events_joined_share",
+}
+
+
+def test_checked_in_corpus_has_provenance_and_fits():
+    found = corpus.entries()
+    assert len({e.provenance["program"] for e in found}) >= 6, [e.name for e in found]
+    total = 0
+    for e in found:
+        missing = PROVENANCE_KEYS - set(e.provenance)
+        assert not missing, (e.name, missing)
+        size = e.trace.stat().st_size
+        assert size <= 20_000_000, (e.name, size)
+        total += size
+        # Nothing of the machine that made it: paths relative to the checkout.
+        assert "/work/" not in e.provenance["command"] and "/tmp/" not in e.provenance["command"]
+        assert e.provenance["device_writes_joined_share"] > 0.9, e.name
+    assert total <= 150_000_000
+
+
+def test_trace_list(cli, tmp_path):
+    entry = tmp_path / "corpus" / "toy"
+    entry.mkdir(parents=True)
+    traces.generate_notified(entry / "trace.zst", pages=2000, records=20_000, placement=True)
+    (entry / "provenance.toml").write_text('program = "toy"\nversion = "1"\n')
+    (tmp_path / "corpus" / "not-an-entry").mkdir()
+    proc = cli("trace", "list", str(tmp_path / "corpus"), "--json", "-")
+    assert proc.returncode == 0, proc.stderr
+    (row,) = json.loads(proc.stdout)
+    assert row["name"] == "toy" and row["program"] == "toy"
+    assert row["writes"] > 0 and row["placement_ids"] == 2
+    assert 0.0 < row["ideal_awareness"] <= 1.0 and row["zombie_life_p50_s"] is not None
+    proc = cli("trace", "list", str(tmp_path / "corpus"), "-q")
+    assert proc.returncode == 0 and "toy" in proc.stdout and "1 traces" in proc.stdout
+
+
+def test_trace_list_bad_folders(cli, tmp_path):
+    proc = cli("trace", "list", str(tmp_path / "absent"))
+    assert proc.returncode == 2 and "no corpus folder" in proc.stderr
+    bad = tmp_path / "c" / "x"
+    bad.mkdir(parents=True)
+    traces.generate_notified(bad / "trace.zst", pages=100, records=100)
+    (bad / "provenance.toml").write_text("program = \n")
+    proc = cli("trace", "list", str(tmp_path / "c"))
+    assert proc.returncode == 2 and "provenance.toml" in proc.stderr
+    with pytest.raises(tomllib.TOMLDecodeError):
+        tomllib.loads("program = \n")

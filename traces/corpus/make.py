@@ -1,0 +1,282 @@
+"""Make (or remake) the corpus of captured programs: each entry is a program run under
+`zombiesim capture` on a fresh ext4 file system on a loop device, imported with its writes
+placed by file (a version-3 notified trace), and written to `traces/corpus/NAME/`:
+
+    trace.zst          the notified trace (device writes with placement by file, the page
+                       cache's dirty events; for pgbench also the database buffer's, from
+                       its WAL)
+    provenance.toml    the program and its version, the exact command, the file system,
+                       the machine's kernel, the date, what was joined
+    loop_summary.txt   the capture's own summary (events, blocks, zombie lifetimes)
+
+Needs root, tracefs and the programs (Debian: fio, postgresql, redis-server; PyPI: rocksdict in the
+Python given by --rocksdb-python; a redis source tree for `build-redis`, e.g. a clone of
+https://github.com/redis/redis). Each entry takes 30-90 s.
+
+usage: sudo python traces/corpus/make.py [NAME ...] [--out DIR] [--rocksdb-python PY]
+                                         [--redis-src DIR] [--list]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DRIVERS = HERE / "drivers"
+PG_BIN = Path("/usr/lib/postgresql/15/bin")
+#: Every capture is placed by file: each file its own placement identifier.
+PLACEMENT = "file"
+
+
+@dataclass
+class Entry:
+    program: str
+    description: str
+    #: The command, given the options (run in the capture's file system).
+    command: Callable[[argparse.Namespace], list[str]]
+    #: A command that prints the program's version.
+    version: Callable[[argparse.Namespace], list[str]]
+    size: str = "1GiB"
+    timeout: float = 600.0
+    env: dict[str, str] = field(default_factory=dict)
+    #: Joined after the capture (the WAL of pgbench).
+    wal: bool = False
+
+
+def _py(args: argparse.Namespace) -> str:
+    return args.rocksdb_python
+
+
+ENTRIES: dict[str, Entry] = {
+    "fio-zipf": Entry(
+        "fio",
+        "4 KiB buffered random writes, Zipf 1.2 over a 256 MiB file, fsync every 64, 15 s",
+        lambda a: ["fio", "--output=/dev/null", str(DRIVERS / "fio-zipf.fio")],
+        lambda a: ["fio", "--version"],
+    ),
+    "fio-pareto": Entry(
+        "fio",
+        "4 KiB buffered random writes, Pareto 0.9 over a 256 MiB file, fsync every 64, 15 s",
+        lambda a: ["fio", "--output=/dev/null", str(DRIVERS / "fio-pareto.fio")],
+        lambda a: ["fio", "--version"],
+    ),
+    "sqlite-tpcc": Entry(
+        "SQLite (Python's sqlite3), WAL mode",
+        "TPC-C-like, 4 warehouses loaded, then 30 s of the five transactions",
+        lambda a: [sys.executable, str(DRIVERS / "sqlite_tpcc.py"), "30", "4", "1"],
+        lambda a: [sys.executable, "-c", "import sqlite3; print('sqlite', sqlite3.sqlite_version)"],
+    ),
+    "rocksdb-ycsb-a": Entry(
+        "RocksDB (rocksdict)",
+        "200,000 records of 1 KiB loaded, then 30 s of YCSB A (50% reads, 50% updates, Zipf 0.99)",
+        lambda a: [_py(a), str(DRIVERS / "rocksdb_ycsb.py"), "ycsb-a", "30", "200000", "1"],
+        lambda a: [
+            _py(a),
+            "-c",
+            "import importlib.metadata as m; print('rocksdict', m.version('rocksdict'))",
+        ],
+    ),
+    "rocksdb-fill-update": Entry(
+        "RocksDB (rocksdict)",
+        "200,000 records of 1 KiB filled in random order, then 30 s of uniform overwrites",
+        lambda a: [_py(a), str(DRIVERS / "rocksdb_ycsb.py"), "fill-update", "30", "200000", "1"],
+        lambda a: [
+            _py(a),
+            "-c",
+            "import importlib.metadata as m; print('rocksdict', m.version('rocksdict'))",
+        ],
+    ),
+    "pgbench": Entry(
+        "PostgreSQL pgbench",
+        "pgbench -i -s 10, then 30 s of TPC-B-like transactions, 4 clients; its WAL "
+        "imported as the database buffer's dirty events",
+        lambda a: ["sh", str(DRIVERS / "pgbench.sh"), "30", "10"],
+        lambda a: [str(PG_BIN / "postgres"), "--version"],
+        size="2GiB",
+        wal=True,
+    ),
+    "redis-aof": Entry(
+        "Redis server",
+        "SETs of 256-byte values over 200,000 keys, 8 clients, 20 s; the append-only file "
+        "(fsync every second) rewritten in the background as it grows",
+        lambda a: ["sh", str(DRIVERS / "redis_aof.sh"), "20"],
+        lambda a: ["redis-server", "--version"],
+        size="2GiB",
+    ),
+    "build-redis": Entry(
+        "make (gcc) building redis",
+        "the redis source tree copied in (git archive), then `make -j2 MALLOC=libc`",
+        lambda a: [
+            "sh",
+            "-c",
+            f"git -C {shlex.quote(str(a.redis_src))} archive HEAD | tar -x && "
+            "make -j2 MALLOC=libc BUILD_TLS=no >build.log 2>&1",
+        ],
+        lambda a: [
+            "sh",
+            "-c",
+            f"gcc --version | head -1; git -C {shlex.quote(str(a.redis_src))} log -1 "
+            "--format='redis %H %cs'",
+        ],
+        size="2GiB",
+        timeout=1200.0,
+    ),
+}
+
+
+def _version(entry: Entry, args: argparse.Namespace) -> str:
+    try:
+        out = subprocess.run(entry.version(args), capture_output=True, text=True, timeout=60)
+        return " / ".join(line.strip() for line in out.stdout.splitlines() if line.strip())
+    except (OSError, subprocess.SubprocessError) as e:
+        return f"unknown ({e})"
+
+
+def _portable(command: list[str], args: argparse.Namespace) -> str:
+    """The command as anyone can run it: paths of this checkout relative to its root,
+    the Pythons as `python3`, the redis tree as `$REDIS_SRC`."""
+    root = str(HERE.parents[1]) + os.sep
+    subs = [(args.rocksdb_python, "python3"), (sys.executable, "python3"), (root, "")]
+    if args.redis_src is not None:
+        subs.insert(0, (shlex.quote(str(args.redis_src)), "$REDIS_SRC"))
+    out = []
+    for word in command:
+        for old, new in subs:
+            word = word.replace(old, new)
+        out.append(word)
+    return shlex.join(out).replace("'$REDIS_SRC'", "$REDIS_SRC")
+
+
+def _toml(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+def make(name: str, args: argparse.Namespace) -> Path:
+    from zombiesim import capture as cap
+    from zombiesim import trace as traces
+
+    entry = ENTRIES[name]
+    dest = args.out / name
+    with tempfile.TemporaryDirectory(prefix=f"corpus-{name}-") as tmp:
+        folder = Path(tmp) / "capture"
+        waldump = Path(tmp) / "waldump.txt"
+        env_before = dict(os.environ)
+        os.environ.update(entry.env)
+        if entry.wal:
+            os.environ["WALDUMP"] = str(waldump)
+        command = entry.command(args)
+        try:
+            result = cap.capture(
+                command,
+                folder,
+                size=traces.parse_size(entry.size, "size"),
+                timeout=entry.timeout,
+                placement=PLACEMENT,
+                echo=False,
+                log=lambda m: print(f"{name}: {m}", file=sys.stderr),
+            )
+        finally:
+            os.environ.clear()
+            os.environ.update(env_before)
+        if result.failed or result.trace is None:
+            raise SystemExit(f"{name}: the capture failed ({result.import_note or result.status})")
+        report = result.import_report or {}
+        trace = folder / "trace.zst"
+        joined_wal = None
+        if entry.wal:
+            wal_trace = Path(tmp) / "wal.zst"
+            joined_wal = traces.import_wal(
+                waldump, trace, wal_trace, extents=folder / "extents.txt"
+            )
+            trace = wal_trace
+        dest.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(trace, dest / "trace.zst")
+        summary = (folder / "loop_summary.txt").read_text().splitlines()
+        (dest / "loop_summary.txt").write_text(
+            "".join(
+                (f"command: {_portable(command, args)}" if line.startswith("command: ") else line)
+                + "\n"
+                for line in summary
+            )
+        )
+        hints = folder / "hints.txt"
+        fields = {
+            "name": name,
+            "program": entry.program,
+            "version": _version(entry, args),
+            "description": entry.description,
+            "command": _portable(command, args),
+            "file_system": f"{result.fs}, {result.size >> 20} MiB, on a loop device",
+            "kernel": platform.release(),
+            "date": datetime.date.today().isoformat(),
+            "duration_s": round(result.elapsed_s, 2),
+            "placement": PLACEMENT,
+            "records": int((joined_wal or report).get("records", 0)),
+            "device_writes": int(report.get("device_writes", 0)),
+            "device_writes_joined_share": round(report.get("device_writes_joined_share", 0.0), 4),
+            "host_events": int(report.get("host_events", 0)),
+            "host_events_joined_share": round(report.get("host_events_joined_share", 0.0), 4),
+            "files_deleted_during_run": result.counts.files_gone,
+            "write_life_hints": [
+                line for line in (hints.read_text().splitlines() if hints.exists() else [])
+            ],
+            "joined": "page-cache dirty events to device writes (ext4 block map and extents)"
+            + (
+                f"; the WAL's block references as database-buffer events "
+                f"({int(joined_wal['host_events_joined'])} of {int(joined_wal['host_events'])})"
+                if joined_wal
+                else ""
+            ),
+        }
+        text = "".join(f"{k} = {_toml(v)}\n" for k, v in fields.items())
+        (dest / "provenance.toml").write_text(
+            "# Made by traces/corpus/make.py (see traces/corpus/README.md).\n" + text
+        )
+    size = (dest / "trace.zst").stat().st_size
+    print(f"{name}: {dest / 'trace.zst'} ({size / 1e6:.1f} MB)")
+    return dest
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("names", nargs="*", metavar="NAME", help="entries to make (default: all)")
+    p.add_argument("--out", type=Path, default=HERE, help="the corpus folder (default: here)")
+    p.add_argument("--rocksdb-python", default=sys.executable, help="a Python with rocksdict")
+    p.add_argument("--redis-src", type=Path, help="a redis git checkout (for build-redis)")
+    p.add_argument("--list", action="store_true", help="list the entries and stop")
+    args = p.parse_args()
+    if args.list:
+        for name, e in ENTRIES.items():
+            print(f"{name:22} {e.program}: {e.description}")
+        return 0
+    names = args.names or list(ENTRIES)
+    unknown = [n for n in names if n not in ENTRIES]
+    if unknown:
+        p.error(f"unknown entries {unknown}: expected some of {', '.join(ENTRIES)}")
+    if "build-redis" in names and args.redis_src is None:
+        p.error("build-redis needs --redis-src (a redis git checkout)")
+    for name in names:
+        make(name, args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
