@@ -237,7 +237,7 @@ def _trace_list(args: argparse.Namespace) -> int:
         )
         table.add_row(
             Text(r["name"], style="bold"),
-            Text(f"{r['program']} ({r['version']})"),
+            Text(r["program"]),
             duration(r["duration_s"]),
             f"{count(r['writes'])} ({size(r['written_bytes'])})",
             size(r["footprint_bytes"]),
