@@ -193,16 +193,25 @@ def test_convert_synthetic_lines(tmp_path):
     assert "unmapped (fs metadata/journal/deleted files): 1" in (tmp_path / cap.SUMMARY).read_text()
 
 
+def write_folder(folder: Path, inodes: str, extents: str, raw: str) -> None:
+    """A capture folder's clock (uptime 10 s at epoch 1700000000), inodes, extents and raw
+    trace (`raw.txt`), for `convert_raw`."""
+    (folder / "uptime_start.txt").write_text("10.00 1.00\n1700000000.000000000\n")
+    (folder / "inodes.txt").write_text(inodes)
+    (folder / "extents.txt").write_text(extents)
+    (folder / "raw.txt").write_text(raw)
+
+
 def test_convert_large_folio_dirty_pages_are_the_written_ones(tmp_path):
     """With the application's writes recorded, a dirty 2 MiB folio stands for the pages
     written, not the 512 it holds: an 8 KiB append dirties 2 pages; a later write into
     the still-dirty folio dirties its page then; once a block of the folio is written the
     folio is clean, and the next write waits for the next dirty event."""
-    (tmp_path / "uptime_start.txt").write_text("10.00 1.00\n1700000000.000000000\n")
-    (tmp_path / "inodes.txt").write_text("12 2097152 wal\n")
-    (tmp_path / "extents.txt").write_text("== wal\n   0: 0.. 511: 5000.. 5511: 512: last,eof\n")
     wb = "ext4_da_write_begin: dev 7,0 ino 12"
-    (tmp_path / "raw.txt").write_text(
+    write_folder(
+        tmp_path,
+        "12 2097152 wal\n",
+        "== wal\n   0: 0.. 511: 5000.. 5511: 512: last,eof\n",
         "  p-3 [000] ..... 10.000000: mm_filemap_add_to_page_cache: dev 7:0 ino c "
         "pfn=0x200000 ofs=0 order=9\n"
         f"  p-3 [000] ..... 10.100000: {wb} pos 16384 len 8192\n"
@@ -211,7 +220,7 @@ def test_convert_large_folio_dirty_pages_are_the_written_ones(tmp_path):
         f"  p-3 [000] ..... 10.300000: {wb} pos 40960 len 4096\n"
         "  k-4 [000] ..... 10.400000: block_rq_issue: 7,0 W 12288 () 40032 + 24 be,0,4 [k]\n"
         f"  p-3 [000] ..... 10.500000: {wb} pos 49152 len 4096\n"
-        "  p-3 [000] d..1. 10.500001: writeback_dirty_folio: bdi 7:0: ino=12 index=0\n"
+        "  p-3 [000] d..1. 10.500001: writeback_dirty_folio: bdi 7:0: ino=12 index=0\n",
     )
     res = cap.convert_raw(tmp_path / "raw.txt", tmp_path, device="7:0")
     rows = [(r["t"], r["index"]) for r in read_csv(tmp_path / cap.DIRTY_CSV)]
@@ -229,11 +238,11 @@ def test_convert_files_deleted_during_the_run(tmp_path):
     `old` (blocks 500-501), is freed, and comes back as `new` on the same blocks (the file
     left at the end). Each generation's pages join to the blocks it held then; the gone
     one is listed in extents_deleted.txt."""
-    (tmp_path / "uptime_start.txt").write_text("10.00 1.00\n1700000000.000000000\n")
-    (tmp_path / "inodes.txt").write_text("12 8192 new\n")
-    (tmp_path / "extents.txt").write_text("== new\n   0: 0.. 1: 500.. 501: 2: last,eof\n")
     ext4 = "ext4_ext_map_blocks_exit: dev 7,0 ino 12 flags CREATE|DELALLOC lblk 0 pblk"
-    (tmp_path / "raw.txt").write_text(
+    write_folder(
+        tmp_path,
+        "12 8192 new\n",
+        "== new\n   0: 0.. 1: 500.. 501: 2: last,eof\n",
         "  a-1 [000] d..1. 10.100000: writeback_dirty_folio: bdi 7:0: ino=12 index=1\n"
         f"  k-2 [000] ..... 10.200000: {ext4} 500 len 2 mflags NM ret 2\n"
         "  k-2 [000] ..... 10.200001: block_rq_issue: 7,0 W 8192 () 4000 + 16 be,0,4 [k]\n"
@@ -245,7 +254,7 @@ def test_convert_files_deleted_during_the_run(tmp_path):
         f"  k-2 [000] ..... 10.500000: {ext4} 500 len 2 mflags NM ret 2\n"
         "  k-2 [000] ..... 10.500001: block_rq_issue: 7,0 W 8192 () 4000 + 16 be,0,4 [k]\n"
         # Metadata: the block device's own inode (7 << 20 | 0), its page index the block.
-        "  a-1 [000] d..1. 10.600000: writeback_dirty_folio: bdi 7:0: ino=7340032 index=3\n"
+        "  a-1 [000] d..1. 10.600000: writeback_dirty_folio: bdi 7:0: ino=7340032 index=3\n",
     )
     res = cap.convert_raw(tmp_path / "raw.txt", tmp_path, device="7:0")
     dirty = [(r["file"], r["index"]) for r in read_csv(tmp_path / cap.DIRTY_CSV)]
