@@ -21,6 +21,7 @@
 //! traces from the same capture can be merged.
 
 mod capture;
+mod capture_placement;
 mod extents;
 mod sqlite;
 mod wal;
