@@ -141,15 +141,24 @@ impl Extents {
         self.by_name.contains_key(file)
     }
 
-    /// The directory (`""` or ending in `/`) of the shallowest file named `name` (a
-    /// PostgreSQL data directory holds `PG_VERSION`, and so do its databases' folders).
-    pub fn directory_of(&self, name: &str) -> Option<&str> {
+    /// The shallowest directory (`""` or ending in `/`) holding both a file named
+    /// `name` and files under `sub`: a PostgreSQL data directory holds `PG_VERSION`
+    /// and `base/` (its databases' folders hold a `PG_VERSION` too, and a capture may
+    /// list no root `PG_VERSION` at all: then `""` if files lie under `sub`).
+    pub fn directory_with(&self, name: &str, sub: &str) -> Option<&str> {
+        let holds = |dir: &str| {
+            self.files
+                .iter()
+                .any(|f| f.strip_prefix(dir).is_some_and(|r| r.starts_with(sub)))
+        };
         self.files
             .iter()
             .filter_map(|f| {
                 f.strip_suffix(name)
                     .filter(|dir| dir.is_empty() || dir.ends_with('/'))
             })
+            .chain(std::iter::once(""))
+            .filter(|dir| holds(dir))
             .min_by_key(|dir| (dir.matches('/').count(), dir.len()))
     }
 
@@ -242,8 +251,8 @@ mod tests {
         assert!(x.has_file("empty") && !x.has_file("c"));
         assert_eq!(x.page_of(102), Some(("b", 2)));
         assert_eq!(x.page_of(104), None);
-        assert_eq!(x.directory_of("b"), Some(""));
-        assert_eq!(x.directory_of("PG_VERSION"), None);
+        assert_eq!(x.directory_with("b", "a"), Some(""));
+        assert_eq!(x.directory_with("PG_VERSION", "base/"), None);
         std::fs::write(&p, "   0: 0..1: 5..6: 2:\n").unwrap();
         let err = Extents::read(&p).unwrap_err().to_string();
         assert!(err.contains(":1: expected a `== path` header"), "{err}");
@@ -268,5 +277,22 @@ mod tests {
         assert_eq!(x.block_of("a", 1), Some(4503599627370494));
         assert_eq!(x.page_of(4503599627370494), Some(("a", 1)));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_postgres_data_directory_is_where_base_is() {
+        let x = |text: &str| {
+            Extents::from_lines(crate::import::memory_lines("extents.txt", text.as_bytes()))
+                .unwrap()
+        };
+        let nested =
+            x("== pgdata/PG_VERSION\n== pgdata/base/5/PG_VERSION\n== pgdata/base/5/1259\n");
+        assert_eq!(
+            nested.directory_with("PG_VERSION", "base/"),
+            Some("pgdata/")
+        );
+        // The shared pgbench capture: no root PG_VERSION listed, base/ at the root.
+        let root = x("== base/4/PG_VERSION\n== base/4/1259\n== global/1262\n");
+        assert_eq!(root.directory_with("PG_VERSION", "base/"), Some(""));
     }
 }

@@ -132,7 +132,10 @@ fn merge<W: Write>(
     report: &mut ImportReport,
 ) -> Result<()> {
     let mut parser = WalParser {
-        data_dir: extents.directory_of("PG_VERSION").unwrap_or("").to_string(),
+        data_dir: extents
+            .directory_with("PG_VERSION", "base/")
+            .unwrap_or("")
+            .to_string(),
         ..WalParser::default()
     };
     let mut db_dirty: FxHashSet<u64> = FxHashSet::default();
