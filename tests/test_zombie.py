@@ -58,6 +58,28 @@ def test_dropped_dirty_pages_withdraw_their_hints():
     assert 0 < n["awareness_mean"] <= 1.0
 
 
+def test_awareness_is_at_most_one_under_the_oracle(tmp_path):
+    """The oracle marks pages whose death it is told from the future, dirty above the
+    device or not: its awareness still counts at most the host's dirty pages."""
+    trace = tmp_path / "n.zst"
+    zs.trace.generate_notified(trace, pages=4000, records=60_000, delay=2000)
+    cfg = zs.Config.preset("default").override(
+        {
+            "flash.blocks_per_plane": 128,
+            "notify.mode": "piggyback",
+            "gc.low_watermark": 8,
+            "gc.high_watermark": 8,
+        }
+    )
+    reps = zs.compare_reports(
+        cfg, trace=zs.TraceInput(trace, "native", remap="compact"), schemes=["zgc-gd", "oracle"]
+    )
+    for label, rep in reps.items():
+        notify = rep.raw["notify"]
+        assert 0 < notify["awareness_mean"] <= 1.0, (label, notify["awareness_mean"])
+        assert all(p["awareness"] <= 1.0 for p in notify["series"]), label
+
+
 def test_oltp_reports_transactions_per_second():
     cfg = small("zgc-gd", **{"host.file_size": "16KiB"})
     rep = zs.simulate(cfg, "oltp:transactions=5000")

@@ -155,7 +155,9 @@ pub struct AwarenessMeans {
 impl AwarenessMeans {
     /// One sample: the device knows `known` zombies (and holds `stale` marks of pages
     /// no longer dirty) while the host holds `dirty` dirty pages. Returns the
-    /// awareness `known / dirty` (0 with nothing dirty).
+    /// awareness `known / dirty` (0 with nothing dirty), at most 1: marks beyond the
+    /// pages dirty above the device are not the host's (the oracle marks pages whose
+    /// death it is told from the future, dirty or not).
     pub fn sample(&mut self, known: u64, stale: u64, dirty: u64) -> f64 {
         self.samples += 1;
         self.known_sum += known as f64;
@@ -163,7 +165,7 @@ impl AwarenessMeans {
         if dirty == 0 {
             return 0.0;
         }
-        let awareness = known as f64 / dirty as f64;
+        let awareness = known.min(dirty) as f64 / dirty as f64;
         self.aware_sum += awareness;
         self.aware_samples += 1;
         awareness
@@ -221,6 +223,17 @@ mod tests {
         assert_eq!(c.take().collect::<Vec<_>>(), vec![(131, 9)]);
         assert_eq!(c.take().collect::<Vec<_>>(), vec![(7, 1)]);
         assert_eq!(c.take().count(), 0);
+    }
+
+    #[test]
+    fn awareness_is_at_most_one() {
+        let mut m = AwarenessMeans::default();
+        assert_eq!(m.sample(10, 0, 5), 1.0);
+        assert_eq!(m.sample(2, 1, 4), 0.5);
+        assert_eq!(m.sample(3, 0, 0), 0.0);
+        let r = channel(NotifyMode::Ideal, 1, 255).report(&m, Vec::new());
+        assert_eq!(r.awareness_mean, 0.75);
+        assert_eq!(r.known_zombies_mean, 5.0);
     }
 
     #[test]

@@ -74,7 +74,8 @@ pub struct NotifyReport {
     /// Mean of (pages the device knows as zombies ÷ dirty pages in the host), over
     /// samples with dirty pages (000 Table 3); at most 1: a mark of a page no longer
     /// dirty above the device (dropped, its withdrawal not yet delivered) is stale,
-    /// not known.
+    /// not known, and the known zombies count at most the dirty pages (the oracle
+    /// marks pages from the future, dirty above or not).
     pub awareness_mean: f64,
     pub known_zombies_mean: f64,
     /// Mean number of stale marks: pages the device holds as zombies whose dirty copy
