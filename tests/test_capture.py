@@ -510,12 +510,13 @@ def test_capture_end_to_end(can_capture, cli, tmp_path):
 
 #: Three files: `log` rewritten with a short write-life hint, `table` written once with a
 #: long one, `plain` with none.
-HINTED_WRITES = """
+HINTED_WRITES = f"""
 import fcntl, os, struct
+F_SET_RW_HINT = {cap.layout.F_SET_RW_HINT}
 def write(name, hint, pages, rounds):
     fd = os.open(name, os.O_CREAT | os.O_WRONLY)
     if hint:
-        fcntl.fcntl(fd, 1036, struct.pack("Q", hint))  # F_SET_RW_HINT
+        fcntl.fcntl(fd, F_SET_RW_HINT, struct.pack("Q", hint))
     for _ in range(rounds):
         for p in range(pages):
             os.pwrite(fd, os.urandom(4096), p * 4096)

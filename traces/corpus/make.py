@@ -235,9 +235,7 @@ def make(name: str, args: argparse.Namespace) -> Path:
             "host_events": int(report.get("host_events", 0)),
             "host_events_joined_share": round(report.get("host_events_joined_share", 0.0), 4),
             "files_deleted_during_run": result.counts.files_gone,
-            "write_life_hints": [
-                line for line in (hints.read_text().splitlines() if hints.exists() else [])
-            ],
+            "write_life_hints": hints.read_text().splitlines() if hints.exists() else [],
             "joined": "page-cache dirty events to device writes (ext4 block map and extents)"
             + (
                 f"; the WAL's block references as database-buffer events "
@@ -267,6 +265,11 @@ def main() -> int:
         for name, e in ENTRIES.items():
             print(f"{name:22} {e.program}: {e.description}")
         return 0
+    # The commands run in the capture's file system: paths given relative to here.
+    if os.sep in args.rocksdb_python:
+        args.rocksdb_python = os.path.abspath(args.rocksdb_python)
+    if args.redis_src is not None:
+        args.redis_src = args.redis_src.resolve()
     names = args.names or list(ENTRIES)
     unknown = [n for n in names if n not in ENTRIES]
     if unknown:

@@ -145,21 +145,16 @@ class _BlockOwners:
     or an inode that is not a regular file) is `<ino N.G>`, and its pages, as the run
     last mapped them, go to `extents_deleted.txt` for the importer."""
 
-    def __init__(self, inodes: dict[int, str], frees: dict[int, int], metadata_ino: int | None):
+    def __init__(self, inodes: dict[int, str], frees: dict[int, int]):
         self.inodes = inodes
         #: Per inode, how many times the run frees it (its last generation's number).
         self.frees = frees
-        self.metadata_ino = metadata_ino
         self.gen: dict[int, int] = {}
         self.owner: dict[int, tuple[int, int, int]] = {}  # block -> (ino, gen, page)
         self.pages: dict[tuple[int, int], dict[int, int]] = {}  # (ino, gen) -> page -> block
 
-    def name(self, ino: int, gen: int | None = None) -> str | None:
-        """The name of `ino`'s generation `gen` (the current one by default);
-        `BLOCK_DEVICE` for the block device's own inode (file-system metadata, its page
-        index the block number)."""
-        if ino == self.metadata_ino:
-            return BLOCK_DEVICE
+    def name(self, ino: int, gen: int | None = None) -> str:
+        """The name of `ino`'s generation `gen` (the current one by default)."""
         gen = self.gen.get(ino, 0) if gen is None else gen
         if gen == self.frees.get(ino, 0) and ino in self.inodes:
             return self.inodes[ino]
@@ -185,8 +180,7 @@ class _BlockOwners:
         if hit is None:
             return None
         ino, gen, page = hit
-        name = self.name(ino, gen)
-        return None if name is None else (ino, name, page)
+        return ino, self.name(ino, gen), page
 
     def write_gone(self, path: Path) -> int:
         """`extents_deleted.txt`: each generation named `<ino N.G>`, its pages as runs
@@ -195,7 +189,7 @@ class _BlockOwners:
         with open(path, "w") as f:
             for (ino, gen), pages in sorted(self.pages.items()):
                 name = self.name(ino, gen)
-                if name is None or not name.startswith("<ino "):
+                if not name.startswith("<ino "):
                     continue
                 n += 1
                 f.write(f"== {name}\n")
@@ -376,7 +370,7 @@ def convert_raw(
     except EOFError as e:
         raise make_error(InputError, f"`{raw_path}`: truncated ({e})", "io") from e
     metadata_ino = dev[0] << 20 | dev[1] if dev else None
-    owners = _BlockOwners(inodes, frees, metadata_ino) if has_map else None
+    owners = _BlockOwners(inodes, frees) if has_map else None
     events: dict[str, int] = {}
     pending: dict[tuple[int, int], int] = {}  # (ino, index) -> first dirty, uptime ns
     dirtied: set[tuple[int, int]] = set()

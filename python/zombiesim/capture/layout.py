@@ -40,11 +40,10 @@ def write_life_hint(path: str | os.PathLike[str]) -> int | None:
         os.close(fd)
 
 
-def write_hints(root: Path, folder: Path, names: list[str]) -> int | None:
+def write_hints(root: Path, folder: Path, names: list[str]) -> None:
     """`hints.txt` (`hint path`, files whose hint is set) of the files `names` under
     `root`: read at the end of the run, before the file system is unmounted, so each file
-    has the hint it was last given. Returns the number of hinted files, or None (no
-    `hints.txt`) where the kernel does not keep hints."""
+    has the hint it was last given. No `hints.txt` where the kernel keeps no hints."""
     hinted: list[tuple[int, str]] = []
     supported = False
     for rel in names:
@@ -55,11 +54,10 @@ def write_hints(root: Path, folder: Path, names: list[str]) -> int | None:
         if hint:
             hinted.append((hint, rel))
     if not supported and names:
-        return None
+        return
     with open(folder / HINTS, "w") as f:
         for hint, rel in hinted:
             f.write(f"{hint} {rel}\n")
-    return len(hinted)
 
 
 def _list_files(root: Path) -> list[tuple[int, int, str]]:

@@ -292,10 +292,7 @@ def _import(folder: Path, result: CaptureResult, placement: str = "none") -> Non
         )
         return
     try:
-        if placement == "none":
-            report = importer(str(folder), str(folder / TRACE))
-        else:
-            report = importer(str(folder), str(folder / TRACE), placement=placement)
+        report = importer(str(folder), str(folder / TRACE), placement=placement)
     except AttributeError as e:  # the Python side is there, the compiled core is older
         result.import_note = (
             f"not imported: the importer is not built into this zombiesim ({e}); later, "

@@ -67,11 +67,7 @@ pub fn import_capture_placed(
         });
     }
     let offset_ns = read_clock_offset(Lines::open(&member(folder, "uptime_start.txt"), CLOCK)?)?;
-    let mut extents = Extents::read(&member(folder, "extents.txt"))?;
-    let gone = member(folder, "extents_deleted.txt");
-    if gone.exists() {
-        extents.read_also(&gone)?;
-    }
+    let extents = Extents::read_with_deleted(&member(folder, "extents.txt"))?;
     let inodes_path = member(folder, "inodes.txt");
     let inodes = if inodes_path.exists() {
         read_inodes(Lines::open(&inodes_path, "inode list")?)?
@@ -511,14 +507,9 @@ impl WriteRows {
                 };
                 if joined {
                     report.device_writes_joined += 1;
-                    let file = if f[3].is_empty() {
-                        owner.map_or("", |o| o.0)
-                    } else {
-                        f[3]
-                    };
                     *report
                         .details
-                        .entry(format!("device_writes_{}", top(file)))
+                        .entry(format!("device_writes_{}", top(file.unwrap_or(""))))
                         .or_default() += 1;
                 }
             }

@@ -13,7 +13,8 @@
 //! cache (delayed allocation) and is skipped. Lookups go both ways: a file page to its
 //! device block, and a device block to the file page it holds.
 //!
-//! A capture may add `extents_deleted.txt` in the same format ([`Extents::read_also`]):
+//! A capture may add `extents_deleted.txt` in the same format
+//! ([`Extents::read_with_deleted`]):
 //! the files deleted during the run (`<ino N.G>`), as the run mapped them. Their blocks
 //! may since hold other files' pages, so a block can be listed more than once: a file
 //! page's block is then exact, a block's page one of those it held.
@@ -64,14 +65,19 @@ impl Extents {
         Ok(x)
     }
 
-    /// Adds the files of another listing at `path` (`extents_deleted.txt`).
-    pub fn read_also(&mut self, path: &Path) -> Result<()> {
-        self.add(Lines::open(
-            path,
-            "extents of the files deleted during the run",
-        )?)?;
-        self.sort();
-        Ok(())
+    /// Reads `extents.txt` at `path` and, when the capture has it beside, the files
+    /// deleted during the run (`extents_deleted.txt`).
+    pub fn read_with_deleted(path: &Path) -> Result<Extents> {
+        let mut x = Extents::read(path)?;
+        let deleted = path.with_file_name("extents_deleted.txt");
+        if deleted.exists() {
+            x.add(Lines::open(
+                &deleted,
+                "extents of the files deleted during the run",
+            )?)?;
+            x.sort();
+        }
+        Ok(x)
     }
 
     fn sort(&mut self) {

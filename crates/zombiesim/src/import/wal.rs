@@ -68,11 +68,7 @@ pub fn import_wal(
             .unwrap_or(Path::new("."))
             .join("extents.txt"),
     };
-    let mut extents = Extents::read(&extents_path)?;
-    let gone = extents_path.with_file_name("extents_deleted.txt");
-    if gone.exists() {
-        extents.read_also(&gone)?;
-    }
+    let extents = Extents::read_with_deleted(&extents_path)?;
     let wal = Lines::open(waldump, "WAL dump (pg_waldump text)")?;
     // Pass 1: the blocks the window writes.
     let written = written_blocks(open_writes(writes)?)?;
