@@ -77,6 +77,9 @@ impl Capabilities {
         if cfg.gc.max_victims_per_trigger > 0 && !self.bounded_gc {
             return lacks("gc.max_victims_per_trigger", "bounded garbage collection");
         }
+        if cfg.gc.postpone_below_invalid > 0.0 && !self.bounded_gc {
+            return lacks("gc.postpone_below_invalid", "lazy garbage collection");
+        }
         for (key, on) in [
             ("gc.shadow_reads", cfg.gc.shadow_reads),
             ("gc.fast_write", cfg.gc.fast_write),
@@ -108,13 +111,15 @@ mod tests {
         .unwrap();
         let plain = Capabilities::NONE;
         assert!(plain.check(&cfg, "plain").is_ok());
-        let cases: [(&str, &str); 6] = [
+        cfg.set("gc.high_watermark", "7").unwrap();
+        let cases: [(&str, &str); 7] = [
             ("gc.policy", "z-greedy"),
             ("gc.zombie_block", "true"),
             ("ftl.regions", "2"),
             ("content.dedup", "true"),
             ("gc.background", "true"),
             ("gc.max_victims_per_trigger", "1"),
+            ("gc.postpone_below_invalid", "0.125"),
         ];
         for (key, value) in cases {
             let mut c = cfg.clone();

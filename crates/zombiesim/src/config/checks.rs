@@ -78,6 +78,25 @@ impl Config {
                 ),
             ));
         }
+        if !(0.0..1.0).contains(&g.postpone_below_invalid) {
+            return Err(Error::config(
+                "gc.postpone_below_invalid",
+                format!(
+                    "{} must be a share of a victim's pages, at least 0 and below 1",
+                    g.postpone_below_invalid
+                ),
+            ));
+        }
+        if g.postpone_below_invalid > 0.0 && g.high_watermark == g.low_watermark {
+            return Err(Error::config(
+                "gc.postpone_below_invalid",
+                format!(
+                    "lazy reclaim starts GC below gc.high_watermark and forces it below \
+                     gc.low_watermark; both are {}: raise gc.high_watermark",
+                    g.low_watermark
+                ),
+            ));
+        }
         if g.background && g.background_watermark <= g.high_watermark {
             return Err(Error::config(
                 "gc.background_watermark",

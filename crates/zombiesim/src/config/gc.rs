@@ -79,6 +79,12 @@ pub struct GcConfig {
     pub max_victims_per_trigger: u32,
     /// Free blocks at or below which a bounded GC keeps reclaiming.
     pub hard_watermark: u32,
+    /// Lazy reclaim (FEMU's FDP FTL, on which WARP builds): with a share `f` above 0,
+    /// GC starts as soon as a unit has fewer than `high_watermark` free blocks, but a
+    /// victim with fewer than `f` of its pages invalid is put back and GC stops, unless
+    /// the unit is below `low_watermark` (forced GC takes any victim). 0 = off: GC
+    /// starts below `low_watermark` and takes the policy's victim.
+    pub postpone_below_invalid: f64,
     /// ShadowGC (003 §3.3): a victim's device- and twin-shadow pages are taken from the
     /// device write buffer (no flash read, no ECC); the buffered copy becomes clean.
     pub shadow_reads: bool,
@@ -92,6 +98,22 @@ pub struct GcConfig {
 }
 
 impl GcConfig {
+    /// Free blocks (RUs with FDP) each GC unit holds back: the high watermark GC works
+    /// up to (the background watermark when higher), or with lazy reclaim, which may
+    /// never reach its high watermark, the low watermark it is forced at.
+    pub fn reserve_watermark(&self) -> u32 {
+        let foreground = if self.postpone_below_invalid > 0.0 {
+            self.low_watermark
+        } else {
+            self.high_watermark
+        };
+        if self.background {
+            foreground.max(self.background_watermark)
+        } else {
+            foreground
+        }
+    }
+
     /// The policy that scores victims: the oracle scores like z-cost-benefit when
     /// `gc.oracle_score = "z-cost-benefit"`, like z-greedy otherwise.
     pub fn scoring(&self) -> PolicySpec {
@@ -117,6 +139,7 @@ impl Default for GcConfig {
             oracle_score: OracleScore::Best,
             max_victims_per_trigger: 0,
             hard_watermark: 1,
+            postpone_below_invalid: 0.0,
             shadow_reads: false,
             fast_write: false,
             skip_shadows: false,

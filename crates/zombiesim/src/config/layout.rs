@@ -125,11 +125,7 @@ impl FtlLayout {
         let spare_blocks =
             (geo.blocks - geo.reserved_blocks) as u64 - geo.logical_pages.div_ceil(ppb);
         let per_unit_spare = spare_blocks / units.len() as u64;
-        let watermark = if cfg.gc.background {
-            cfg.gc.high_watermark.max(cfg.gc.background_watermark)
-        } else {
-            cfg.gc.high_watermark
-        };
+        let watermark = cfg.gc.reserve_watermark();
         let needed = watermark as u64 + (per_unit * streams) as u64 + 1;
         // The block-mapped FTLs count their own spare blocks (config::hybrid).
         if !cfg.ftl.kind.block_mapped() && per_unit_spare < needed {
@@ -184,11 +180,7 @@ impl FtlLayout {
         let spare_blocks =
             (geo.blocks - geo.reserved_blocks) as u64 - geo.logical_pages.div_ceil(ppb);
         let spare_rus = spare_blocks / fdp.reclaim_groups as u64 / fdp.ru_planes as u64;
-        let watermark = if cfg.gc.background {
-            cfg.gc.high_watermark.max(cfg.gc.background_watermark)
-        } else {
-            cfg.gc.high_watermark
-        };
+        let watermark = cfg.gc.reserve_watermark();
         let rg_streams = streams - data + fdp.streams_per_rg;
         let needed = watermark as u64 + (rg_streams * fdp.groups_per_rg()) as u64 + 1;
         if spare_rus < needed {

@@ -61,6 +61,18 @@ fn errors_name_the_key() {
         ),
         ("flash.page_size", "1000", "flash.page_size", "power of two"),
         ("gc.high_watermark", "1", "gc.high_watermark", "below"),
+        (
+            "gc.postpone_below_invalid",
+            "1",
+            "gc.postpone_below_invalid",
+            "below 1",
+        ),
+        (
+            "gc.postpone_below_invalid",
+            "0.125",
+            "gc.postpone_below_invalid",
+            "raise gc.high_watermark",
+        ),
         ("gc", "1", "gc", "section"),
         ("timing.read_us", "-1", "timing.read_us", "non-negative"),
         (

@@ -86,11 +86,7 @@ pub fn horizon(cfg: &Config, geo: &Geometry) -> Result<u64> {
         return Ok(cfg.gc.oracle_horizon.min(MAX_HORIZON));
     }
     let layout = FtlLayout::new(cfg, geo)?;
-    let watermark = if cfg.gc.background {
-        cfg.gc.high_watermark.max(cfg.gc.background_watermark)
-    } else {
-        cfg.gc.high_watermark
-    } as u64;
+    let watermark = cfg.gc.reserve_watermark() as u64;
     let held: u64 = layout
         .units
         .iter()

@@ -60,6 +60,14 @@ impl PageMappedFtl {
                 }
                 return Ok(());
             };
+            if self.postpone > 0.0
+                && self.blocks.units[u].free >= self.low
+                && self.victim_invalid_share(victim) < self.postpone
+            {
+                // Lazy reclaim: not worth it yet, and GC is not forced.
+                self.return_candidate(victim);
+                return Ok(());
+            }
             if self.victim_is_full(victim) {
                 fruitless += 1;
                 if fruitless > self.blocks.units[u].policy.len() + 1 {
@@ -334,7 +342,7 @@ impl PageMappedFtl {
         let result = self.relocate_valid(u, block, self.base.ops.now(), Cause::Refresh, buffer);
         self.in_gc = was;
         result?;
-        if !self.in_gc && self.blocks.units[u].free < self.low {
+        if !self.in_gc && self.blocks.units[u].free < self.trigger {
             self.collect(u, buffer)?;
         }
         Ok(())

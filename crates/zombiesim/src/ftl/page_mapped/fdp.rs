@@ -90,7 +90,7 @@ impl PageMappedFtl {
                 .set_open(slot * ru_planes + i as u32, stream, block);
         }
         let u = group as usize;
-        if !self.in_gc && self.blocks.units[u].free < self.low {
+        if !self.in_gc && self.blocks.units[u].free < self.trigger {
             self.collect(u, buffer)?;
         }
         Ok(())
@@ -171,6 +171,20 @@ impl PageMappedFtl {
             }
             None => self.base.flash.valid_count[victim as usize] == self.base.geo.pages_per_block,
         }
+    }
+
+    /// The share of candidate `victim`'s written pages (a block, or an RU with FDP)
+    /// that are invalid.
+    pub(super) fn victim_invalid_share(&self, victim: u32) -> f64 {
+        let v = victim as usize;
+        let (valid, written) = match self.blocks.rus.as_deref() {
+            Some(rus) => (rus.table.valid_count[v], rus.table.write_ptr[v]),
+            None => (self.base.flash.valid_count[v], self.base.flash.write_ptr[v]),
+        };
+        if written == 0 {
+            return 0.0;
+        }
+        f64::from(written - valid) / f64::from(written)
     }
 
     /// A plane `victim` (a block, or an RU with FDP) lies on.

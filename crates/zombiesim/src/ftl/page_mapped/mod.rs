@@ -47,8 +47,14 @@ pub struct PageMappedFtl {
     host_cursor: u32,
     allocation: Allocation,
     in_gc: bool,
+    /// GC is forced below `low` free blocks and works up to `high`.
     low: u32,
     high: u32,
+    /// GC starts below this many free blocks: `low`, or `high` with lazy reclaim.
+    trigger: u32,
+    /// Lazy reclaim: unforced GC puts back a victim with fewer invalid pages than this
+    /// share (0 = off).
+    postpone: f64,
     /// Victims per GC trigger (0 = until `high`), and the free-block count at or
     /// below which GC goes on past that bound.
     max_victims: u32,
@@ -128,6 +134,12 @@ impl PageMappedFtl {
             in_gc: false,
             low: cfg.gc.low_watermark,
             high: cfg.gc.high_watermark,
+            trigger: if cfg.gc.postpone_below_invalid > 0.0 {
+                cfg.gc.high_watermark
+            } else {
+                cfg.gc.low_watermark
+            },
+            postpone: cfg.gc.postpone_below_invalid,
             max_victims: cfg.gc.max_victims_per_trigger,
             hard: cfg.gc.hard_watermark,
             background: if cfg.gc.background {
@@ -471,7 +483,7 @@ impl PageMappedFtl {
             );
         }
         let u = self.blocks.unit_of_plane(plane);
-        if !self.in_gc && self.blocks.units[u].free < self.low {
+        if !self.in_gc && self.blocks.units[u].free < self.trigger {
             self.collect(u, buffer)?;
         }
         Ok(())
