@@ -120,3 +120,68 @@ fn settings_a_placement_cannot_work_with_are_refused_naming_the_key() {
         "{err}"
     );
 }
+
+/// Room for six streams per plane: 128 blocks, watermarks of 6.
+const SIX_STREAMS: &[(&str, &str)] = &[
+    ("flash.blocks_per_plane", "128"),
+    ("gc.low_watermark", "6"),
+    ("gc.high_watermark", "7"),
+];
+
+#[test]
+fn sepbit_and_write_count_use_their_classes() {
+    let mut settings = SIX_STREAMS.to_vec();
+    settings.push(("ftl.placement", "sepbit"));
+    let (streams, copied) = streams_after_a_skewed_run(&small(&settings).unwrap());
+    assert!(copied > 0, "GC ran");
+    // Classes 1-2 (host streams 0, 1) and 3-6 (GC streams 2..5): both host classes,
+    // and GC copies beyond class 3 once ℓ is learnt.
+    assert!(streams.contains(&0) && streams.contains(&1), "{streams:?}");
+    assert!(streams.iter().any(|&s| s >= 3), "{streams:?}");
+    assert!(streams.iter().all(|&s| s <= 5), "{streams:?}");
+
+    settings.pop();
+    settings.push(("ftl.placement", "write-count:3"));
+    let (streams, _) = streams_after_a_skewed_run(&small(&settings).unwrap());
+    // Hot pages (written 4+ times) in host class 2, copies in GC classes 3..5.
+    assert!(streams.contains(&2), "{streams:?}");
+    assert!(streams.iter().all(|&s| s <= 5), "{streams:?}");
+}
+
+fn waf(settings: &[(&str, &str)], workload: &str) -> f64 {
+    let mut pairs = SIX_STREAMS.to_vec();
+    pairs.extend_from_slice(&[
+        ("precondition.random_drive_writes", "1"),
+        ("precondition.pattern", "workload"),
+    ]);
+    pairs.extend_from_slice(settings);
+    let cfg = small(&pairs).unwrap();
+    let opts = zombiesim::RunOptions {
+        seed: 7,
+        verify: true,
+        reproducible: true,
+        ..Default::default()
+    };
+    let spec = zombiesim::WorkloadSpec::parse(workload).unwrap();
+    let rep = zombiesim::simulate(&cfg, &spec, &opts, &mut |_| true).unwrap();
+    assert!(rep.run.verified);
+    rep.waf.expect("pages were written")
+}
+
+#[test]
+fn the_placement_oracle_groups_pages_by_their_death_and_beats_the_guesses() {
+    let w = "hotcold:r=0.9,f=0.1,drive_writes=4";
+    let dac = waf(&[], w);
+    let sepbit = waf(&[("ftl.placement", "sepbit")], w);
+    let oracle = waf(&[("ftl.placement", "oracle:4")], w);
+    assert!(
+        oracle < 0.8 * dac && oracle < sepbit,
+        "oracle {oracle}, sepbit {sepbit}, dac {dac}"
+    );
+    // It knows the device-level stream only: a host write buffer is refused.
+    let err = small(&[("ftl.placement", "oracle:4"), ("host.buffer", "1MiB")]).unwrap_err();
+    assert!(
+        matches!(&err, Error::Config { key, .. } if key == "ftl.placement"),
+        "{err}"
+    );
+}

@@ -181,6 +181,17 @@ impl Config {
     /// with z-greedy ([`Capabilities`]).
     fn validate_oracle(&self) -> Result<()> {
         let oracle = self.gc.policy == PolicySpec::Oracle;
+        if self.ftl.placement.reads_future() && self.host.buffer.bytes() > 0 {
+            return Err(Error::config(
+                "ftl.placement",
+                format!(
+                    "`{}` knows the future of the requests the device executes, which runs only \
+                     at the device level; host.buffer = {}: the host write buffer decides what \
+                     reaches the device. Set host.buffer = 0",
+                    self.ftl.placement, self.host.buffer
+                ),
+            ));
+        }
         // Death distances are kept in 32 bits (`sim::oracle`).
         if self.gc.oracle_horizon >= u32::MAX as u64 {
             return Err(Error::config(

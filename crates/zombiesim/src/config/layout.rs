@@ -22,7 +22,8 @@ pub struct FtlLayout {
     /// Open write frontiers per plane: host regions, GC regions when GC has its own
     /// frontier, and the zombie block when `gc.zombie_block` is on.
     pub streams: u32,
-    /// Hot/cold regions (`ftl.regions`); host writes of region `r` use stream `r`.
+    /// Host streams `0 .. regions`: the hot/cold regions of `ftl.regions`, or as many
+    /// as the placement policy asks for.
     pub regions: u32,
     /// GC copies of region `r` use stream `gc_first_stream + r`.
     pub gc_first_stream: u32,
@@ -73,13 +74,14 @@ impl FtlLayout {
                 ),
             ));
         }
-        let regions = cfg.ftl.regions.max(1);
-        // The placement policy may want its own number of GC streams.
-        let gc_own = cfg
+        // The placement policy may want its own numbers of host and GC streams.
+        let wanted = cfg
             .ftl
             .placement
-            .gc_streams(regions)
+            .streams(cfg.ftl.regions.max(1))
             .map_err(|(key, why)| Error::config(&key, why))?;
+        let regions = wanted.host.unwrap_or(cfg.ftl.regions.max(1));
+        let gc_own = wanted.gc;
         let gc_first = match cfg.ftl.gc_frontier {
             GcFrontier::Separate => regions,
             GcFrontier::Shared if gc_own.is_some() => {

@@ -456,6 +456,15 @@ impl Device {
         self.ftl.set_zombie(lpn, zombie)
     }
 
+    /// The run's future says `lpn`'s current version dies `left` host page writes from
+    /// now (`None`: never): for a placement that reads the future.
+    pub fn tell_lifetime(&mut self, lpn: u64, left: Option<u64>) -> Result<()> {
+        self.ftl.on_event(
+            crate::ftl::DeviceEvent::Lifetime { lpn, left },
+            &mut NoBuffer,
+        )
+    }
+
     /// One zombie hint as a command carries it: a logical page to mark, or one to
     /// un-mark with [`WITHDRAWN`] set.
     #[inline]

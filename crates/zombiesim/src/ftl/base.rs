@@ -198,7 +198,7 @@ impl FtlBase {
     pub fn on_event_without_background(&mut self, event: DeviceEvent) -> Result<()> {
         match event {
             DeviceEvent::Timing(on) => self.ops.set_timing(on),
-            DeviceEvent::Idle { .. } | DeviceEvent::Tick { .. } => {}
+            DeviceEvent::Idle { .. } | DeviceEvent::Tick { .. } | DeviceEvent::Lifetime { .. } => {}
             DeviceEvent::Restart { lost, .. } => self.restart(lost),
             DeviceEvent::HostShadow { lpn, marked } => self.set_zombie(lpn, marked)?,
         }

@@ -18,7 +18,9 @@ use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
 use crate::ftl::ReclaimUnits;
 use crate::gc::{self, VictimPolicy};
-use crate::placement::{FdpPlacement, FixedStreams, GcCopy, HostWrite, Placement, StreamPlan};
+use crate::placement::{
+    FdpPlacement, FixedStreams, GcCopy, HostWrite, Placement, Reclaimed, StreamPlan,
+};
 use std::collections::VecDeque;
 
 /// A contiguous range of planes served by one garbage collector.
@@ -53,6 +55,9 @@ pub struct BlockManager {
     /// FDP (`fdp.enabled`): blocks are taken and reclaimed a reclaim unit at a time;
     /// the units' free counts and victim candidates are then RUs.
     pub rus: Option<Box<ReclaimUnits>>,
+    /// Logical time each block was last opened, kept only for a placement that hears
+    /// of reclaimed blocks (empty otherwise).
+    opened_at: Vec<u64>,
 }
 
 impl BlockManager {
@@ -119,8 +124,14 @@ impl BlockManager {
             // Reclaim units keep the free blocks, a unit at a time.
             free.iter_mut().for_each(VecDeque::clear);
         }
+        let opened_at = if placement.observes_reclaims() && rus.is_none() {
+            vec![0; geo.blocks as usize]
+        } else {
+            Vec::new()
+        };
         BlockManager {
             units,
+            opened_at,
             fixed: placement.fixed(),
             placement,
             block_unit,
@@ -157,9 +168,35 @@ impl BlockManager {
         }
     }
 
-    /// Bytes of the placement policy's own state.
+    /// Bytes of the placement policy's own state (and the block opening times kept
+    /// for it).
     pub fn placement_bytes(&self) -> usize {
-        self.placement.memory_bytes()
+        self.placement.memory_bytes() + self.opened_at.len() * 8
+    }
+
+    /// The run's future says `lpn`'s current version dies `left` writes after `now`.
+    pub fn told_lifetime(&mut self, lpn: usize, left: Option<u64>, now: u64) {
+        self.placement.told_lifetime(lpn, left, now);
+    }
+
+    /// `block` was opened at logical time `now`.
+    #[inline]
+    pub fn opened(&mut self, block: u32, now: u64) {
+        if let Some(t) = self.opened_at.get_mut(block as usize) {
+            *t = now;
+        }
+    }
+
+    /// GC erased `block`, written for `stream`: the placement hears of it if it asked.
+    #[inline]
+    pub fn reclaimed(&mut self, block: u32, stream: u32, now: u64) {
+        if let Some(&opened) = self.opened_at.get(block as usize) {
+            self.placement.reclaimed(&Reclaimed {
+                stream,
+                opened,
+                now,
+            });
+        }
     }
 
     /// The GC unit a block belongs to.

@@ -54,4 +54,8 @@ pub enum DeviceEvent<'a> {
     /// The host says `lpn` has (`marked`) a dirty newer copy above the device, or
     /// that it lost that copy and the flash copy is live again.
     HostShadow { lpn: u64, marked: bool },
+    /// The run's future says `lpn`'s current version dies `left` host page writes from
+    /// now (`None`: never): told to a placement that reads the future
+    /// (`ftl.placement = "oracle:K"`), at the start of the measured phase.
+    Lifetime { lpn: u64, left: Option<u64> },
 }

@@ -10,13 +10,16 @@
 //! With one region every host write goes to stream 0 and every GC copy to the first
 //! GC stream (the host's own with `ftl.gc_frontier = "shared"`).
 
-use super::{FixedStreams, GcCopy, HostWrite, Placement, PlacementEntry, StreamPlan};
+use super::{
+    FixedStreams, GcCopy, HostWrite, Placement, PlacementEntry, StreamPlan, StreamsWanted,
+};
 
 pub(super) const ENTRY: PlacementEntry = PlacementEntry {
     name: "dac",
     about: "dac (hot/cold regions of ftl.regions and the zombie block; the default)",
-    gc_streams: |param, _| match param {
-        None => Ok(None),
+    future: false,
+    streams: |param, _| match param {
+        None => Ok(StreamsWanted::default()),
         Some(_) => Err(("ftl.placement".into(), "`dac` takes no parameter".into())),
     },
     build: |_, plan| Box::new(Dac::new(plan)),

@@ -17,23 +17,19 @@
 //! It needs one region (`ftl.regions = 1`) and GC streams of its own
 //! (`ftl.gc_frontier = "separate"`).
 
-use super::{GcCopy, HostWrite, Placement, PlacementEntry, StreamPlan};
+use super::{one_region, GcCopy, HostWrite, Placement, PlacementEntry, StreamPlan, StreamsWanted};
 
 pub(super) const ENTRY: PlacementEntry = PlacementEntry {
     name: "gc-age",
     about: "gc-age:K (GC copies go to K streams by the age of their block, K ≥ 2)",
-    gc_streams: |param, regions| match param {
+    future: false,
+    streams: |param, regions| match param {
         Some(k) if (2..=16).contains(&k) => {
-            if regions > 1 {
-                Err((
-                    "ftl.regions".into(),
-                    format!(
-                        "`gc-age:{k}` places GC copies by age, not by region; use ftl.regions = 1"
-                    ),
-                ))
-            } else {
-                Ok(Some(k))
-            }
+            one_region(&format!("gc-age:{k}"), regions)?;
+            Ok(StreamsWanted {
+                host: None,
+                gc: Some(k),
+            })
         }
         Some(k) => Err((
             "ftl.placement".into(),

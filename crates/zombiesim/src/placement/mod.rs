@@ -23,12 +23,18 @@
 mod dac;
 mod fdp;
 mod gc_age;
+mod oracle;
 mod registry;
+mod sepbit;
+mod write_count;
 
 pub use dac::Dac;
 pub use fdp::{FdpLayout, FdpPlacement, Isolation};
 pub use gc_age::GcAge;
+pub use oracle::DeathOracle;
 pub use registry::{PlacementSpec, REGISTRY};
+pub use sepbit::SepBit;
+pub use write_count::WriteCount;
 
 /// What the writer says about a page it writes: a placement handle (a stream, an
 /// NVMe placement identifier) and an expected lifetime. Neither binds the FTL: a
@@ -80,6 +86,17 @@ pub struct GcCopy {
     pub from_stream: u32,
 }
 
+/// A block GC has emptied and erased (non-FDP devices).
+#[derive(Clone, Copy, Debug)]
+pub struct Reclaimed {
+    /// The stream the block was written for.
+    pub stream: u32,
+    /// Logical time when the block was opened.
+    pub opened: u64,
+    /// Logical time now.
+    pub now: u64,
+}
+
 /// The streams a policy places into, laid out from the configuration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StreamPlan {
@@ -103,6 +120,17 @@ pub trait Placement: Send {
     fn host_stream(&mut self, write: &HostWrite) -> u32;
     /// The stream of a GC or refresh copy (a GC stream or the zombie stream).
     fn gc_stream(&mut self, copy: &GcCopy) -> u32;
+    /// Whether the policy hears of every block GC erases ([`Placement::reclaimed`]);
+    /// the FTL then keeps each block's opening time.
+    fn observes_reclaims(&self) -> bool {
+        false
+    }
+    /// GC erased a block (asked only when [`Placement::observes_reclaims`]).
+    fn reclaimed(&mut self, _block: &Reclaimed) {}
+    /// The run's future says `lpn`'s current version dies `left` host page writes
+    /// after `now` (`None`: never); only a policy whose entry reads the future
+    /// ([`PlacementEntry::future`]) is told.
+    fn told_lifetime(&mut self, _lpn: usize, _left: Option<u64>, _now: u64) {}
     /// Bytes of the policy's own state.
     fn memory_bytes(&self) -> usize {
         0
@@ -147,15 +175,39 @@ impl FixedStreams {
 /// Why a setting is refused: the config key to change, and the reason.
 pub type Refusal = (String, String);
 
+/// The streams a policy asks for (`None`: what the configuration lays out).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StreamsWanted {
+    /// Host streams of its own (`None`: one per `ftl.regions`).
+    pub host: Option<u32>,
+    /// GC streams of its own (`None`: one per host stream).
+    pub gc: Option<u32>,
+}
+
 /// One placement policy of the registry.
 pub struct PlacementEntry {
     /// Its name in `ftl.placement`.
     pub name: &'static str,
     /// The syntax and a line on what it does.
     pub about: &'static str,
-    /// The number of GC streams it needs for `param` (`None`: one per `ftl.regions`),
+    /// It reads the run's future (a ceiling, not a real policy): the simulation reads
+    /// the measured phase twice, and gives each host write its lifetime.
+    pub future: bool,
+    /// The streams it needs for `param` with `regions` hot/cold regions configured,
     /// or why `param` (or a setting it cannot work with) is refused, naming the key.
-    pub gc_streams: fn(param: Option<u32>, regions: u32) -> Result<Option<u32>, Refusal>,
+    pub streams: fn(param: Option<u32>, regions: u32) -> Result<StreamsWanted, Refusal>,
     /// Build it over a stream plan.
     pub build: fn(param: Option<u32>, plan: &StreamPlan) -> Box<dyn Placement>,
+}
+
+/// A policy that takes `ftl.regions` as given refuses more than one region when it
+/// places by something else.
+pub(crate) fn one_region(name: &str, regions: u32) -> Result<(), Refusal> {
+    if regions > 1 {
+        return Err((
+            "ftl.regions".into(),
+            format!("`{name}` places by its own rule, not by hot/cold region; use ftl.regions = 1"),
+        ));
+    }
+    Ok(())
 }

@@ -1,11 +1,20 @@
 //! The registry of placement policies and `ftl.placement`, the spec that names one.
 
-use super::{dac, gc_age, Placement, PlacementEntry, Refusal, StreamPlan};
+use super::{
+    dac, gc_age, oracle, sepbit, write_count, Placement, PlacementEntry, Refusal, StreamPlan,
+    StreamsWanted,
+};
 use std::fmt;
 use std::str::FromStr;
 
 /// Every placement policy. The first is the default.
-pub const REGISTRY: &[PlacementEntry] = &[dac::ENTRY, gc_age::ENTRY];
+pub const REGISTRY: &[PlacementEntry] = &[
+    dac::ENTRY,
+    gc_age::ENTRY,
+    sepbit::ENTRY,
+    write_count::ENTRY,
+    oracle::ENTRY,
+];
 
 /// `ftl.placement`: a registered policy and its parameter (the default: the first).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -20,6 +29,11 @@ impl PlacementSpec {
         &REGISTRY[self.index as usize]
     }
 
+    /// It reads the run's future ([`PlacementEntry::future`]).
+    pub fn reads_future(self) -> bool {
+        self.entry().future
+    }
+
     /// Its parameter.
     pub fn param(self) -> Option<u32> {
         self.param
@@ -30,10 +44,10 @@ impl PlacementSpec {
         self.index == 0
     }
 
-    /// GC streams it needs with `regions` hot/cold regions (`None`: one per region);
-    /// an error names the key to change and why.
-    pub fn gc_streams(self, regions: u32) -> Result<Option<u32>, Refusal> {
-        (self.entry().gc_streams)(self.param, regions)
+    /// The streams it needs with `regions` hot/cold regions; an error names the key to
+    /// change and why.
+    pub fn streams(self, regions: u32) -> Result<StreamsWanted, Refusal> {
+        (self.entry().streams)(self.param, regions)
     }
 
     /// The policy, over `plan`.
@@ -77,7 +91,7 @@ impl FromStr for PlacementSpec {
             param,
         };
         // The parameter's own range (settings it needs are checked with the layout).
-        spec.gc_streams(1).map_err(|(_, why)| why)?;
+        spec.streams(1).map_err(|(_, why)| why)?;
         Ok(spec)
     }
 }
@@ -101,7 +115,7 @@ mod tests {
 
     #[test]
     fn specs_round_trip_and_unknown_names_list_the_known() {
-        for s in ["dac", "gc-age:3"] {
+        for s in ["dac", "gc-age:3", "sepbit", "write-count:4", "oracle:6"] {
             assert_eq!(s.parse::<PlacementSpec>().unwrap().to_string(), s);
         }
         assert!(PlacementSpec::default().is_default());

@@ -43,7 +43,13 @@ pub(super) fn run_measured_phase(
 ) -> Result<MeasuredPhase> {
     let host_model = cfg.host.enabled() || !matches!(source, Source::Requests(_));
     let mut notifier = match future {
-        Some(f) => Some(FutureNotifier::new(f, oracle::horizon(cfg, geo)?)),
+        Some(f) => {
+            let marks = cfg.gc.policy == crate::config::PolicySpec::Oracle;
+            let lifetimes = cfg.ftl.placement.reads_future();
+            let n = FutureNotifier::new(f, oracle::horizon(cfg, geo)?, marks, lifetimes);
+            n.tell_lifetimes(device)?;
+            Some(n)
+        }
         None => None,
     };
     let mut fs_report = None;

@@ -257,6 +257,10 @@ pub struct FutureList {
     /// overwrites it, `w` when a trim after `w` writes drops it. `distance[k]` is
     /// `d(k) − k`; [`NEVER`] when it lives to the end.
     distance: Vec<u32>,
+    /// For each logical page, when the version it holds as the measured phase starts
+    /// dies (host page writes applied; [`NEVER`]): what a placement that reads the
+    /// future is told first.
+    initial: Vec<u32>,
     /// Trimmed pages of the measured phase.
     trims: u64,
     /// [`fold`] of the written LPNs, in order.
@@ -303,11 +307,18 @@ impl FutureList {
             // The version before it is dead once this write is applied.
             next[lpn] = k as u64 + 1;
         }
+        // Trims before the first write.
+        while t > 0 {
+            t -= 1;
+            next[trims[t].1 as usize] = trims[t].0;
+        }
+        let initial = next.iter().map(|&d| d.min(NEVER as u64) as u32).collect();
         let fingerprint = writes
             .iter()
             .fold(FOLD_START, |h, &lpn| fold(h, lpn as u64));
         FutureList {
             distance,
+            initial,
             trims: trims.len() as u64,
             fingerprint,
         }
@@ -320,7 +331,16 @@ impl FutureList {
 
     /// Bytes it holds.
     pub fn memory_bytes(&self) -> u64 {
-        self.distance.capacity() as u64 * 4
+        (self.distance.capacity() + self.initial.capacity()) as u64 * 4
+    }
+
+    /// When `lpn`'s version at the start of the measured phase dies: host page writes
+    /// from then (`None`: never).
+    pub fn initial(&self, lpn: u64) -> Option<u64> {
+        match self.initial.get(lpn as usize) {
+            Some(&d) if d != NEVER => Some(d as u64),
+            _ => None,
+        }
     }
 }
 
@@ -376,19 +396,19 @@ pub fn prepare<W: Workload>(
     replay: impl FnOnce() -> Result<W>,
     ticker: &mut Ticker,
 ) -> Result<Option<FutureList>> {
-    if cfg.gc.policy != PolicySpec::Oracle {
+    let Some((key, what)) = reads_future(cfg) else {
         return Ok(None);
-    }
+    };
     let h = &cfg.host;
     if h.enabled() {
         return Err(Error::config(
-            "gc.policy",
+            key,
             format!(
-                "`oracle` knows the future of the requests the device executes, which runs \
+                "{what} knows the future of the requests the device executes, which runs \
                  only at the device level; host.cache = {} and host.threads = {} run the host \
                  model, whose page cache decides what reaches the device: set both to 0 (or, \
-                 for a trace, host.trace = \"below\"), or use z-greedy with a notification \
-                 channel",
+                 for a trace, host.trace = \"below\"), or use a policy that does not read \
+                 the future",
                 h.cache, h.threads
             ),
         ));
@@ -406,17 +426,31 @@ pub fn prepare<W: Workload>(
     record_with(&mut w, geo.logical_pages, budget, &mut tick).map(Some)
 }
 
-/// Application and file-system workloads run the host model: the oracle is refused.
-pub fn refuse_app(cfg: &Config) -> Result<()> {
-    if cfg.gc.policy != PolicySpec::Oracle {
-        return Ok(());
+/// What reads the run's future, if anything: `gc.policy = "oracle"` (its zombie marks)
+/// or a placement that reads it (`ftl.placement = "oracle:K"`), as the key and a name.
+pub fn reads_future(cfg: &Config) -> Option<(&'static str, String)> {
+    if cfg.gc.policy == PolicySpec::Oracle {
+        Some(("gc.policy", "`oracle`".into()))
+    } else if cfg.ftl.placement.reads_future() {
+        Some(("ftl.placement", format!("`{}`", cfg.ftl.placement)))
+    } else {
+        None
     }
+}
+
+/// Application and file-system workloads run the host model: the oracles are refused.
+pub fn refuse_app(cfg: &Config) -> Result<()> {
+    let Some((key, what)) = reads_future(cfg) else {
+        return Ok(());
+    };
     Err(Error::config(
-        "gc.policy",
-        "`oracle` knows the future of the requests the device executes, which runs only at \
-         the device level; an application or file-system workload (oltp, fs:) runs the host \
-         model (host.cache, host.threads), whose page cache decides what reaches the device: \
-         use a synthetic request workload or a block trace",
+        key,
+        format!(
+            "{what} knows the future of the requests the device executes, which runs only at \
+             the device level; an application or file-system workload (oltp, fs:) runs the \
+             host model (host.cache, host.threads), whose page cache decides what reaches the \
+             device: use a synthetic request workload or a block trace"
+        ),
     ))
 }
 
@@ -501,6 +535,10 @@ fn record_with(
 /// each, marks the pages whose version dies within the horizon.
 pub struct FutureNotifier {
     future: FutureList,
+    /// It marks zombies (`gc.policy = "oracle"`), and it gives each host write its
+    /// lifetime (a placement that reads the future).
+    marking: bool,
+    lifetimes: bool,
     horizon: u64,
     /// `(d(k) − H, lpn)` of every written version not marked yet that dies.
     due: BinaryHeap<Reverse<(u64, u32)>>,
@@ -515,9 +553,11 @@ pub struct FutureNotifier {
 }
 
 impl FutureNotifier {
-    pub fn new(future: FutureList, horizon: u64) -> FutureNotifier {
+    pub fn new(future: FutureList, horizon: u64, marking: bool, lifetimes: bool) -> FutureNotifier {
         FutureNotifier {
             future,
+            marking,
+            lifetimes,
             horizon: horizon.clamp(1, MAX_HORIZON),
             due: BinaryHeap::new(),
             written: 0,
@@ -538,7 +578,7 @@ impl FutureNotifier {
         self.written += 1;
         self.fingerprint = fold(self.fingerprint, lpn);
         if let Some(&d) = self.future.distance.get(k as usize) {
-            if d != NEVER {
+            if d != NEVER && self.marking {
                 let key = (k + d as u64).saturating_sub(self.horizon);
                 self.due.push(Reverse((key, lpn as u32)));
             }
@@ -568,13 +608,16 @@ impl FutureNotifier {
                 Payload::PerPage(v) => Payload::PerPage(&v[i as usize..i as usize + 1]),
                 p => p,
             };
-            let one = Command {
+            let mut one = Command {
                 lpn: l,
                 pages: 1,
                 payload,
                 continued: cmd.continued || i > 0,
                 ..*cmd
             };
+            if self.lifetimes {
+                one.hint.lifetime = self.lifetime(self.written);
+            }
             done = done.max(device.submit(issue, &one)?);
             let mut marks = std::mem::take(&mut self.marks);
             marks.clear();
@@ -589,6 +632,26 @@ impl FutureNotifier {
             self.marks = marks;
         }
         Ok(done)
+    }
+
+    /// Host page writes after write `k` until its version dies (`None`: never).
+    fn lifetime(&self, k: u64) -> Option<u64> {
+        match self.future.distance.get(k as usize) {
+            Some(&d) if d != NEVER => Some(d as u64),
+            _ => None,
+        }
+    }
+
+    /// Tell `device` when every page's current version dies, as the measured phase
+    /// starts (a placement that reads the future places what preconditioning wrote).
+    pub fn tell_lifetimes(&self, device: &mut Device) -> Result<()> {
+        if !self.lifetimes {
+            return Ok(());
+        }
+        for lpn in 0..device.logical_pages() {
+            device.tell_lifetime(lpn, self.future.initial(lpn))?;
+        }
+        Ok(())
     }
 
     /// The measured phase is over (`complete`: it was not interrupted): check it wrote
@@ -651,6 +714,17 @@ mod tests {
         );
         assert_eq!(f.writes(), 7);
         assert_eq!(f.trims, 2);
+        // The versions at the start: 5 dies at write 0 (1 applied), 7 at write 1 (2),
+        // 9 at write 3 (4); the others never.
+        let initial: Vec<Option<u64>> = (0..10).map(|l| f.initial(l)).collect();
+        let mut want = vec![None; 10];
+        want[5] = Some(1);
+        want[7] = Some(2);
+        want[9] = Some(4);
+        assert_eq!(initial, want);
+        // A trim before the first write kills the version at the start then.
+        let f = future(&[1], &[(0, 3)], 4);
+        assert_eq!(f.initial(3), Some(0));
         // A trim before any measured write kills nothing measured; a trim after write
         // k comes before write k + 1.
         let f = future(&[3, 3], &[(0, 3), (1, 3)], 4);
@@ -664,7 +738,7 @@ mod tests {
         let writes = [5, 7, 5, 9, 7, 5, 9, 1, 1];
         // (writes applied, LPN) of every mark, under horizon `h`.
         let run = |h: u64| {
-            let mut n = FutureNotifier::new(future(&writes, &[(4, 9)], 16), h);
+            let mut n = FutureNotifier::new(future(&writes, &[(4, 9)], 16), h, true, false);
             let mut marks: Vec<(u64, u64)> = Vec::new();
             for &lpn in &writes {
                 let t = n.written + 1;
@@ -699,7 +773,7 @@ mod tests {
     #[test]
     fn a_different_stream_is_an_integrity_error() {
         let f = future(&[1, 2, 3], &[], 4);
-        let mut n = FutureNotifier::new(f, 1);
+        let mut n = FutureNotifier::new(f, 1, true, false);
         for lpn in [1, 3, 2] {
             n.after_write(lpn, |_| Ok(())).unwrap();
         }

@@ -250,7 +250,9 @@ impl Ftl for DftlFtl {
             DeviceEvent::Idle { .. } | DeviceEvent::Tick { .. } | DeviceEvent::Restart { .. } => {
                 self.flush_pending(buffer)
             }
-            DeviceEvent::Timing(_) | DeviceEvent::HostShadow { .. } => Ok(()),
+            DeviceEvent::Timing(_)
+            | DeviceEvent::HostShadow { .. }
+            | DeviceEvent::Lifetime { .. } => Ok(()),
         }
     }
 

@@ -106,6 +106,8 @@ impl PageMappedFtl {
             self.content_erasing(victim);
         }
         let plane = self.base.geo.plane_of(victim);
+        let stream = u32::from(self.base.flash.stream[victim as usize]);
+        self.blocks.reclaimed(victim, stream, self.base.clock);
         self.base.flash.erase(victim);
         self.base.ops.erase(plane, victim, start, Cause::Gc);
         self.blocks.release(victim);

@@ -473,6 +473,7 @@ impl PageMappedFtl {
         self.base.ops.need_erased(on_plane, block);
         self.base.flash.open(block, stream as u8);
         self.blocks.set_open(plane, stream, block);
+        self.blocks.opened(block, self.base.clock);
         if let Some(r) = self.refresh.as_mut() {
             let fast = self.shadow.fast && Some(stream) == self.layout.zombie_stream;
             r.opened(
@@ -634,6 +635,11 @@ impl Ftl for PageMappedFtl {
             }
             DeviceEvent::HostShadow { lpn, marked: true } => self.mark_zombie(lpn),
             DeviceEvent::HostShadow { lpn, marked: false } => self.unmark_zombie(lpn),
+            DeviceEvent::Lifetime { lpn, left } => {
+                self.blocks
+                    .told_lifetime(lpn as usize, left, self.base.clock);
+                Ok(())
+            }
         }
     }
 
