@@ -5,7 +5,7 @@
 
 use super::{
     buffers, ftl_kinds, host, shadow, Capabilities, Config, FtlLayout, GcConfig, GcFrontier,
-    Geometry, OracleScore, PolicySpec, Scheduler, TimingConfig, MAX_PAGE_SIZE,
+    Geometry, OracleScore, PolicySpec, Scheduler, TimingConfig, ZombieWeight, MAX_PAGE_SIZE,
 };
 use crate::error::{Error, Result};
 
@@ -75,6 +75,19 @@ impl Config {
                 format!(
                     "{} is below gc.low_watermark = {}",
                     g.high_watermark, g.low_watermark
+                ),
+            ));
+        }
+        if g.zombie_weight == ZombieWeight::Lifetime
+            && (!g.policy.zombie_aware() || g.policy == PolicySpec::Oracle)
+        {
+            return Err(Error::unread(
+                "gc.zombie_weight",
+                format!(
+                    "`lifetime` weighs the zombies a notification channel reports, as read by \
+                     a zombie-aware policy (z-greedy, z-cost-benefit, greedy-delay); gc.policy \
+                     is `{}`",
+                    g.policy
                 ),
             ));
         }

@@ -37,6 +37,19 @@ pub enum CbAge {
     ModifiedTime,
 }
 
+/// How much a known zombie counts in a zombie-aware victim score (`gc.zombie_weight`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ZombieWeight {
+    /// Every known zombie counts whole, and GC copies each to the zombie block (000).
+    #[default]
+    All,
+    /// Each counts by the chance, learnt online, that a zombie dies within the GC
+    /// horizon; the zombie block is used while that chance is at least one half
+    /// (`ftl::ZombieLifetimes`).
+    Lifetime,
+}
+
 /// The set of parallel units that one garbage collector serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -85,6 +98,9 @@ pub struct GcConfig {
     /// the unit is below `low_watermark` (forced GC takes any victim). 0 = off: GC
     /// starts below `low_watermark` and takes the policy's victim.
     pub postpone_below_invalid: f64,
+    /// How much a known zombie counts in a zombie-aware score: `all` (whole, 000) or
+    /// `lifetime` (by its learnt chance to die within the GC horizon).
+    pub zombie_weight: ZombieWeight,
     /// ShadowGC (003 §3.3): a victim's device- and twin-shadow pages are taken from the
     /// device write buffer (no flash read, no ECC); the buffered copy becomes clean.
     pub shadow_reads: bool,
@@ -140,6 +156,7 @@ impl Default for GcConfig {
             max_victims_per_trigger: 0,
             hard_watermark: 1,
             postpone_below_invalid: 0.0,
+            zombie_weight: ZombieWeight::All,
             shadow_reads: false,
             fast_write: false,
             skip_shadows: false,

@@ -51,7 +51,7 @@ pub use ftl_kinds::{
     fast_log_blocks, spare_blocks, superblock_count, BlockMapped, FtlKindSpec, KindKey, Mapping,
     SpareNeed, FAST_EXTRA_BLOCKS,
 };
-pub use gc::{CbAge, GcConfig, GcScope, OracleScore};
+pub use gc::{CbAge, GcConfig, GcScope, OracleScore, ZombieWeight};
 pub use geometry::Geometry;
 pub use host::{HostConfig, HostPlacement, NotifyConfig, NotifyMode, TracePlacement};
 pub use interface::{InterfaceConfig, Replay};

@@ -95,6 +95,7 @@ impl<T: BlockMapping> Ftl for T {
             memory_bytes: self.state_bytes(),
             content: None,
             fdp: None,
+            zombie_weight: None,
         }
     }
 }

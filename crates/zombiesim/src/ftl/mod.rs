@@ -41,6 +41,7 @@ mod reclaim_units;
 mod refresh;
 mod request;
 mod superblock;
+mod zombie_lifetimes;
 
 pub use blocks::{BlockManager, GcUnit};
 pub use ops::FlashOps;
@@ -63,5 +64,6 @@ pub use page_state::PageState;
 pub(crate) use prefetch::prefetch_entry;
 pub use request::{DeviceEvent, PageWrite};
 pub use superblock::SuperblockFtl;
+pub use zombie_lifetimes::ZombieLifetimes;
 
 pub use crate::config::Capabilities;

@@ -56,10 +56,11 @@ impl<'a> BlockStats<'a> {
         self.programmed() - self.valid
     }
 
-    /// Valid pages the device knows as zombies (host-shadow).
+    /// Valid pages the device knows as zombies (host-shadow), as a victim score counts
+    /// them (each by its weight, `gc.zombie_weight`; whole by default).
     #[inline]
     pub fn zombies(&self) -> u32 {
-        self.flash.zombies[self.block as usize]
+        self.flash.weighted_zombies(self.block)
     }
 
     /// Logical time (host page writes) the block was last modified: a page written

@@ -53,7 +53,7 @@ pub fn score(flash: &FlashState, block: u32, now: u64, zombies: bool, age: CbAge
     let invalid = flash.pages_per_block() - v;
     let i = if zombies {
         // i − min(z, i/2), in halves to stay exact.
-        (2 * invalid - (2 * flash.zombies[b]).min(invalid)) as f64 / 2.0
+        (2 * invalid - (2 * flash.weighted_zombies(block)).min(invalid)) as f64 / 2.0
     } else {
         invalid as f64
     };

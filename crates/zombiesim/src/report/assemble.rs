@@ -109,6 +109,7 @@ impl Report {
                     restarts,
                     durable_pages_lost,
                     fdp,
+                    zombie_weight,
                 },
             trace,
             fs,
@@ -217,6 +218,7 @@ impl Report {
             fs,
             oracle,
             fdp,
+            zombie_weight,
         })
     }
 }

@@ -22,6 +22,8 @@ pub(crate) struct EndState {
     pub durable_pages_lost: Option<u64>,
     /// What an FDP device counted per stream.
     pub fdp: Option<crate::ftl::FdpCounts>,
+    /// What the device learnt of its zombies' lifetimes.
+    pub zombie_weight: Option<crate::report::ZombieWeightReport>,
 }
 
 impl EndState {
@@ -39,6 +41,7 @@ impl EndState {
             // Checked after every power loss: a loss would have stopped the run.
             durable_pages_lost: verify.then(|| ftl.oracle().map_or(0, |o| o.lost_pages() as u64)),
             fdp: ftl.fdp_counts(),
+            zombie_weight: ftl.summary().zombie_weight,
         }
     }
 }

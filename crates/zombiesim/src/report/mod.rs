@@ -272,6 +272,25 @@ pub struct Report {
     /// Host-directed placement (`fdp.enabled`): per handle, the statistics log and
     /// events; `null` when FDP is off.
     pub fdp: Option<FdpReport>,
+    /// `gc.zombie_weight = "lifetime"`: what the device learnt of its zombies'
+    /// lifetimes; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zombie_weight: Option<ZombieWeightReport>,
+}
+
+/// What the device learnt of its zombies' lifetimes (`gc.zombie_weight = "lifetime"`,
+/// `ftl::ZombieLifetimes`), over the whole run.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct ZombieWeightReport {
+    /// The GC horizon, host page writes: a zombie that dies within it counts.
+    pub horizon: u64,
+    /// Zombies whose fate was seen (written, trimmed or withdrawn), and of those the
+    /// ones that died within the horizon.
+    pub samples: u64,
+    pub within_horizon: u64,
+    /// The weight of a zombie at the end (0 to 1; the zombie block is in use while it
+    /// is at least ½).
+    pub weight_end: f64,
 }
 
 /// The `oracle` policy's section: what it knew of the future and what it told the device.

@@ -156,6 +156,8 @@ impl PageMappedFtl {
         let block_modified = self.base.flash.last_modified[block as usize];
         let from_stream = self.base.flash.stream[block as usize] as u32;
         let fdp = self.blocks.rus.is_some();
+        // Known zombies go to the zombie block while they are worth it.
+        let segregate = gc && self.segregate_zombies();
         // Internal pages (beyond the host's) go back to the translation stream.
         let internal = self
             .layout
@@ -175,6 +177,9 @@ impl PageMappedFtl {
             let zombie = self.is_zombie(lpn as usize);
             let device = any_dirty && buffer.is_dirty(lpn as u64);
             if zombie {
+                if let Some(p) = self.lifetimes.as_deref_mut().filter(|_| gc) {
+                    p.copied(self.base.clock);
+                }
                 self.change_zombies(block, false);
             }
             self.base.flash.invalidate(ppn, self.base.clock);
@@ -211,7 +216,7 @@ impl PageMappedFtl {
                 Some((host, s)) if lpn as u64 >= host => s,
                 _ => self.blocks.gc_stream(&GcCopy {
                     lpn: lpn as usize,
-                    zombie: gc && zombie,
+                    zombie: segregate && zombie,
                     block_modified,
                     now: self.base.clock,
                     from_stream,

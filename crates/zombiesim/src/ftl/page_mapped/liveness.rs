@@ -28,9 +28,69 @@ impl PageMappedFtl {
     /// zombie count of the block holding `ppn` (if any) in step.
     #[inline]
     pub(super) fn drop_zombie(&mut self, l: usize, ppn: u32) {
-        if self.base.marks.unmark(l) && ppn != NONE {
+        if !self.base.marks.unmark(l) {
+            return;
+        }
+        if ppn != NONE {
             self.change_zombies(self.base.flash.block_of(ppn), false);
         }
+        if let Some(p) = self.lifetimes.as_deref_mut() {
+            p.died(l, self.base.clock);
+            self.zombie_weight_changed();
+        }
+    }
+
+    /// `gc.zombie_weight = "lifetime"`: after a sample, move the score's zombie scale if
+    /// the weight has moved a step.
+    #[inline]
+    fn zombie_weight_changed(&mut self) {
+        let Some(p) = self.lifetimes.as_deref() else {
+            return;
+        };
+        let scale = p.scale();
+        if scale != self.base.flash.zombie_scale {
+            self.set_zombie_scale(scale);
+        }
+    }
+
+    /// Set how much a known zombie counts (256ths), and re-key every candidate holding
+    /// zombies (the victim index keys on the weighted count).
+    #[cold]
+    pub(super) fn set_zombie_scale(&mut self, scale: u32) {
+        self.base.flash.zombie_scale = scale;
+        if let Some(rus) = self.blocks.rus.as_deref_mut() {
+            rus.table.zombie_scale = scale;
+            let candidates: Vec<u32> = (0..rus.table.zombies.len() as u32)
+                .filter(|&ru| {
+                    rus.table.zombies[ru as usize] > 0
+                        && rus.table.status[ru as usize] == BlockStatus::Closed
+                })
+                .collect();
+            for ru in candidates {
+                let first = self.blocks.rus.as_deref().expect("fdp on").block(ru, 0);
+                let u = self.blocks.unit_of_block(first);
+                self.fdp_changed(u, ru);
+            }
+            return;
+        }
+        for b in 0..self.base.flash.zombies.len() as u32 {
+            let i = b as usize;
+            if self.base.flash.zombies[i] > 0 && self.base.flash.status[i] == BlockStatus::Closed {
+                self.block_changed(b, self.base.flash.valid_count[i]);
+            }
+        }
+    }
+
+    /// Whether GC sends known zombies to the zombie block now: always, unless
+    /// `gc.zombie_weight = "lifetime"` finds them not worth it ([`ZombieLifetimes`]).
+    ///
+    /// [`ZombieLifetimes`]: crate::ftl::ZombieLifetimes
+    #[inline]
+    pub(super) fn segregate_zombies(&mut self) -> bool {
+        let now = self.base.clock;
+        self.lifetimes
+            .as_deref_mut()
+            .is_none_or(|p| p.segregate(now))
     }
 
     /// A block's zombie count goes up or down by one; its policy hears if it is a candidate.
@@ -61,6 +121,9 @@ impl PageMappedFtl {
         if !self.base.marks.mark(l, self.l2p.len()) {
             return Ok(());
         }
+        if let Some(p) = self.lifetimes.as_deref_mut() {
+            p.marked(l, self.base.clock);
+        }
         let ppn = self.l2p[l];
         if ppn != NONE {
             self.change_zombies(self.base.flash.block_of(ppn), true);
@@ -72,12 +135,19 @@ impl PageMappedFtl {
     pub fn unmark_zombie(&mut self, lpn: u64) -> Result<()> {
         let l = self.check_lpn(lpn)?;
         let ppn = self.l2p[l];
+        if let Some(p) = self.lifetimes.as_deref_mut() {
+            // Not a death: the host's copy is gone, the flash copy lives on.
+            p.withdrawn(l);
+        }
         self.drop_zombie(l, ppn);
         Ok(())
     }
 
     /// Restart (power loss): every zombie page becomes live again.
     pub fn clear_all_zombies(&mut self) {
+        if let Some(p) = self.lifetimes.as_deref_mut() {
+            p.forget_all();
+        }
         for l in self.base.marks.clear() {
             let ppn = self.l2p[l];
             if ppn != NONE {

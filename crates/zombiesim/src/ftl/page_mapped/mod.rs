@@ -55,6 +55,8 @@ pub struct PageMappedFtl {
     /// Lazy reclaim: unforced GC puts back a victim with fewer invalid pages than this
     /// share (0 = off).
     postpone: f64,
+    /// `gc.zombie_weight = "lifetime"`: the online estimate of what a zombie is worth.
+    lifetimes: Option<Box<crate::ftl::ZombieLifetimes>>,
     /// Victims per GC trigger (0 = until `high`), and the free-block count at or
     /// below which GC goes on past that bound.
     max_victims: u32,
@@ -126,7 +128,7 @@ impl PageMappedFtl {
         let base = FtlBase::over(cfg, geo, stored as u64, verify);
         let (geo, flash) = (&base.geo, &base.flash);
         let blocks = BlockManager::new(cfg, &inner, &layout, flash);
-        Ok(PageMappedFtl {
+        let mut ftl = PageMappedFtl {
             l2p: vec![NONE; stored],
             blocks,
             host_cursor: 0,
@@ -140,6 +142,16 @@ impl PageMappedFtl {
                 cfg.gc.low_watermark
             },
             postpone: cfg.gc.postpone_below_invalid,
+            lifetimes: match cfg.gc.zombie_weight {
+                crate::config::ZombieWeight::All => None,
+                crate::config::ZombieWeight::Lifetime => {
+                    Some(Box::new(crate::ftl::ZombieLifetimes::new(
+                        stored,
+                        crate::sim::gc_horizon(cfg, geo)?,
+                        geo.pages_per_block as u64 * geo.planes as u64,
+                    )))
+                }
+            },
             max_victims: cfg.gc.max_victims_per_trigger,
             hard: cfg.gc.hard_watermark,
             background: if cfg.gc.background {
@@ -173,7 +185,12 @@ impl PageMappedFtl {
             moved: log_moves.then(Vec::new),
             base,
             layout,
-        })
+        };
+        // Weighted zombies start at nothing: the base policy until zombies are seen.
+        if ftl.lifetimes.is_some() {
+            ftl.set_zombie_scale(0);
+        }
+        Ok(ftl)
     }
 
     /// The resolved geometry.
@@ -672,11 +689,21 @@ impl Ftl for PageMappedFtl {
                 + self.base.marks.memory_bytes()
                 + self.content.as_ref().map_or(0, |c| c.memory_bytes())
                 + self.refresh.as_ref().map_or(0, |r| r.memory_bytes())
-                + self.blocks.rus.as_ref().map_or(0, |r| r.memory_bytes()),
+                + self.blocks.rus.as_ref().map_or(0, |r| r.memory_bytes())
+                + self.lifetimes.as_ref().map_or(0, |p| p.memory_bytes()),
             content: self.content_stats(),
             fdp: self.blocks.rus.as_deref().map(|rus| crate::ftl::FdpCounts {
                 streams: rus.counts.clone(),
                 invalid_placement_ids: self.blocks.rejected_hints(),
+            }),
+            zombie_weight: self.lifetimes.as_deref().map(|p| {
+                let (samples, within_horizon) = p.counts();
+                crate::report::ZombieWeightReport {
+                    horizon: p.horizon(),
+                    samples,
+                    within_horizon,
+                    weight_end: p.weight(),
+                }
             }),
         }
     }
