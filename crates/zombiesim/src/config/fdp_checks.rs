@@ -91,6 +91,12 @@ impl FdpConfig {
                 "FDP places by the writer's placement identifier; leave ftl.placement unset with fdp.enabled",
             );
         }
+        if cfg.gc.zombie_weight != crate::config::ZombieWeight::All {
+            return refuse(
+                "gc.zombie_weight",
+                "zombie weights are kept per block, and FDP's victims are reclaim units; use `all` with fdp.enabled",
+            );
+        }
         if cfg.ftl.regions != 1 {
             return refuse(
                 "ftl.regions",

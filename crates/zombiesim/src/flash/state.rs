@@ -48,9 +48,9 @@ pub struct FlashState {
     /// Valid pages of the block that the device knows as zombies (host-shadow): their
     /// logical page has a dirty newer copy in the host buffer. Kept by the FTL.
     pub zombies: Vec<u32>,
-    /// How much a known zombie counts in a victim score, in 256ths (256: whole;
-    /// `gc.zombie_weight = "lifetime"` moves it).
-    pub zombie_scale: u32,
+    /// Known zombies per block as a victim score counts them, each by its weight
+    /// (`gc.zombie_weight = "lifetime"`; empty: every zombie counts whole).
+    pub zombie_weighted: Vec<u32>,
     pub status: Vec<BlockStatus>,
     next_seq: u64,
 }
@@ -82,7 +82,7 @@ impl FlashState {
             open_seq: vec![0; blocks],
             stream: vec![0; blocks],
             zombies: vec![0; blocks],
-            zombie_scale: 256,
+            zombie_weighted: Vec::new(),
             status,
             next_seq: 0,
         }
@@ -106,7 +106,7 @@ impl FlashState {
             open_seq: vec![0; n],
             stream: vec![0; n],
             zombies: vec![0; n],
-            zombie_scale: 256,
+            zombie_weighted: Vec::new(),
             status: vec![BlockStatus::Free; n],
             next_seq: 0,
         }
@@ -239,15 +239,13 @@ impl FlashState {
     }
 
     /// Bytes of memory held by the state arrays.
-    /// Block `b`'s known zombies as a victim score counts them: `zombies[b]` scaled by
-    /// `zombie_scale`.
+    /// Block `b`'s known zombies as a victim score counts them: each whole, or by its
+    /// weight (`zombie_weighted`).
     #[inline]
     pub fn weighted_zombies(&self, b: u32) -> u32 {
-        let z = self.zombies[b as usize];
-        if self.zombie_scale >= 256 {
-            z
-        } else {
-            (z * self.zombie_scale + 128) >> 8
+        match self.zombie_weighted.get(b as usize) {
+            Some(&w) => w,
+            None => self.zombies[b as usize],
         }
     }
 

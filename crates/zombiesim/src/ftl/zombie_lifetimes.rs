@@ -1,84 +1,94 @@
 //! How much a zombie is worth (`gc.zombie_weight = "lifetime"`): an online estimate of
 //! the chance that a page the device knows as a zombie dies — is written back or
-//! trimmed — within the GC horizon, learnt from the zombies seen so far. Nothing of the
-//! future is read: each sample is taken when a zombie's fate is known.
+//! trimmed — within the GC horizon, given how long it has been a zombie already,
+//! learnt from the zombies seen so far. Nothing of the future is read: each sample is
+//! taken when a zombie's fate is known.
 //!
 //! ```text
-//!   notification "L is dirty above"  ──► marked_at[L] = now
+//!   notification "L is dirty above"  ──► marked_at[L] = now; its block's sum of mark
+//!                                        times += now
 //!   the device writes or trims L     ──► sample: died after now − marked_at[L] writes
-//!                                        (a hit if within the horizon H)
-//!   the host loses its dirty copy    ──► sample: a miss (the flash copy lives on)
-//!   each sample: hits ← d·hits + hit,  n ← d·n + 1      (d = 1 − 1/1024: recent
-//!                                                        samples count most)
-//!   weight w = (hits / n) · n / (n + 32)    (shrunk to 0 while few zombies are seen)
+//!   the host loses its dirty copy    ──► sample: never died (the flash copy lives on)
+//!   samples: a histogram of lifetimes in powers of two (and "never"), recent samples
+//!            weighing most (each older one by 1 − 1/1024 per sample)
+//!   every H/4 host writes: for each age bucket k (zombies a ≥ 2^k − 1 writes old)
+//!            p[k] = P(dies within a + H | alive at a) · n / (n + 32)
+//!            (shrunk to 0 while few zombies are seen: the base policy's choices)
 //! ```
 //!
-//! z-greedy and z-cost-benefit then count `w·z` zombies in a block instead of `z`
-//! (`FlashState::zombie_scale`, in 256ths, moved in steps of 1/16 so that the victim
-//! index is re-keyed rarely), and GC copies known zombies to the zombie block only
-//! while `w ≥ ½` and GC copies zombies fast enough to fill the zombie blocks (one per
-//! plane) within the horizon — an open block is no GC candidate, so a zombie block
-//! that fills slowly holds its dead pages, and spare space, for as long. With zombies
-//! that outlive the horizon (database checkpoints minutes apart) or with hardly any
-//! zombies known, the policy falls back to its base's choices (greedy, cost-benefit).
+//! A block holding `z` known zombies marked on average `ā` writes ago counts
+//! `z · p[bucket(ā)]` of them in z-greedy's and z-cost-benefit's score
+//! (`FlashState::weighted_zombies`), recomputed when its zombies change and for every
+//! block every H/4 writes (the victim index re-keyed then). A zombie that has waited
+//! long for a checkpoint weighs little; one of a stream that dies at once weighs fully.
 //!
-//! ```text
-//!   GC copies a known zombie        ──► copies += 1
-//!   every H/4 host writes           ──► rate ← ½·rate + ½·copies/(H/4);  copies ← 0
-//!   zombie block in use  ⇔  w ≥ ½  and  rate · H ≥ pages of the zombie blocks
-//! ```
+//! The zombie block is left to `gc.zombie_block`: the schemes `lzgc-gd` and `lzgc-cb`
+//! run without it. On the corpus it cost more than it saved once zombies were weighed
+//! (docs/lifetimes.md): an open block is no GC candidate, so a zombie block that fills
+//! slowly holds its dead pages, and spare space, for as long.
 //!
 //! H is the oracle's horizon: ¾ of the spare pages GC works with (an invalid page waits
-//! about that many host writes before GC takes its block). Cost: O(1) per notification
-//! and per write of a marked page; 8 bytes a logical page, allocated on the first mark.
+//! about that many host writes before GC reclaims it). Cost: O(1) per notification,
+//! and per death; O(blocks) every H/4 host writes; 16 bytes a
+//! logical page (allocated on the first mark) and 8 a block.
 
-/// Samples whose weight halves in about 710 samples.
+/// Each older sample weighs this much less per sample taken.
 const DECAY: f64 = 1.0 - 1.0 / 1024.0;
 /// Samples at which the estimate is trusted half.
 const PRIOR: f64 = 32.0;
+/// Lifetime buckets: `⌊log2(lifetime + 1)⌋`.
+const BUCKETS: usize = 48;
 /// Not marked.
 const NONE: u64 = u64::MAX;
+
+/// The bucket of a lifetime or age (host page writes).
+#[inline]
+fn bucket(x: u64) -> usize {
+    (63 - (x.saturating_add(1)).leading_zeros() as usize).min(BUCKETS - 1)
+}
 
 /// The online estimate of a zombie's chance to die within the GC horizon.
 #[derive(Clone, Debug)]
 pub struct ZombieLifetimes {
     horizon: u64,
-    /// Pages of the zombie blocks (one per plane).
-    fill_pages: f64,
-    /// GC copies of known zombies since `window_start`, and their smoothed rate per
-    /// host page write.
-    copies: u64,
-    window_start: u64,
-    rate: f64,
-    marked_at: Vec<u64>,
     logical: usize,
-    hits: f64,
-    samples: f64,
+    marked_at: Vec<u64>,
+    /// Per block, the sum of its zombies' mark times.
+    mark_sum: Vec<u64>,
+    /// Decayed sample weights: deaths by lifetime bucket, and never.
+    deaths: [f64; BUCKETS],
+    never: f64,
+    /// The weight the next sample is added with (grows by 1/DECAY per sample; all
+    /// weights are rescaled when it grows large).
+    inc: f64,
+    /// Per age bucket, the chance to die within the horizon (shrunk by confidence).
+    chance: [f64; BUCKETS],
+    last_refresh: u64,
     /// Samples taken, and of those, zombies that died within the horizon.
     taken: u64,
     within: u64,
 }
 
 impl ZombieLifetimes {
-    /// For `logical` pages, GC horizon `horizon` (host page writes) and zombie blocks
-    /// of `fill_pages` pages in all.
-    pub fn new(logical: usize, horizon: u64, fill_pages: u64) -> Self {
+    /// For `logical` pages on `blocks` blocks and GC horizon `horizon` (host page
+    /// writes).
+    pub fn new(logical: usize, blocks: usize, horizon: u64) -> Self {
         ZombieLifetimes {
             horizon: horizon.max(1),
-            fill_pages: fill_pages as f64,
-            copies: 0,
-            window_start: 0,
-            rate: 0.0,
-            marked_at: Vec::new(),
             logical,
-            hits: 0.0,
-            samples: 0.0,
+            marked_at: Vec::new(),
+            mark_sum: vec![0; blocks],
+            deaths: [0.0; BUCKETS],
+            never: 0.0,
+            inc: 1.0,
+            chance: [0.0; BUCKETS],
+            last_refresh: 0,
             taken: 0,
             within: 0,
         }
     }
 
-    /// `l` was marked a zombie at logical time `now`.
+    /// `l` was marked a zombie at logical time `now` (before its block counts it).
     #[inline]
     pub fn marked(&mut self, l: usize, now: u64) {
         if self.marked_at.is_empty() {
@@ -87,51 +97,48 @@ impl ZombieLifetimes {
         self.marked_at[l] = now;
     }
 
-    /// Marked `l` died (written or trimmed) at `now`.
+    /// Block `block` gained (`up`) or lost a zombie, `l`.
+    #[inline]
+    pub fn block_zombie(&mut self, block: u32, up: bool, l: usize) {
+        let Some(&at) = self.marked_at.get(l) else {
+            return;
+        };
+        if at == NONE {
+            return;
+        }
+        let s = &mut self.mark_sum[block as usize];
+        if up {
+            *s += at;
+        } else {
+            *s -= at;
+        }
+    }
+
+    /// Marked `l` died (written or trimmed) at `now` (after its block let it go).
     #[inline]
     pub fn died(&mut self, l: usize, now: u64) {
         if let Some(at) = self.take(l) {
-            self.sample(now.saturating_sub(at) <= self.horizon);
+            let life = now.saturating_sub(at);
+            self.within += u64::from(life <= self.horizon);
+            self.deaths[bucket(life)] += self.inc;
+            self.sampled();
         }
     }
 
-    /// The host lost its dirty copy of marked `l`: it did not die.
+    /// The host lost its dirty copy of marked `l` (after its block let it go): it did
+    /// not die.
     #[inline]
     pub fn withdrawn(&mut self, l: usize) {
         if self.take(l).is_some() {
-            self.sample(false);
+            self.never += self.inc;
+            self.sampled();
         }
-    }
-
-    /// GC copied a known zombie at `now`.
-    #[inline]
-    pub fn copied(&mut self, now: u64) {
-        self.copies += 1;
-        self.tick(now);
-    }
-
-    /// Close the rate's window if a quarter horizon has passed.
-    #[inline]
-    fn tick(&mut self, now: u64) {
-        let span = now.saturating_sub(self.window_start);
-        if span >= (self.horizon / 4).max(1) {
-            self.rate = 0.5 * self.rate + 0.5 * self.copies as f64 / span as f64;
-            self.copies = 0;
-            self.window_start = now;
-        }
-    }
-
-    /// Whether GC should send known zombies to the zombie block at `now`: they are
-    /// worth it, and come fast enough to fill it within the horizon.
-    #[inline]
-    pub fn segregate(&mut self, now: u64) -> bool {
-        self.tick(now);
-        self.weight() >= 0.5 && self.rate * self.horizon as f64 >= self.fill_pages
     }
 
     /// Every mark is gone (a restart): no sample, nothing pending.
     pub fn forget_all(&mut self) {
         self.marked_at.fill(NONE);
+        self.mark_sum.fill(0);
     }
 
     fn take(&mut self, l: usize) -> Option<u64> {
@@ -139,25 +146,69 @@ impl ZombieLifetimes {
         (at != NONE).then_some(at)
     }
 
-    fn sample(&mut self, hit: bool) {
-        self.hits = DECAY * self.hits + f64::from(u8::from(hit));
-        self.samples = DECAY * self.samples + 1.0;
+    fn sampled(&mut self) {
         self.taken += 1;
-        self.within += u64::from(hit);
-    }
-
-    /// The weight of a zombie now, 0 to 1.
-    pub fn weight(&self) -> f64 {
-        if self.samples == 0.0 {
-            return 0.0;
+        self.inc /= DECAY;
+        if self.inc > 1e200 {
+            let k = 1.0 / self.inc;
+            self.deaths.iter_mut().for_each(|d| *d *= k);
+            self.never *= k;
+            self.inc = 1.0;
         }
-        let p = self.hits / self.samples;
-        p * self.samples / (self.samples + PRIOR)
     }
 
-    /// The weight in 256ths, in steps of 16.
-    pub fn scale(&self) -> u32 {
-        ((self.weight() * 16.0).round() as u32 * 16).min(256)
+    /// Every H/4 host writes: the chances anew from the samples; whether they were
+    /// renewed (then every block's weight is to be renewed).
+    #[inline]
+    pub fn refresh(&mut self, now: u64) -> bool {
+        let span = now.saturating_sub(self.last_refresh);
+        if span < (self.horizon / 4).max(1) {
+            return false;
+        }
+        self.last_refresh = now;
+        let total: f64 = self.deaths.iter().sum::<f64>() + self.never;
+        // Samples, in units of the newest one's weight.
+        let n = total / self.inc;
+        let trust = n / (n + PRIOR);
+        let mut alive = total;
+        for k in 0..BUCKETS {
+            // Zombies at least lo = 2^k − 1 writes old: those still alive then, and of
+            // them those dead before lo + H.
+            let lo = (1u64 << k) - 1;
+            let limit = lo.saturating_add(self.horizon);
+            let dying: f64 = (k..BUCKETS)
+                .take_while(|&j| (1u64 << j) - 1 <= limit)
+                .map(|j| self.deaths[j])
+                .sum();
+            self.chance[k] = if alive > 0.0 {
+                (dying / alive).min(1.0) * trust
+            } else {
+                0.0
+            };
+            alive -= self.deaths[k];
+        }
+        true
+    }
+
+    /// The chance that a zombie `age` writes old dies within the horizon.
+    #[inline]
+    pub fn chance(&self, age: u64) -> f64 {
+        self.chance[bucket(age)]
+    }
+
+    /// Block `block`'s `z` zombies, weighed by their chance at their mean age.
+    #[inline]
+    pub fn weighted(&self, block: u32, z: u32, now: u64) -> u32 {
+        if z == 0 {
+            return 0;
+        }
+        let mean = self.mark_sum[block as usize] / z as u64;
+        (z as f64 * self.chance(now.saturating_sub(mean))).round() as u32
+    }
+
+    /// The chance of a fresh zombie now.
+    pub fn weight(&self) -> f64 {
+        self.chance[0]
     }
 
     /// The GC horizon, host page writes.
@@ -172,7 +223,7 @@ impl ZombieLifetimes {
 
     /// Bytes held.
     pub fn memory_bytes(&self) -> usize {
-        self.marked_at.len() * 8
+        (self.marked_at.len() + self.mark_sum.len()) * 8
     }
 }
 
@@ -181,54 +232,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_weight_is_the_share_dying_within_the_horizon_once_enough_are_seen() {
-        let mut p = ZombieLifetimes::new(100, 50, 64);
+    fn the_chance_is_of_dying_within_the_horizon_at_the_zombies_age() {
+        let mut p = ZombieLifetimes::new(100, 4, 100);
+        assert!(p.refresh(1_000));
         assert_eq!(p.weight(), 0.0);
-        // Three of four zombies die within 50 writes, the fourth after 80; then one is
-        // withdrawn. Few samples: the weight stays near 0.
-        for (l, life) in [(1, 10), (2, 50), (3, 20), (4, 80)] {
-            p.marked(l, 1_000);
-            p.died(l, 1_000 + life);
+        // Half the zombies die within 10 writes, half after 5,000 (a checkpoint).
+        for i in 0..2_000u64 {
+            p.marked(1, i);
+            p.died(1, i + if i % 2 == 0 { 10 } else { 5_000 });
         }
-        p.marked(5, 1_000);
+        assert_eq!(p.counts(), (2_000, 1_000));
+        assert!(p.refresh(2_000));
+        // A fresh zombie: about half; one 1,000 writes old: none of those die soon.
+        assert!((p.chance(0) - 0.5).abs() < 0.05, "{}", p.chance(0));
+        assert!(p.chance(1_000) < 0.05, "{}", p.chance(1_000));
+        // Past 4,095 writes old, the checkpoint is near: they die within the horizon.
+        assert!(p.chance(4_095) > 0.9, "{}", p.chance(4_095));
+        // A block of 3 zombies marked at 1,990..1,992, at 2,000 (9 old on average):
+        // 3 × 0.48 (½, shrunk by the ~880 samples' trust) → 1; at 3,000 (1,000 old)
+        // they count for nothing.
+        for (l, at) in [(5, 1_990), (6, 1_991), (7, 1_992)] {
+            p.marked(l, at);
+            p.block_zombie(2, true, l);
+        }
+        assert_eq!(p.weighted(2, 3, 2_000), 1);
+        assert_eq!(p.weighted(2, 3, 3_000), 0);
+        // One leaves the block (GC moved it): the sum follows.
+        p.block_zombie(2, false, 7);
+        p.block_zombie(3, true, 7);
+        assert_eq!(p.mark_sum[2], 1_990 + 1_991);
+        // A withdrawn zombie is a "never" sample; a restart forgets what was pending.
         p.withdrawn(5);
-        // A page never marked, or dying twice, is no sample.
-        p.died(6, 2_000);
-        p.died(1, 2_000);
-        assert_eq!(p.counts(), (5, 3));
-        assert!(p.weight() > 0.0 && p.weight() < 0.1, "{}", p.weight());
-        // Many zombies dying at once: the weight goes towards 1 and the scale to 256.
-        for i in 0..5_000 {
-            p.marked(7, i);
-            p.died(7, i + 1);
-        }
-        assert!(p.weight() > 0.95 && p.scale() == 256, "{}", p.weight());
-        // Then only zombies that outlive the horizon: the recent ones count most.
-        for i in 0..5_000 {
-            p.marked(8, i);
-            p.died(8, i + 500);
-        }
-        assert!(p.weight() < 0.05 && p.scale() == 0, "{}", p.weight());
-        // The zombie block waits for zombie copies that fill it (32 pages) within
-        // the horizon (50): 1 copy a write, then 1 every 4 writes.
-        let mut q = ZombieLifetimes::new(100, 50, 32);
-        for i in 0..5_000 {
-            q.marked(7, i);
-            q.died(7, i + 1);
-        }
-        assert!(!q.segregate(5_000));
-        for t in 5_000..5_200 {
-            q.copied(t);
-        }
-        assert!(q.segregate(5_200));
-        for t in (5_200..6_000).step_by(4) {
-            q.copied(t);
-        }
-        assert!(!q.segregate(6_000));
-        // A restart forgets what was pending.
-        p.marked(9, 0);
+        assert_eq!(p.counts().0, 2_001);
         p.forget_all();
-        p.died(9, 1);
-        assert_eq!(p.counts().0, 10_005);
+        p.died(6, 2_500);
+        assert_eq!(p.counts().0, 2_001);
+        assert_eq!(p.mark_sum, vec![0; 4]);
     }
 }

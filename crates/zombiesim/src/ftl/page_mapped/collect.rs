@@ -156,8 +156,6 @@ impl PageMappedFtl {
         let block_modified = self.base.flash.last_modified[block as usize];
         let from_stream = self.base.flash.stream[block as usize] as u32;
         let fdp = self.blocks.rus.is_some();
-        // Known zombies go to the zombie block while they are worth it.
-        let segregate = gc && self.segregate_zombies();
         // Internal pages (beyond the host's) go back to the translation stream.
         let internal = self
             .layout
@@ -177,10 +175,7 @@ impl PageMappedFtl {
             let zombie = self.is_zombie(lpn as usize);
             let device = any_dirty && buffer.is_dirty(lpn as u64);
             if zombie {
-                if let Some(p) = self.lifetimes.as_deref_mut().filter(|_| gc) {
-                    p.copied(self.base.clock);
-                }
-                self.change_zombies(block, false);
+                self.change_zombies(block, false, lpn as usize);
             }
             self.base.flash.invalidate(ppn, self.base.clock);
             self.blocks.units[u].valid -= 1;
@@ -216,7 +211,7 @@ impl PageMappedFtl {
                 Some((host, s)) if lpn as u64 >= host => s,
                 _ => self.blocks.gc_stream(&GcCopy {
                     lpn: lpn as usize,
-                    zombie: segregate && zombie,
+                    zombie: gc && zombie,
                     block_modified,
                     now: self.base.clock,
                     from_stream,
@@ -255,7 +250,7 @@ impl PageMappedFtl {
             buffer_reads += u64::from(from_buffer);
             fast_programs += u64::from(kind.fast);
             if zombie {
-                self.change_zombies(self.base.flash.block_of(new), true);
+                self.change_zombies(self.base.flash.block_of(new), true, lpn as usize);
                 if gc {
                     self.base.counters.gc_zombie_pages_copied += 1;
                 }

@@ -303,16 +303,18 @@ impl PageMappedFtl {
         // The other sharers move too, and the zombie counts of those known as zombies
         // with them (the caller moves `lpn`'s).
         let marks = &self.base.marks;
-        let mut zombies = 0;
+        let mut zombies = Vec::new();
         let mut m = s.next_sharer(lpn);
         while m != lpn {
             self.l2p[m as usize] = to;
-            zombies += u32::from(marks.is_marked(m as usize));
+            if marks.is_marked(m as usize) {
+                zombies.push(m as usize);
+            }
             m = s.next_sharer(m);
         }
-        for _ in 0..zombies {
-            self.change_zombies(self.base.flash.block_of(from), false);
-            self.change_zombies(self.base.flash.block_of(to), true);
+        for m in zombies {
+            self.change_zombies(self.base.flash.block_of(from), false, m);
+            self.change_zombies(self.base.flash.block_of(to), true, m);
         }
     }
 

@@ -32,75 +32,61 @@ impl PageMappedFtl {
             return;
         }
         if ppn != NONE {
-            self.change_zombies(self.base.flash.block_of(ppn), false);
+            self.change_zombies(self.base.flash.block_of(ppn), false, l);
         }
         if let Some(p) = self.lifetimes.as_deref_mut() {
             p.died(l, self.base.clock);
-            self.zombie_weight_changed();
+            self.refresh_zombie_weights();
         }
     }
 
-    /// `gc.zombie_weight = "lifetime"`: after a sample, move the score's zombie scale if
-    /// the weight has moved a step.
+    /// `gc.zombie_weight = "lifetime"`: every H/4 host writes, the chances anew and
+    /// every block's weighted zombies with them (candidates re-keyed).
     #[inline]
-    fn zombie_weight_changed(&mut self) {
-        let Some(p) = self.lifetimes.as_deref() else {
+    fn refresh_zombie_weights(&mut self) {
+        let now = self.base.clock;
+        let Some(p) = self.lifetimes.as_deref_mut() else {
             return;
         };
-        let scale = p.scale();
-        if scale != self.base.flash.zombie_scale {
-            self.set_zombie_scale(scale);
+        if p.refresh(now) {
+            self.reweigh_all_zombies();
         }
     }
 
-    /// Set how much a known zombie counts (256ths), and re-key every candidate holding
-    /// zombies (the victim index keys on the weighted count).
     #[cold]
-    pub(super) fn set_zombie_scale(&mut self, scale: u32) {
-        self.base.flash.zombie_scale = scale;
-        if let Some(rus) = self.blocks.rus.as_deref_mut() {
-            rus.table.zombie_scale = scale;
-            let candidates: Vec<u32> = (0..rus.table.zombies.len() as u32)
-                .filter(|&ru| {
-                    rus.table.zombies[ru as usize] > 0
-                        && rus.table.status[ru as usize] == BlockStatus::Closed
-                })
-                .collect();
-            for ru in candidates {
-                let first = self.blocks.rus.as_deref().expect("fdp on").block(ru, 0);
-                let u = self.blocks.unit_of_block(first);
-                self.fdp_changed(u, ru);
-            }
-            return;
-        }
-        for b in 0..self.base.flash.zombies.len() as u32 {
-            let i = b as usize;
-            if self.base.flash.zombies[i] > 0 && self.base.flash.status[i] == BlockStatus::Closed {
-                self.block_changed(b, self.base.flash.valid_count[i]);
-            }
-        }
-    }
-
-    /// Whether GC sends known zombies to the zombie block now: always, unless
-    /// `gc.zombie_weight = "lifetime"` finds them not worth it ([`ZombieLifetimes`]).
-    ///
-    /// [`ZombieLifetimes`]: crate::ftl::ZombieLifetimes
-    #[inline]
-    pub(super) fn segregate_zombies(&mut self) -> bool {
+    fn reweigh_all_zombies(&mut self) {
         let now = self.base.clock;
-        self.lifetimes
-            .as_deref_mut()
-            .is_none_or(|p| p.segregate(now))
+        let p = self.lifetimes.as_deref().expect("lifetime weights");
+        let flash = &mut self.base.flash;
+        let mut changed = Vec::new();
+        for b in 0..flash.zombies.len() {
+            let w = p.weighted(b as u32, flash.zombies[b], now);
+            if w != flash.zombie_weighted[b] {
+                flash.zombie_weighted[b] = w;
+                if flash.status[b] == BlockStatus::Closed {
+                    changed.push(b as u32);
+                }
+            }
+        }
+        for b in changed {
+            self.block_changed(b, self.base.flash.valid_count[b as usize]);
+        }
     }
 
-    /// A block's zombie count goes up or down by one; its policy hears if it is a candidate.
+    /// A block's zombie count goes up or down by one, `l`; its policy hears if it is a
+    /// candidate.
     #[inline]
-    pub(super) fn change_zombies(&mut self, block: u32, up: bool) {
+    pub(super) fn change_zombies(&mut self, block: u32, up: bool, l: usize) {
         let b = block as usize;
         if up {
             self.base.flash.zombies[b] += 1;
         } else {
             self.base.flash.zombies[b] -= 1;
+        }
+        if let Some(p) = self.lifetimes.as_deref_mut() {
+            p.block_zombie(block, up, l);
+            let z = self.base.flash.zombies[b];
+            self.base.flash.zombie_weighted[b] = p.weighted(block, z, self.base.clock);
         }
         if let Some(rus) = self.blocks.rus.as_deref_mut() {
             let (ru, candidate) = rus.zombies_changed(block, up);
@@ -126,33 +112,39 @@ impl PageMappedFtl {
         }
         let ppn = self.l2p[l];
         if ppn != NONE {
-            self.change_zombies(self.base.flash.block_of(ppn), true);
+            self.change_zombies(self.base.flash.block_of(ppn), true, l);
         }
+        self.refresh_zombie_weights();
         Ok(())
     }
 
     /// The host lost or discarded its dirty copy of `lpn`: the flash copy is live again.
     pub fn unmark_zombie(&mut self, lpn: u64) -> Result<()> {
         let l = self.check_lpn(lpn)?;
+        if !self.base.marks.unmark(l) {
+            return Ok(());
+        }
         let ppn = self.l2p[l];
+        if ppn != NONE {
+            self.change_zombies(self.base.flash.block_of(ppn), false, l);
+        }
         if let Some(p) = self.lifetimes.as_deref_mut() {
             // Not a death: the host's copy is gone, the flash copy lives on.
             p.withdrawn(l);
         }
-        self.drop_zombie(l, ppn);
         Ok(())
     }
 
     /// Restart (power loss): every zombie page becomes live again.
     pub fn clear_all_zombies(&mut self) {
-        if let Some(p) = self.lifetimes.as_deref_mut() {
-            p.forget_all();
-        }
         for l in self.base.marks.clear() {
             let ppn = self.l2p[l];
             if ppn != NONE {
-                self.change_zombies(self.base.flash.block_of(ppn), false);
+                self.change_zombies(self.base.flash.block_of(ppn), false, l);
             }
+        }
+        if let Some(p) = self.lifetimes.as_deref_mut() {
+            p.forget_all();
         }
     }
 

@@ -147,8 +147,8 @@ impl PageMappedFtl {
                 crate::config::ZombieWeight::Lifetime => {
                     Some(Box::new(crate::ftl::ZombieLifetimes::new(
                         stored,
+                        geo.blocks as usize,
                         crate::sim::gc_horizon(cfg, geo)?,
-                        geo.pages_per_block as u64 * geo.planes as u64,
                     )))
                 }
             },
@@ -188,7 +188,7 @@ impl PageMappedFtl {
         };
         // Weighted zombies start at nothing: the base policy until zombies are seen.
         if ftl.lifetimes.is_some() {
-            ftl.set_zombie_scale(0);
+            ftl.base.flash.zombie_weighted = vec![0; ftl.base.flash.zombies.len()];
         }
         Ok(ftl)
     }
