@@ -22,10 +22,15 @@
 //! block every H/4 writes (the victim index re-keyed then). A zombie that has waited
 //! long for a checkpoint weighs little; one of a stream that dies at once weighs fully.
 //!
-//! The zombie block is left to `gc.zombie_block`: the schemes `lzgc-gd` and `lzgc-cb`
-//! run without it. On the corpus it cost more than it saved once zombies were weighed
-//! (docs/lifetimes.md): an open block is no GC candidate, so a zombie block that fills
-//! slowly holds its dead pages, and spare space, for as long.
+//! With `gc.zombie_block`, GC copies a known zombie to the zombie block only if it is
+//! worth it (its own chance at its age at least ½) and GC copies zombies fast enough to
+//! fill the zombie blocks (one per plane) within the horizon: an open block is no GC
+//! candidate, so a zombie block that fills slowly holds its dead pages, and spare
+//! space, for as long. The copy rate is smoothed over about H (each H/4 window adds a
+//! quarter), and the gate opens at `rate·H ≥ pages of the zombie blocks` and closes
+//! below half of that: on the corpus's captures it stays shut nearly always (zombie
+//! copies fill 1–50% of the zombie blocks per horizon on average), on Zombie Chasing's
+//! stand-ins it opens (180–840%), where the zombie block is much of ZGC's gain.
 //!
 //! H is the oracle's horizon: ¾ of the spare pages GC works with (an invalid page waits
 //! about that many host writes before GC reclaims it). Cost: O(1) per notification,
@@ -64,15 +69,21 @@ pub struct ZombieLifetimes {
     /// Per age bucket, the chance to die within the horizon (shrunk by confidence).
     chance: [f64; BUCKETS],
     last_refresh: u64,
+    /// Zombie block gate: pages of the zombie blocks, GC copies of zombies since the
+    /// last refresh, their smoothed rate per host page write, and the gate.
+    fill_pages: f64,
+    copies: u64,
+    rate: f64,
+    gate: bool,
     /// Samples taken, and of those, zombies that died within the horizon.
     taken: u64,
     within: u64,
 }
 
 impl ZombieLifetimes {
-    /// For `logical` pages on `blocks` blocks and GC horizon `horizon` (host page
-    /// writes).
-    pub fn new(logical: usize, blocks: usize, horizon: u64) -> Self {
+    /// For `logical` pages on `blocks` blocks, GC horizon `horizon` (host page writes)
+    /// and zombie blocks of `fill_pages` pages in all.
+    pub fn new(logical: usize, blocks: usize, horizon: u64, fill_pages: u64) -> Self {
         ZombieLifetimes {
             horizon: horizon.max(1),
             logical,
@@ -83,6 +94,10 @@ impl ZombieLifetimes {
             inc: 1.0,
             chance: [0.0; BUCKETS],
             last_refresh: 0,
+            fill_pages: fill_pages as f64,
+            copies: 0,
+            rate: 0.0,
+            gate: false,
             taken: 0,
             within: 0,
         }
@@ -141,6 +156,12 @@ impl ZombieLifetimes {
         self.mark_sum.fill(0);
     }
 
+    /// GC copied a known zombie.
+    #[inline]
+    pub fn copied(&mut self) {
+        self.copies += 1;
+    }
+
     fn take(&mut self, l: usize) -> Option<u64> {
         let at = std::mem::replace(self.marked_at.get_mut(l)?, NONE);
         (at != NONE).then_some(at)
@@ -157,8 +178,8 @@ impl ZombieLifetimes {
         }
     }
 
-    /// Every H/4 host writes: the chances anew from the samples; whether they were
-    /// renewed (then every block's weight is to be renewed).
+    /// Every H/4 host writes: the chances anew from the samples, and the zombie block
+    /// gate; whether they were renewed (then every block's weight is to be renewed).
     #[inline]
     pub fn refresh(&mut self, now: u64) -> bool {
         let span = now.saturating_sub(self.last_refresh);
@@ -187,6 +208,14 @@ impl ZombieLifetimes {
             };
             alive -= self.deaths[k];
         }
+        self.rate += (self.copies as f64 / span as f64 - self.rate) / 4.0;
+        self.copies = 0;
+        let fills = self.rate * self.horizon as f64;
+        if fills >= self.fill_pages {
+            self.gate = true;
+        } else if fills < self.fill_pages / 2.0 {
+            self.gate = false;
+        }
         true
     }
 
@@ -204,6 +233,16 @@ impl ZombieLifetimes {
         }
         let mean = self.mark_sum[block as usize] / z as u64;
         (z as f64 * self.chance(now.saturating_sub(mean))).round() as u32
+    }
+
+    /// Whether GC sends zombie `l` to the zombie block at `now` (`gc.zombie_block`).
+    #[inline]
+    pub fn segregate(&self, l: usize, now: u64) -> bool {
+        self.gate
+            && self
+                .marked_at
+                .get(l)
+                .is_some_and(|&at| at != NONE && self.chance(now.saturating_sub(at)) >= 0.5)
     }
 
     /// The chance of a fresh zombie now.
@@ -233,7 +272,7 @@ mod tests {
 
     #[test]
     fn the_chance_is_of_dying_within_the_horizon_at_the_zombies_age() {
-        let mut p = ZombieLifetimes::new(100, 4, 100);
+        let mut p = ZombieLifetimes::new(100, 4, 100, 32);
         assert!(p.refresh(1_000));
         assert_eq!(p.weight(), 0.0);
         // Half the zombies die within 10 writes, half after 5,000 (a checkpoint).
@@ -268,5 +307,33 @@ mod tests {
         p.died(6, 2_500);
         assert_eq!(p.counts().0, 2_001);
         assert_eq!(p.mark_sum, vec![0; 4]);
+    }
+
+    #[test]
+    fn the_zombie_block_gate_waits_for_copies_that_fill_it_within_the_horizon() {
+        // Horizon 100 (refreshed every 25 writes), zombie blocks of 64 pages.
+        let mut p = ZombieLifetimes::new(100, 4, 100, 64);
+        for i in 0..2_000 {
+            p.marked(1, i);
+            p.died(1, i + 1);
+        }
+        p.refresh(2_000);
+        p.marked(2, 2_000);
+        assert!(!p.segregate(2, 2_000), "no copies yet");
+        // One copy a write: 100 per horizon ≥ 64, once the smoothed rate has risen.
+        for t in 2_000..2_400 {
+            p.copied();
+            p.refresh(t + 1);
+        }
+        p.marked(3, 2_400);
+        assert!(p.segregate(3, 2_400));
+        assert!(!p.segregate(2, 2_400), "2 is 400 writes old: those die at once or never");
+        // One every 4 writes: 25 per horizon, below half of 64: the gate closes.
+        for t in (2_400..3_400).step_by(4) {
+            p.copied();
+            p.refresh(t);
+        }
+        p.marked(4, 3_400);
+        assert!(!p.segregate(4, 3_400));
     }
 }

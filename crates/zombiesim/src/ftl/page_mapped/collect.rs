@@ -175,6 +175,9 @@ impl PageMappedFtl {
             let zombie = self.is_zombie(lpn as usize);
             let device = any_dirty && buffer.is_dirty(lpn as u64);
             if zombie {
+                if let Some(p) = self.lifetimes.as_deref_mut().filter(|_| gc) {
+                    p.copied();
+                }
                 self.change_zombies(block, false, lpn as usize);
             }
             self.base.flash.invalidate(ppn, self.base.clock);
@@ -211,7 +214,8 @@ impl PageMappedFtl {
                 Some((host, s)) if lpn as u64 >= host => s,
                 _ => self.blocks.gc_stream(&GcCopy {
                     lpn: lpn as usize,
-                    zombie: gc && zombie,
+                    // Known zombies go to the zombie block while they are worth it.
+                    zombie: gc && zombie && self.segregate_zombie(lpn as usize),
                     block_modified,
                     now: self.base.clock,
                     from_stream,

@@ -73,6 +73,17 @@ impl PageMappedFtl {
         }
     }
 
+    /// Whether GC sends known zombie `l` to the zombie block now: always, unless
+    /// `gc.zombie_weight = "lifetime"` finds it not worth it ([`ZombieLifetimes`]).
+    ///
+    /// [`ZombieLifetimes`]: crate::ftl::ZombieLifetimes
+    #[inline]
+    pub(super) fn segregate_zombie(&self, l: usize) -> bool {
+        self.lifetimes
+            .as_deref()
+            .is_none_or(|p| p.segregate(l, self.base.clock))
+    }
+
     /// A block's zombie count goes up or down by one, `l`; its policy hears if it is a
     /// candidate.
     #[inline]

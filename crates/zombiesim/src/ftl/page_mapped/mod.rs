@@ -149,6 +149,7 @@ impl PageMappedFtl {
                         stored,
                         geo.blocks as usize,
                         crate::sim::gc_horizon(cfg, geo)?,
+                        geo.pages_per_block as u64 * geo.planes as u64,
                     )))
                 }
             },
