@@ -31,6 +31,7 @@ from . import (
     listings,
     reproduce,
     run,
+    study,
     sweep,
     trace,
     validate,
@@ -51,7 +52,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"zombiesim {_core.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in (run, compare, sweep, validate, reproduce, listings, trace, demo, capture):
+    for command in (
+        run,
+        compare,
+        sweep,
+        study,
+        validate,
+        reproduce,
+        listings,
+        trace,
+        demo,
+        capture,
+    ):
         command.register(sub)
     return parser
 

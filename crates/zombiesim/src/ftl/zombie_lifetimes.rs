@@ -75,9 +75,12 @@ pub struct ZombieLifetimes {
     copies: u64,
     rate: f64,
     gate: bool,
-    /// Samples taken, and of those, zombies that died within the horizon.
+    /// Samples taken, and of those, zombies that died within the horizon; every death
+    /// by lifetime bucket, and the withdrawals (not decayed: the run's distribution).
     taken: u64,
     within: u64,
+    histogram: [u64; BUCKETS],
+    withdrawn: u64,
 }
 
 impl ZombieLifetimes {
@@ -100,6 +103,8 @@ impl ZombieLifetimes {
             gate: false,
             taken: 0,
             within: 0,
+            histogram: [0; BUCKETS],
+            withdrawn: 0,
         }
     }
 
@@ -135,6 +140,7 @@ impl ZombieLifetimes {
         if let Some(at) = self.take(l) {
             let life = now.saturating_sub(at);
             self.within += u64::from(life <= self.horizon);
+            self.histogram[bucket(life)] += 1;
             self.deaths[bucket(life)] += self.inc;
             self.sampled();
         }
@@ -145,6 +151,7 @@ impl ZombieLifetimes {
     #[inline]
     pub fn withdrawn(&mut self, l: usize) {
         if self.take(l).is_some() {
+            self.withdrawn += 1;
             self.never += self.inc;
             self.sampled();
         }
@@ -260,6 +267,17 @@ impl ZombieLifetimes {
         (self.taken, self.within)
     }
 
+    /// The run's zombie lifetimes: deaths per bucket `k` (lifetimes of `2^k − 1` to
+    /// `2^(k+1) − 2` host page writes), up to the last non-empty one, and withdrawals.
+    pub fn histogram(&self) -> (Vec<u64>, u64) {
+        let used = self
+            .histogram
+            .iter()
+            .rposition(|&c| c > 0)
+            .map_or(0, |i| i + 1);
+        (self.histogram[..used].to_vec(), self.withdrawn)
+    }
+
     /// Bytes held.
     pub fn memory_bytes(&self) -> usize {
         (self.marked_at.len() + self.mark_sum.len()) * 8
@@ -327,7 +345,10 @@ mod tests {
         }
         p.marked(3, 2_400);
         assert!(p.segregate(3, 2_400));
-        assert!(!p.segregate(2, 2_400), "2 is 400 writes old: those die at once or never");
+        assert!(
+            !p.segregate(2, 2_400),
+            "2 is 400 writes old: those die at once or never"
+        );
         // One every 4 writes: 25 per horizon, below half of 64: the gate closes.
         for t in (2_400..3_400).step_by(4) {
             p.copied();

@@ -280,7 +280,7 @@ pub struct Report {
 
 /// What the device learnt of its zombies' lifetimes (`gc.zombie_weight = "lifetime"`,
 /// `ftl::ZombieLifetimes`), over the whole run.
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct ZombieWeightReport {
     /// The GC horizon, host page writes: a zombie that dies within it counts.
     pub horizon: u64,
@@ -288,9 +288,13 @@ pub struct ZombieWeightReport {
     /// ones that died within the horizon.
     pub samples: u64,
     pub within_horizon: u64,
-    /// The weight of a zombie at the end (0 to 1; the zombie block is in use while it
-    /// is at least ½).
+    /// The chance of a fresh zombie at the end (0 to 1).
     pub weight_end: f64,
+    /// Zombie lifetimes seen (host page writes from mark to death): deaths per
+    /// power-of-two bucket `k` (lifetimes `2^k − 1` to `2^(k+1) − 2`), and zombies
+    /// withdrawn (never died).
+    pub lifetimes: Vec<u64>,
+    pub withdrawn: u64,
 }
 
 /// The `oracle` policy's section: what it knew of the future and what it told the device.

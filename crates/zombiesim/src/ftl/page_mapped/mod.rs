@@ -699,11 +699,14 @@ impl Ftl for PageMappedFtl {
             }),
             zombie_weight: self.lifetimes.as_deref().map(|p| {
                 let (samples, within_horizon) = p.counts();
+                let (lifetimes, withdrawn) = p.histogram();
                 crate::report::ZombieWeightReport {
                     horizon: p.horizon(),
                     samples,
                     within_horizon,
                     weight_end: p.weight(),
+                    lifetimes,
+                    withdrawn,
                 }
             }),
         }
