@@ -340,9 +340,7 @@ def _page(rows, cdfs, schemes, traces, command: str | None) -> str:
     if not failed.empty:
         page.heading("Failed cells")
         page.table(failed[["trace", "scheme", "error"]], name="failed", wrap=["error"])
-    page.run_section(
-        command=command, facts=[("traces", ", ".join(t.name for t in traces))]
-    )
+    page.run_section(command=command, facts=[("traces", ", ".join(t.name for t in traces))])
     return page.html()
 
 
@@ -362,17 +360,15 @@ def study(
     per scheme × trace: WAF, erases, copies, the oracle share, whether it lost against
     its base, and the zombie lifetimes its run learnt. `progress(trace, i, n)` is called
     before each trace."""
-    from . import sweeps
-
     import pandas as pd
+
+    from . import sweeps
 
     if not traces:
         raise make_error(InputError, "no trace to study", "io")
     unknown = [s for s in schemes if s not in {x.name for x in _schemes()}]
     if unknown:
-        raise make_error(
-            ConfigError, f"unknown scheme(s): {', '.join(unknown)}", "scheme"
-        )
+        raise make_error(ConfigError, f"unknown scheme(s): {', '.join(unknown)}", "scheme")
     root = Path(out)
     rows: list[dict[str, Any]] = []
     for i, t in enumerate(traces):

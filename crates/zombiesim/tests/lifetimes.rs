@@ -60,14 +60,14 @@ fn replaced_after(recs: &[TraceRecord], cut: usize) -> Vec<TraceRecord> {
         .enumerate()
         .map(|(i, r)| {
             if i < cut || r.op == TraceOp::Flush {
-                return r.clone();
+                return *r;
             }
             let lpn = (r.offset / page + PAGES / 2) % PAGES;
             let pages = r.size.div_ceil(page);
             let lpn = if lpn + pages > PAGES { 0 } else { lpn };
             TraceRecord {
                 offset: lpn * page,
-                ..r.clone()
+                ..*r
             }
         })
         .collect()

@@ -104,8 +104,6 @@ def _table(rows: list[dict[str, Any]], schemes: list[str]) -> Table:
                 continue
             share = r.get("oracle_share")
             mark = "!" if r.get("lost") else ""
-            cells.append(
-                f"{r['waf']:.3f}{mark}" + (f" ({share:.0%})" if share is not None else "")
-            )
+            cells.append(f"{r['waf']:.3f}{mark}" + (f" ({share:.0%})" if share is not None else ""))
         t.add_row(name, *cells)
     return t
