@@ -43,6 +43,7 @@ from .catalog import (
 )
 from .config import Config
 from .report import Report
+from .studies import study
 from .sweeps import load, sweep
 from .trace import TraceInput
 from .workload import Workload
@@ -77,6 +78,7 @@ __all__ = [
     "simulate",
     "simulate_many",
     "simulate_trace",
+    "study",
     "sweep",
     "to_frame",
     "trace",

@@ -12,7 +12,7 @@ from typing import Any
 from rich.table import Table
 
 from .._errors import SimulationInterrupted
-from ..study import DEFAULT_SCHEMES, resolve_traces, study
+from ..studies import DEFAULT_SCHEMES, resolve_traces, study
 from .common import EXIT_OK, interrupted, out
 from .parser import add_command, jobs_option, key_value, name_list
 

@@ -77,6 +77,9 @@ impl Capabilities {
         if cfg.gc.max_victims_per_trigger > 0 && !self.bounded_gc {
             return lacks("gc.max_victims_per_trigger", "bounded garbage collection");
         }
+        if cfg.gc.invalid_share_trigger > 0.0 && !self.bounded_gc {
+            return lacks("gc.invalid_share_trigger", "GC by garbage proportion");
+        }
         if cfg.gc.postpone_below_invalid > 0.0 && !self.bounded_gc {
             return lacks("gc.postpone_below_invalid", "lazy garbage collection");
         }

@@ -91,6 +91,15 @@ impl Config {
                 ),
             ));
         }
+        if !(0.0..1.0).contains(&g.invalid_share_trigger) {
+            return Err(Error::config(
+                "gc.invalid_share_trigger",
+                format!(
+                    "{} must be a share of the programmed pages, at least 0 and below 1",
+                    g.invalid_share_trigger
+                ),
+            ));
+        }
         if !(0.0..1.0).contains(&g.postpone_below_invalid) {
             return Err(Error::config(
                 "gc.postpone_below_invalid",

@@ -98,6 +98,12 @@ pub struct GcConfig {
     /// the unit is below `low_watermark` (forced GC takes any victim). 0 = off: GC
     /// starts below `low_watermark` and takes the policy's victim.
     pub postpone_below_invalid: f64,
+    /// GC by garbage proportion, as log-structured stores and SepBIT's simulator run it:
+    /// with a share `g` above 0, after each host page write GC reclaims one victim if
+    /// the unit's invalid pages exceed `g` of its programmed pages, and only a victim
+    /// with at least `g` of its pages invalid (others are put back). The watermarks
+    /// still force GC when free blocks run short. 0 = off.
+    pub invalid_share_trigger: f64,
     /// How much a known zombie counts in a zombie-aware score: `all` (whole, 000) or
     /// `lifetime` (by its learnt chance to die within the GC horizon).
     pub zombie_weight: ZombieWeight,
@@ -157,6 +163,7 @@ impl Default for GcConfig {
             hard_watermark: 1,
             postpone_below_invalid: 0.0,
             zombie_weight: ZombieWeight::All,
+            invalid_share_trigger: 0.0,
             shadow_reads: false,
             fast_write: false,
             skip_shadows: false,

@@ -29,8 +29,10 @@ pub struct GcUnit {
     pub planes: u32,
     /// Free blocks of the unit.
     pub free: u32,
-    /// Valid pages held by the unit's blocks.
+    /// Valid pages held by the unit's blocks, and pages programmed into them since
+    /// they were erased.
     pub valid: u64,
+    pub programmed: u64,
     /// Dynamic allocation sends no host write to the unit while it holds this many
     /// valid pages (its share of the logical space plus half its over-provisioning),
     /// so steering writes away from busy planes cannot pile data onto one unit.
@@ -103,6 +105,7 @@ impl BlockManager {
                     planes: r.planes,
                     free,
                     valid: 0,
+                    programmed: 0,
                     valid_limit: ((share + capacity) / 2.0) as u64,
                     policy: gc::build(cfg.gc.scoring(), cfg.gc.cb_age, first, count, pages),
                 }

@@ -106,6 +106,7 @@ impl PageMappedFtl {
             self.content_erasing(victim);
         }
         let plane = self.base.geo.plane_of(victim);
+        self.blocks.units[u].programmed -= u64::from(self.base.flash.write_ptr[victim as usize]);
         let stream = u32::from(self.base.flash.stream[victim as usize]);
         self.blocks.reclaimed(victim, stream, self.base.clock);
         self.base.flash.erase(victim);
@@ -350,6 +351,34 @@ impl PageMappedFtl {
         result?;
         if !self.in_gc && self.blocks.units[u].free < self.trigger {
             self.collect(u, buffer)?;
+        }
+        Ok(())
+    }
+
+    /// GC by garbage proportion (`gc.invalid_share_trigger`): in each unit whose invalid
+    /// pages exceed the share of its programmed pages, reclaim one victim if it has at
+    /// least that share invalid (else it is put back).
+    #[cold]
+    pub(super) fn collect_by_share(&mut self, buffer: &mut dyn BufferView) -> Result<()> {
+        let share = self.share_trigger;
+        for u in 0..self.blocks.units.len() {
+            let unit = &self.blocks.units[u];
+            let programmed = unit.programmed;
+            if programmed == 0 || ((programmed - unit.valid) as f64) <= share * programmed as f64 {
+                continue;
+            }
+            let Some(victim) = self.select_victim(u) else {
+                continue;
+            };
+            if self.victim_invalid_share(victim) < share {
+                self.return_candidate(victim);
+                continue;
+            }
+            self.in_gc = true;
+            self.base.counters.gc_invocations += 1;
+            let result = self.reclaim(u, victim, self.base.ops.now(), buffer);
+            self.in_gc = false;
+            result?;
         }
         Ok(())
     }

@@ -151,6 +151,7 @@ impl PageMappedFtl {
             self.base.flash.take_victim(block);
             self.relocate_valid(u, block, start, crate::stats::Cause::Gc, buffer)?;
             let plane = self.base.geo.plane_of(block);
+            self.blocks.units[u].programmed -= u64::from(self.base.flash.write_ptr[block as usize]);
             self.base.flash.erase(block);
             self.base
                 .ops

@@ -6,11 +6,13 @@ use crate::flash::{BlockStatus, NONE};
 
 impl PageMappedFtl {
     /// Valid pages per GC unit, as the invariant check recounts them.
-    fn unit_valid_counts(&self) -> Vec<u64> {
-        let mut counts = vec![0u64; self.blocks.units.len()];
+    /// Per GC unit, the valid and the programmed pages of its blocks.
+    fn unit_valid_counts(&self) -> Vec<(u64, u64)> {
+        let mut counts = vec![(0u64, 0u64); self.blocks.units.len()];
         for block in 0..self.base.geo.blocks {
-            counts[self.blocks.unit_of_block(block)] +=
-                self.base.flash.valid_count[block as usize] as u64;
+            let c = &mut counts[self.blocks.unit_of_block(block)];
+            c.0 += self.base.flash.valid_count[block as usize] as u64;
+            c.1 += self.base.flash.write_ptr[block as usize] as u64;
         }
         counts
     }
@@ -96,7 +98,7 @@ impl PageMappedFtl {
                 )));
             }
         }
-        for (u, (unit, valid)) in self
+        for (u, (unit, (valid, programmed))) in self
             .blocks
             .units
             .iter()
@@ -107,6 +109,12 @@ impl PageMappedFtl {
                 return Err(Error::integrity(format!(
                     "GC unit {u}: {} valid pages counted, {valid} in its blocks",
                     unit.valid
+                )));
+            }
+            if unit.programmed != programmed {
+                return Err(Error::integrity(format!(
+                    "GC unit {u}: {} programmed pages counted, {programmed} in its blocks",
+                    unit.programmed
                 )));
             }
             if self.blocks.rus.is_none() && unit.policy.len() != closed_per_unit[u] {

@@ -55,6 +55,8 @@ pub struct PageMappedFtl {
     /// Lazy reclaim: unforced GC puts back a victim with fewer invalid pages than this
     /// share (0 = off).
     postpone: f64,
+    /// `gc.invalid_share_trigger`: GC by garbage proportion (0 = off).
+    share_trigger: f64,
     /// `gc.zombie_weight = "lifetime"`: the online estimate of what a zombie is worth.
     lifetimes: Option<Box<crate::ftl::ZombieLifetimes>>,
     /// Victims per GC trigger (0 = until `high`), and the free-block count at or
@@ -142,6 +144,7 @@ impl PageMappedFtl {
                 cfg.gc.low_watermark
             },
             postpone: cfg.gc.postpone_below_invalid,
+            share_trigger: cfg.gc.invalid_share_trigger,
             lifetimes: match cfg.gc.zombie_weight {
                 crate::config::ZombieWeight::All => None,
                 crate::config::ZombieWeight::Lifetime => {
@@ -460,6 +463,7 @@ impl PageMappedFtl {
         let (ppn, full) = self.base.flash.program(block, lpn, self.base.clock);
         let u = self.blocks.unit_of_block(block);
         self.blocks.units[u].valid += 1;
+        self.blocks.units[u].programmed += 1;
         // Relocations are timed as a whole with their copy.
         self.base
             .ops
@@ -599,7 +603,11 @@ impl Ftl for PageMappedFtl {
     /// host-shadow.
     #[inline]
     fn write_page(&mut self, write: PageWrite, buffer: &mut dyn BufferView) -> Result<()> {
-        self.write_mapped(write, buffer)
+        self.write_mapped(write, buffer)?;
+        if self.share_trigger > 0.0 && !self.in_gc {
+            self.collect_by_share(buffer)?;
+        }
+        Ok(())
     }
 
     fn read(&mut self, lpn: u64) -> Result<()> {
