@@ -69,3 +69,47 @@ def test_settings_a_placement_cannot_work_with_exit_2_naming_the_key():
         assert key in done.stderr, (extra, done.stderr)
     done = cli("run", "--set", "ftl.placement=bogus", "-w", "uniform:drive_writes=0.1")
     assert done.returncode == 2 and "unknown placement `bogus`" in done.stderr, done.stderr
+
+
+def test_the_placement_baselines_run_from_the_cli_verified(tmp_path):
+    # Blocks of 64 pages: room for the oracle's twelve streams' open blocks.
+    sets = {
+        **SETS,
+        "flash.blocks_per_plane": 512,
+        "flash.pages_per_block": 64,
+        "gc.low_watermark": 22,
+        "gc.high_watermark": 22,
+    }
+    wafs = {}
+    for placement in ("dac", "sepbit", "write-count:4", "oracle:6"):
+        out = tmp_path / f"{placement.replace(':', '-')}.json"
+        args = [
+            a for k, v in {**sets, "ftl.placement": placement}.items() for a in ("--set", f"{k}={v}")
+        ]
+        done = cli("run", "--quiet", "--verify", *args, "-w", HOTCOLD, "--json", str(out))
+        assert done.returncode == 0, (placement, done.stderr)
+        rep = json.loads(out.read_text())
+        assert rep["run"]["verified"]
+        wafs[placement] = rep["waf"]
+    # Knowing when each page dies beats every guess; the guesses beat one stream here.
+    assert wafs["oracle:6"] < min(wafs["sepbit"], wafs["write-count:4"]), wafs
+    assert wafs["sepbit"] < wafs["dac"] and wafs["write-count:4"] < wafs["dac"], wafs
+
+
+def test_the_placement_oracle_runs_only_at_the_device_level():
+    done = cli(
+        "run",
+        "--set",
+        "ftl.placement=oracle:4",
+        "--set",
+        "gc.low_watermark=14",
+        "--set",
+        "gc.high_watermark=14",
+        "--set",
+        "timing.enabled=true",
+        "-w",
+        "fs:postmark,vms=1",
+    )
+    assert done.returncode == 2 and "ftl.placement" in done.stderr, done.stderr
+    done = cli("run", "--set", "ftl.placement=oracle:1", "-w", "uniform:drive_writes=0.1")
+    assert done.returncode == 2 and "at least 2" in done.stderr, done.stderr

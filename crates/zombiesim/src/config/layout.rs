@@ -208,3 +208,30 @@ impl FtlLayout {
         })
     }
 }
+
+/// The largest GC horizon, in host page writes (the oracle keeps death distances in 32
+/// bits).
+pub const MAX_HORIZON: u64 = u32::MAX as u64 - 1;
+
+impl Config {
+    /// The GC horizon on `geo`, in host page writes: `gc.oracle_horizon`, or (0) three
+    /// quarters of the spare pages GC works with — physical − logical pages, less the
+    /// blocks each GC unit holds back free (its reserve watermark) or open (one per write
+    /// stream and plane). An invalid page waits about that long before GC reclaims it;
+    /// the oracle marks pages dying within it, and lifetime-aware GC weighs zombies by
+    /// the chance they die within it.
+    pub fn gc_horizon(&self, geo: &Geometry) -> Result<u64> {
+        if self.gc.oracle_horizon > 0 {
+            return Ok(self.gc.oracle_horizon.min(MAX_HORIZON));
+        }
+        let layout = FtlLayout::new(self, geo)?;
+        let watermark = self.gc.reserve_watermark() as u64;
+        let held: u64 = layout
+            .units
+            .iter()
+            .map(|u| (watermark + (u.planes * layout.streams) as u64) * geo.pages_per_block as u64)
+            .sum();
+        let spare = geo.physical_pages.saturating_sub(geo.logical_pages);
+        Ok((spare.saturating_sub(held) * 3 / 4).clamp(1, MAX_HORIZON))
+    }
+}

@@ -55,7 +55,7 @@ pub use gc::{CbAge, GcConfig, GcScope, OracleScore, ZombieWeight};
 pub use geometry::Geometry;
 pub use host::{HostConfig, HostPlacement, NotifyConfig, NotifyMode, TracePlacement};
 pub use interface::{InterfaceConfig, Replay};
-pub use layout::{FtlLayout, UnitRange};
+pub use layout::{FtlLayout, UnitRange, MAX_HORIZON};
 pub use memory::{available_memory, gib, MemoryEstimate, MemoryPart};
 pub(crate) use policy::victim_policies;
 pub use policy::{PolicySpec, REGISTERED};

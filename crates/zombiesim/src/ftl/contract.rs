@@ -30,7 +30,7 @@ pub struct FtlSummary {
     /// What an FDP device counted per stream (`fdp.enabled`).
     pub fdp: Option<crate::ftl::FdpCounts>,
     /// What the device learnt of its zombies' lifetimes (`gc.zombie_weight`).
-    pub zombie_weight: Option<crate::report::ZombieWeightReport>,
+    pub zombie_weight: Option<crate::ftl::ZombieWeightReport>,
 }
 
 /// A flash translation layer: only what differs between FTLs. What every FTL

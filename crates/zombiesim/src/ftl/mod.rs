@@ -64,6 +64,6 @@ pub use page_state::PageState;
 pub(crate) use prefetch::prefetch_entry;
 pub use request::{DeviceEvent, PageWrite};
 pub use superblock::SuperblockFtl;
-pub use zombie_lifetimes::ZombieLifetimes;
+pub use zombie_lifetimes::{ZombieLifetimes, ZombieWeightReport};
 
 pub use crate::config::Capabilities;

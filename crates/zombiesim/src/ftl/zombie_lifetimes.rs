@@ -37,6 +37,27 @@
 //! and per death; O(blocks) every H/4 host writes; 16 bytes a
 //! logical page (allocated on the first mark) and 8 a block.
 
+use serde::Serialize;
+
+/// What the device learnt of its zombies' lifetimes (`gc.zombie_weight = "lifetime"`,
+/// `ftl::ZombieLifetimes`), over the whole run.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct ZombieWeightReport {
+    /// The GC horizon, host page writes: a zombie that dies within it counts.
+    pub horizon: u64,
+    /// Zombies whose fate was seen (written, trimmed or withdrawn), and of those the
+    /// ones that died within the horizon.
+    pub samples: u64,
+    pub within_horizon: u64,
+    /// The chance of a fresh zombie at the end (0 to 1).
+    pub weight_end: f64,
+    /// Zombie lifetimes seen (host page writes from mark to death): deaths per
+    /// power-of-two bucket `k` (lifetimes `2^k − 1` to `2^(k+1) − 2`), and zombies
+    /// withdrawn (never died).
+    pub lifetimes: Vec<u64>,
+    pub withdrawn: u64,
+}
+
 /// Each older sample weighs this much less per sample taken.
 const DECAY: f64 = 1.0 - 1.0 / 1024.0;
 /// Samples at which the estimate is trusted half.

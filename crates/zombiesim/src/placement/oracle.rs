@@ -17,7 +17,7 @@
 //!
 //! Pages that die together are written together, and GC, copying what survived, sorts
 //! the copies again by the time left. What it knows is the device-level request stream,
-//! so it runs where `gc.policy = "oracle"` does (no host model; [`crate::sim`] refuses
+//! so it runs where `gc.policy = "oracle"` does (no host model; the simulation refuses
 //! the rest); writes it was told nothing of (preconditioning before the measured phase
 //! starts) count as never dying until the measured phase tells them. 8 bytes a page.
 

@@ -23,7 +23,7 @@ pub(crate) struct EndState {
     /// What an FDP device counted per stream.
     pub fdp: Option<crate::ftl::FdpCounts>,
     /// What the device learnt of its zombies' lifetimes.
-    pub zombie_weight: Option<crate::report::ZombieWeightReport>,
+    pub zombie_weight: Option<crate::ftl::ZombieWeightReport>,
 }
 
 impl EndState {

@@ -278,24 +278,7 @@ pub struct Report {
     pub zombie_weight: Option<ZombieWeightReport>,
 }
 
-/// What the device learnt of its zombies' lifetimes (`gc.zombie_weight = "lifetime"`,
-/// `ftl::ZombieLifetimes`), over the whole run.
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
-pub struct ZombieWeightReport {
-    /// The GC horizon, host page writes: a zombie that dies within it counts.
-    pub horizon: u64,
-    /// Zombies whose fate was seen (written, trimmed or withdrawn), and of those the
-    /// ones that died within the horizon.
-    pub samples: u64,
-    pub within_horizon: u64,
-    /// The chance of a fresh zombie at the end (0 to 1).
-    pub weight_end: f64,
-    /// Zombie lifetimes seen (host page writes from mark to death): deaths per
-    /// power-of-two bucket `k` (lifetimes `2^k − 1` to `2^(k+1) − 2`), and zombies
-    /// withdrawn (never died).
-    pub lifetimes: Vec<u64>,
-    pub withdrawn: u64,
-}
+pub use crate::ftl::ZombieWeightReport;
 
 /// The `oracle` policy's section: what it knew of the future and what it told the device.
 #[derive(Clone, Debug, Serialize, PartialEq)]

@@ -30,7 +30,6 @@ mod measure;
 mod measured;
 mod options;
 mod oracle;
-pub(crate) use oracle::horizon as gc_horizon;
 mod precondition;
 mod progress;
 mod recorder;

@@ -53,8 +53,7 @@
 use super::options::RunOptions;
 use super::progress::{Phase, Progress, Ticker, TICK_MASK};
 use crate::config::{
-    available_memory, CbAge, Config, FtlLayout, Geometry, MemoryEstimate, NotifyMode, OracleScore,
-    PolicySpec,
+    available_memory, CbAge, Config, Geometry, MemoryEstimate, NotifyMode, OracleScore, PolicySpec,
 };
 use crate::device::{Command, Device, Payload};
 use crate::error::{Error, Result};
@@ -69,7 +68,7 @@ use std::collections::BinaryHeap;
 const NEVER: u32 = u32::MAX;
 
 /// The largest `gc.oracle_horizon` (death distances are kept in 32 bits).
-pub const MAX_HORIZON: u64 = NEVER as u64 - 1;
+pub use crate::config::MAX_HORIZON;
 
 /// Bytes of the future list per measured host page write, while it is built.
 const BUILD_BYTES_PER_WRITE: u64 = 8;
@@ -78,22 +77,9 @@ const BUILD_BYTES_PER_TRIM: u64 = 16;
 /// Bytes per logical page: the next-event table while it is built, the heap after.
 const BYTES_PER_LOGICAL: u64 = 16;
 
-/// The horizon `cfg` asks for: `gc.oracle_horizon`, or (0) three quarters of the spare
-/// pages GC works with: physical − logical pages, less the blocks each GC unit holds
-/// back free (its high watermark) or open (one per write stream and plane).
+/// The horizon `cfg` asks for ([`Config::gc_horizon`]).
 pub fn horizon(cfg: &Config, geo: &Geometry) -> Result<u64> {
-    if cfg.gc.oracle_horizon > 0 {
-        return Ok(cfg.gc.oracle_horizon.min(MAX_HORIZON));
-    }
-    let layout = FtlLayout::new(cfg, geo)?;
-    let watermark = cfg.gc.reserve_watermark() as u64;
-    let held: u64 = layout
-        .units
-        .iter()
-        .map(|u| (watermark + (u.planes * layout.streams) as u64) * geo.pages_per_block as u64)
-        .sum();
-    let spare = geo.physical_pages.saturating_sub(geo.logical_pages);
-    Ok((spare.saturating_sub(held) * 3 / 4).clamp(1, MAX_HORIZON))
+    cfg.gc_horizon(geo)
 }
 
 /// The oracle's envelope (`gc.oracle_score = "best"`): the schedules it is the best of,

@@ -151,7 +151,7 @@ impl PageMappedFtl {
                     Some(Box::new(crate::ftl::ZombieLifetimes::new(
                         stored,
                         geo.blocks as usize,
-                        crate::sim::gc_horizon(cfg, geo)?,
+                        cfg.gc_horizon(geo)?,
                         geo.pages_per_block as u64 * geo.planes as u64,
                     )))
                 }
@@ -708,7 +708,7 @@ impl Ftl for PageMappedFtl {
             zombie_weight: self.lifetimes.as_deref().map(|p| {
                 let (samples, within_horizon) = p.counts();
                 let (lifetimes, withdrawn) = p.histogram();
-                crate::report::ZombieWeightReport {
+                crate::ftl::ZombieWeightReport {
                     horizon: p.horizon(),
                     samples,
                     within_horizon,

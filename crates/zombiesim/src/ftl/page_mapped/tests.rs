@@ -111,3 +111,37 @@ fn lazy_reclaim_takes_worthwhile_victims_early_and_postpones_the_rest() {
     let free = f.blocks.units.iter().map(|u| u.free).min().unwrap();
     assert!(free < 10, "the victims were postponed: {free} free");
 }
+
+#[test]
+fn gc_by_garbage_proportion_keeps_the_invalid_share_near_the_trigger() {
+    // Twice the space the data needs: the watermarks never force GC, the share does.
+    let mut f = filled(&[
+        ("ftl.over_provisioning", "1.0"),
+        ("gc.invalid_share_trigger", "0.25"),
+    ]);
+    let n = f.logical_pages();
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut most = 0.0f64;
+    for i in 0..6 * n {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        f.write(x % n).unwrap();
+        let u = &f.blocks.units[0];
+        if i > n {
+            most = most.max((u.programmed - u.valid) as f64 / u.programmed as f64);
+        }
+    }
+    f.verify().unwrap();
+    assert!(f.counters().gc_victims > 0, "GC ran");
+    // One victim a write holds the share within a block's worth of the trigger.
+    assert!(
+        most < 0.25 + 8.0 / (2.0 * n as f64) + 0.02,
+        "invalid share reached {most}"
+    );
+    let free = f.blocks.units[0].free;
+    assert!(
+        free > 10,
+        "GC ran before the free blocks ran short: {free} free"
+    );
+}
