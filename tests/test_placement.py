@@ -84,7 +84,9 @@ def test_the_placement_baselines_run_from_the_cli_verified(tmp_path):
     for placement in ("dac", "sepbit", "write-count:4", "oracle:6"):
         out = tmp_path / f"{placement.replace(':', '-')}.json"
         args = [
-            a for k, v in {**sets, "ftl.placement": placement}.items() for a in ("--set", f"{k}={v}")
+            a
+            for k, v in {**sets, "ftl.placement": placement}.items()
+            for a in ("--set", f"{k}={v}")
         ]
         done = cli("run", "--quiet", "--verify", *args, "-w", HOTCOLD, "--json", str(out))
         assert done.returncode == 0, (placement, done.stderr)
