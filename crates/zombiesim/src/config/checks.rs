@@ -91,23 +91,24 @@ impl Config {
                 ),
             ));
         }
-        if !(0.0..1.0).contains(&g.invalid_share_trigger) {
-            return Err(Error::config(
+        for (key, value, of) in [
+            (
                 "gc.invalid_share_trigger",
-                format!(
-                    "{} must be a share of the programmed pages, at least 0 and below 1",
-                    g.invalid_share_trigger
-                ),
-            ));
-        }
-        if !(0.0..1.0).contains(&g.postpone_below_invalid) {
-            return Err(Error::config(
+                g.invalid_share_trigger,
+                "the programmed pages",
+            ),
+            (
                 "gc.postpone_below_invalid",
-                format!(
-                    "{} must be a share of a victim's pages, at least 0 and below 1",
-                    g.postpone_below_invalid
-                ),
-            ));
+                g.postpone_below_invalid,
+                "a victim's pages",
+            ),
+        ] {
+            if !(0.0..1.0).contains(&value) {
+                return Err(Error::config(
+                    key,
+                    format!("{value} must be a share of {of}, at least 0 and below 1"),
+                ));
+            }
         }
         if g.postpone_below_invalid > 0.0 && g.high_watermark == g.low_watermark {
             return Err(Error::config(
