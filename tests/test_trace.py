@@ -525,3 +525,29 @@ def test_a_placement_identifier_the_device_lacks_exits_2_naming_the_record(tmp_p
     assert proc.returncode == 2, proc.stderr
     assert "far.bin:2: placement identifier 5 names no reclaim-unit handle" in proc.stderr
     no_traceback(proc)
+
+
+def test_a_lossy_conversion_leaves_out_and_counts_what_the_format_cannot_hold(tmp_path):
+    notified = tmp_path / "n.zst"
+    zs.trace.generate_notified(notified, pages=500, records=4_000, placement=True, seed=2)
+    st = zs.trace.stats(notified, "native")
+    writes = st["writes"]["count"]
+    events = st["host_events"]["dirty_events"] + st["host_events"]["clean_events"]
+    out = tmp_path / "n.csv"
+    with pytest.raises(zs.InputError, match="holds no host events"):
+        zs.trace.convert(notified, "native", out, "msr")
+    assert not out.exists()
+    n = zs.trace.convert(notified, "native", out, "msr", lossy=True)
+    assert n == writes + st["reads"]["count"]
+    assert n.dropped["host_events"] == events and n.dropped["placement_ids"] == writes
+    # The writes are the same, in msr.
+    assert zs.trace.stats(out, "msr")["writes"]["count"] == writes
+    # Native keeps everything: lossy changes nothing.
+    again = zs.trace.convert(notified, "native", tmp_path / "again.zst", "native", lossy=True)
+    assert again.dropped == {"host_events": 0, "values": 0, "placement_ids": 0, "records": 0}
+    done = subprocess.run(
+        [sys.executable, "-m", "zombiesim", "trace", "convert", "--from", "native", "--to",
+         "msr", str(notified), "-o", str(tmp_path / "cli.csv"), "--lossy"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0 and "left out:" in done.stderr, done.stderr

@@ -197,6 +197,19 @@ def stats(
     return json.loads(text)
 
 
+class Converted(int):
+    """The records a conversion wrote (an `int`), with `dropped`: what a lossy conversion
+    left out — `host_events`, `values` (records whose content values were dropped),
+    `placement_ids`, `records` (of an operation the output format has no word for)."""
+
+    dropped: dict[str, int]
+
+    def __new__(cls, n: int, dropped: dict[str, int]) -> Converted:
+        obj = super().__new__(cls, n)
+        obj.dropped = dropped
+        return obj
+
+
 def convert(
     input: str | os.PathLike[str],
     from_format: str,
@@ -206,7 +219,8 @@ def convert(
     on_error: str = "stop",
     time_scale: float = 1.0,
     time_offset: float = 0.0,
-) -> int:
+    lossy: bool = False,
+) -> Converted:
     """Read `input` in `from_format` and write it to `output` in `to_format` (`None`
     writes to standard output, straight from the simulator's I/O); returns the number of
     records written. `time_scale` and `time_offset` (seconds) change the times written, as
@@ -214,17 +228,22 @@ def convert(
     target format cannot hold (a trim into msr, content values or a placement identifier
     into anything but native, ...) raises `InputError` naming it; native to native keeps
     them (a trace with placement identifiers stays version 3).
+    With `lossy`, what the target cannot hold is left out and counted instead (the
+    result's `.dropped`): host events, content values, placement identifiers, records of an
+    operation it has no word for (a notified trace's device writes as msr for another
+    simulator).
     A file is written atomically (a temp file with the same compression suffix in the same
     directory, then renamed): a failure leaves no partial output."""
     src = os.fspath(input)
-    opts = {"device": device, "on_error": on_error, **_offset(time_offset)}
+    opts = {"device": device, "on_error": on_error, "lossy": lossy, **_offset(time_offset)}
     if time_scale != 1.0:
         opts["time_scale"] = float(time_scale)
     if output is None:
-        return int(_core.trace_convert(src, from_format, None, to_format, **opts))
+        n, dropped = _core.trace_convert(src, from_format, None, to_format, **opts)
+        return Converted(n, json.loads(dropped))
     with atomic_output(output) as tmp:
-        n = _core.trace_convert(src, from_format, tmp, to_format, **opts)
-    return int(n)
+        n, dropped = _core.trace_convert(src, from_format, tmp, to_format, **opts)
+    return Converted(n, json.loads(dropped))
 
 
 # -- importers ---------------------------------------------------------------------------------

@@ -180,10 +180,11 @@ pub fn trace_stats(
 }
 
 /// Convert a trace between formats; `output = None` writes to standard output.
-/// Returns the number of records written.
+/// Returns the number of records written and, as JSON, what a lossy conversion left
+/// out (`lossy`: what the output format cannot hold is dropped and counted, not refused).
 #[pyfunction]
 #[pyo3(signature = (input, from_format, output, to_format, device = None, on_error = "stop",
-    time_scale = 1.0, time_offset_s = 0.0, progress = None))]
+    time_scale = 1.0, time_offset_s = 0.0, progress = None, lossy = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn trace_convert(
     py: Python<'_>,
@@ -196,8 +197,11 @@ pub fn trace_convert(
     time_scale: f64,
     time_offset_s: f64,
     progress: Option<Py<PyAny>>,
-) -> PyResult<u64> {
+    lossy: bool,
+) -> PyResult<(u64, String)> {
     let (from, to) = (format(from_format)?, format(to_format)?);
+    // Native holds everything: nothing is ever left out.
+    let lossy = lossy && to != TraceFormat::Native;
     let opts = options(device, on_error, time_scale, time_offset_s)?;
     interrupted(detached(py, &progress, |tick| {
         let mut reader = TraceReader::open(input, from, &opts)?;
@@ -221,39 +225,78 @@ pub fn trace_convert(
         match output {
             Some(path) => {
                 let mut w = declare(TraceWriter::create(path, to)?, to, header)?;
-                let stopped = copy_records(&mut reader, &mut w, tick)?;
+                let (stopped, dropped) = copy_records(&mut reader, &mut w, tick, lossy)?;
                 let n = w.records();
                 w.close()?;
-                Ok((n, stopped))
+                Ok(((n, dropped.json()), stopped))
             }
             None => {
                 let out = std::io::BufWriter::new(std::io::stdout().lock());
                 let mut w = declare(TraceWriter::new(to, out).named("<stdout>"), to, header)?;
-                let stopped = copy_records(&mut reader, &mut w, tick)?;
+                let (stopped, dropped) = copy_records(&mut reader, &mut w, tick, lossy)?;
                 let n = w.records();
                 let mut out = w.finish()?;
                 out.flush().map_err(|e| zombiesim::Error::Io {
                     path: "<stdout>".into(),
                     reason: e.to_string(),
                 })?;
-                Ok((n, stopped))
+                Ok(((n, dropped.json()), stopped))
             }
         }
     })?)
 }
 
+/// What a lossy conversion left out.
+#[derive(Default)]
+struct Dropped {
+    host_events: u64,
+    values: u64,
+    placement_ids: u64,
+    /// Records the output format cannot hold at all (a trim into msr, ...).
+    records: u64,
+}
+
+impl Dropped {
+    fn json(&self) -> String {
+        format!(
+            r#"{{"host_events": {}, "values": {}, "placement_ids": {}, "records": {}}}"#,
+            self.host_events, self.values, self.placement_ids, self.records
+        )
+    }
+}
+
 /// Copies every record (with its content values and placement identifier) from
-/// `reader` to `w`, reporting progress; true when stopped early.
+/// `reader` to `w`, reporting progress; true when stopped early. With `lossy`, what
+/// `w`'s format cannot hold is left out and counted instead of refused: host events,
+/// content values, placement identifiers, records of an operation it has no word for.
 fn copy_records<W: Write>(
     reader: &mut TraceReader,
     w: &mut TraceWriter<W>,
     tick: &mut dyn FnMut(&Progress) -> bool,
-) -> zombiesim::Result<bool> {
+    lossy: bool,
+) -> zombiesim::Result<(bool, Dropped)> {
+    let mut dropped = Dropped::default();
     let mut records = Ticking::new(reader, tick);
     while let Some(rec) = records.next() {
-        w.write_values(&rec?, records.inner.values())?;
+        let mut rec = rec?;
+        if !lossy {
+            w.write_values(&rec, records.inner.values())?;
+            continue;
+        }
+        if rec.op.is_host_event() {
+            dropped.host_events += 1;
+            continue;
+        }
+        dropped.values += u64::from(!records.inner.values().is_empty());
+        dropped.placement_ids += u64::from(rec.placement.take().is_some());
+        match w.write(&rec) {
+            Ok(()) => {}
+            // Refused by the format (an I/O failure is an `Io` error and stops).
+            Err(zombiesim::Error::Input { .. }) => dropped.records += 1,
+            Err(e) => return Err(e),
+        }
     }
-    Ok(records.stopped)
+    Ok((records.stopped, dropped))
 }
 
 /// Import a capture folder (pgbench-ext4 layout) into a notified native trace at

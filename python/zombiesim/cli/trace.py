@@ -109,6 +109,12 @@ def register(sub: Any) -> None:
     )
     _read_options(t)
     time_options(t)
+    t.add_argument(
+        "--lossy",
+        action="store_true",
+        help="leave out what the output format cannot hold (host events, content values, "
+        "placement identifiers, trims into msr, ...) and count it, instead of stopping",
+    )
     t.add_argument("--quiet", "-q", action="store_true", help="no `converted N records` line")
     t = add_command(
         trace_sub,
@@ -384,7 +390,12 @@ def _histogram_lines(st: Mapping[str, Any]) -> list[str]:
 
 
 def _trace_convert(args: argparse.Namespace) -> int:
-    options = {"device": args.device, "on_error": args.on_error, **trace_times(args)}
+    options = {
+        "device": args.device,
+        "on_error": args.on_error,
+        "lossy": args.lossy,
+        **trace_times(args),
+    }
     if args.output is not None and args.output != "-":
         check_writable(args.output)
         n = traces.convert(args.input, args.from_format, args.output, args.to_format, **options)
@@ -405,8 +416,11 @@ def _trace_convert(args: argparse.Namespace) -> int:
             raise
         where = "stdout"
     if not args.quiet:
+        left = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in n.dropped.items() if v)
         sys.stderr.write(
-            f"converted {n} records ({args.from_format} -> {args.to_format}, {where})\n"
+            f"converted {n} records ({args.from_format} -> {args.to_format}, {where})"
+            + (f"; left out: {left}" if left else "")
+            + "\n"
         )
     return EXIT_OK
 
