@@ -1,6 +1,6 @@
 //! Lifetime-aware zombie GC (`gc.zombie_weight = "lifetime"`, schemes `lzgc-gd` and
 //! `lzgc-cb`) reads no future: replacing a notified trace after time t leaves every
-//! decision before t as it was. The victim oracle, which reads the whole run first, is
+//! decision before t as it was (a property over generated traces and cut points). The victim oracle, which reads the whole run first, is
 //! the control: its decisions before t change with what comes after.
 
 use std::path::{Path, PathBuf};
@@ -111,56 +111,88 @@ fn series(path: &Path, settings: &[(&str, &str)]) -> Vec<(u64, u64, u64)> {
         .collect()
 }
 
-#[test]
-fn lifetime_aware_gc_decides_nothing_from_the_future() {
-    let recs = records(7);
-    let cut = recs.len() / 2;
-    let (a, b) = (tmp("a.zst"), tmp("b.zst"));
+/// The two lifetime-aware settings.
+const LZGC: [(&str, &[(&str, &str)]); 2] = [
+    (
+        "lzgc-gd",
+        &[
+            ("gc.policy", "z-greedy"),
+            ("gc.zombie_weight", "lifetime"),
+            ("gc.zombie_block", "true"),
+            ("gc.low_watermark", "6"),
+            ("gc.high_watermark", "6"),
+        ],
+    ),
+    (
+        "lzgc-cb",
+        &[
+            ("gc.policy", "z-cost-benefit"),
+            ("gc.zombie_weight", "lifetime"),
+        ],
+    ),
+];
+
+/// Trace `seed`, and the same replaced after record `cut` (a share of the records), as
+/// files; the host page writes before the cut.
+fn cut_pair(seed: u64, cut_share: f64, tag: &str) -> (PathBuf, PathBuf, u64) {
+    let recs = records(seed);
+    let cut = (recs.len() as f64 * cut_share) as usize;
+    let (a, b) = (tmp(&format!("a-{tag}.zst")), tmp(&format!("b-{tag}.zst")));
     write(&a, &recs);
     write(&b, &replaced_after(&recs, cut));
-    // Host page writes before the cut (the points at or before it must agree).
-    let before: u64 = recs[..cut]
+    let before = recs[..cut]
         .iter()
         .filter(|r| r.op == TraceOp::Write)
         .map(|r| r.size.div_ceil(4096))
         .sum();
-    let prefix = |s: &[(u64, u64, u64)]| -> Vec<(u64, u64, u64)> {
-        s.iter().copied().filter(|p| p.0 <= before).collect()
-    };
-    for (name, settings) in [
-        (
-            "lzgc-gd",
-            &[
-                ("gc.policy", "z-greedy"),
-                ("gc.zombie_weight", "lifetime"),
-                ("gc.zombie_block", "true"),
-                ("gc.low_watermark", "6"),
-                ("gc.high_watermark", "6"),
-            ][..],
+    (a, b, before)
+}
+
+fn prefix(s: &[(u64, u64, u64)], before: u64) -> Vec<(u64, u64, u64)> {
+    s.iter().copied().filter(|p| p.0 <= before).collect()
+}
+
+proptest::proptest! {
+    // A fixed seed (`PROPTEST_RNG_SEED=N` for others), so every run tries the same cuts.
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 6,
+        failure_persistence: None,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(
+            std::env::var("PROPTEST_RNG_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(1),
         ),
-        (
-            "lzgc-cb",
-            &[
-                ("gc.policy", "z-cost-benefit"),
-                ("gc.zombie_weight", "lifetime"),
-            ][..],
-        ),
-    ] {
-        let (sa, sb) = (series(&a, settings), series(&b, settings));
-        assert!(prefix(&sa).len() > 20, "{name}: points before the cut");
-        assert_eq!(
-            prefix(&sa),
-            prefix(&sb),
-            "{name}: a decision before the cut changed"
-        );
-        assert_ne!(sa, sb, "{name}: the rest of the trace mattered");
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Any cut, any trace: every decision before the cut is the same whatever follows.
+    #[test]
+    fn lifetime_aware_gc_decides_nothing_from_the_future(
+        seed in 1u64..1_000,
+        cut_share in 0.2f64..0.8,
+    ) {
+        let (a, b, before) = cut_pair(seed, cut_share, &format!("{seed}-{cut_share}"));
+        for (name, settings) in LZGC {
+            let (sa, sb) = (series(&a, settings), series(&b, settings));
+            proptest::prop_assert!(prefix(&sa, before).len() > 10, "{}: points before the cut", name);
+            proptest::prop_assert_eq!(
+                prefix(&sa, before),
+                prefix(&sb, before),
+                "{}: a decision before the cut changed",
+                name
+            );
+            proptest::prop_assert_ne!(sa, sb, "{}: the rest of the trace mattered", name);
+        }
     }
-    // The control: the oracle reads the future, and its choices before the cut change.
+}
+
+#[test]
+fn the_oracle_as_control_decides_from_the_future() {
+    // The oracle reads the future, and its choices before the cut change.
+    let (a, b, before) = cut_pair(7, 0.5, "control");
     let oracle = [("gc.policy", "oracle"), ("gc.oracle_score", "z-greedy")];
     let (sa, sb) = (series(&a, &oracle), series(&b, &oracle));
     assert_ne!(
-        prefix(&sa),
-        prefix(&sb),
+        prefix(&sa, before),
+        prefix(&sb, before),
         "the oracle's past depends on its future"
     );
 }
