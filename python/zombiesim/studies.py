@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import catalog
 from . import corpus as corpus_mod
 from ._errors import ConfigError, InputError, make_error
 from ._io import atomic_write
@@ -135,7 +136,6 @@ def study_device(
     *,
     preset: str = "default",
     sets: Mapping[str, Any] | None = None,
-    written_bytes: int | None = None,
 ) -> Config:
     """The device `trace` is studied on: the preset with `STUDY_SETTINGS` and `sets`,
     sized to the trace's written footprint, with the least GC watermark every scheme of
@@ -143,8 +143,7 @@ def study_device(
     from . import trace as traces
 
     base = Config.preset(preset).override({**STUDY_SETTINGS, **(sets or {})})
-    if written_bytes is None:
-        written_bytes = int(traces.stats(trace.path, "native")["written_footprint_bytes"])
+    written_bytes = int(traces.stats(trace.path, "native")["written_footprint_bytes"])
     g = base.geometry
     block_bytes = g["pages_per_block"] * g["page_size"]
     logical = written_bytes / FOOTPRINT_SHARE
@@ -312,7 +311,7 @@ def _page(rows, cdfs, schemes, traces, command: str | None) -> str:
             data=data,
         )
         plt.close(fig)
-    lost = frame[frame.get("lost", False) == True]  # noqa: E712 (a column of bools)
+    lost = frame[frame["lost"]]
     page.heading("Where each scheme lost")
     if lost.empty:
         page.paragraph(f"No scheme lost against its base by more than {LOSS:.1%}.")
@@ -366,7 +365,7 @@ def study(
 
     if not traces:
         raise make_error(InputError, "no trace to study", "io")
-    unknown = [s for s in schemes if s not in {x.name for x in _schemes()}]
+    unknown = [s for s in schemes if s not in {x.name for x in catalog.schemes()}]
     if unknown:
         raise make_error(ConfigError, f"unknown scheme(s): {', '.join(unknown)}", "scheme")
     root = Path(out)
@@ -389,12 +388,6 @@ def study(
     atomic_write(root / "study.csv", table.to_csv(index=False))
     atomic_write(root / "study.html", _page(rows, cdfs, list(schemes), traces, command))
     return rows
-
-
-def _schemes():
-    from .catalog import schemes
-
-    return schemes()
 
 
 def _json_default(v: Any) -> Any:

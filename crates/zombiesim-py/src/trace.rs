@@ -258,10 +258,13 @@ struct Dropped {
 
 impl Dropped {
     fn json(&self) -> String {
-        format!(
-            r#"{{"host_events": {}, "values": {}, "placement_ids": {}, "records": {}}}"#,
-            self.host_events, self.values, self.placement_ids, self.records
-        )
+        serde_json::json!({
+            "host_events": self.host_events,
+            "values": self.values,
+            "placement_ids": self.placement_ids,
+            "records": self.records,
+        })
+        .to_string()
     }
 }
 

@@ -238,7 +238,6 @@ impl FlashState {
         (first..first + self.write_ptr[block as usize]).filter(move |&p| self.is_valid(p))
     }
 
-    /// Bytes of memory held by the state arrays.
     /// Block `b`'s known zombies as a victim score counts them: each whole, or by its
     /// weight (`zombie_weighted`).
     #[inline]
@@ -249,6 +248,7 @@ impl FlashState {
         }
     }
 
+    /// Bytes of memory held by the state arrays.
     pub fn memory_bytes(&self) -> usize {
         self.owner.len() * 4
             + self.valid.len() * 8

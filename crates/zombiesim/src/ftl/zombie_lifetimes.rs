@@ -96,9 +96,8 @@ pub struct ZombieLifetimes {
     copies: u64,
     rate: f64,
     gate: bool,
-    /// Samples taken, and of those, zombies that died within the horizon; every death
-    /// by lifetime bucket, and the withdrawals (not decayed: the run's distribution).
-    taken: u64,
+    /// Zombies that died within the horizon; every death by lifetime bucket, and the
+    /// withdrawals (not decayed: the run's distribution; together, the samples taken).
     within: u64,
     histogram: [u64; BUCKETS],
     withdrawn: u64,
@@ -122,7 +121,6 @@ impl ZombieLifetimes {
             copies: 0,
             rate: 0.0,
             gate: false,
-            taken: 0,
             within: 0,
             histogram: [0; BUCKETS],
             withdrawn: 0,
@@ -196,7 +194,6 @@ impl ZombieLifetimes {
     }
 
     fn sampled(&mut self) {
-        self.taken += 1;
         self.inc /= DECAY;
         if self.inc > 1e200 {
             let k = 1.0 / self.inc;
@@ -285,7 +282,8 @@ impl ZombieLifetimes {
 
     /// Samples taken, and of those the zombies that died within the horizon.
     pub fn counts(&self) -> (u64, u64) {
-        (self.taken, self.within)
+        let taken = self.histogram.iter().sum::<u64>() + self.withdrawn;
+        (taken, self.within)
     }
 
     /// The run's zombie lifetimes: deaths per bucket `k` (lifetimes of `2^k − 1` to

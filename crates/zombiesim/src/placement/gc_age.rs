@@ -17,28 +17,18 @@
 //! It needs one region (`ftl.regions = 1`) and GC streams of its own
 //! (`ftl.gc_frontier = "separate"`).
 
-use super::{one_region, GcCopy, HostWrite, Placement, PlacementEntry, StreamPlan, StreamsWanted};
+use super::{classes, GcCopy, HostWrite, Placement, PlacementEntry, StreamPlan, StreamsWanted};
 
 pub(super) const ENTRY: PlacementEntry = PlacementEntry {
     name: "gc-age",
     about: "gc-age:K (GC copies go to K streams by the age of their block, K ≥ 2)",
     future: false,
-    streams: |param, regions| match param {
-        Some(k) if (2..=16).contains(&k) => {
-            one_region(&format!("gc-age:{k}"), regions)?;
-            Ok(StreamsWanted {
-                host: None,
-                gc: Some(k),
-            })
-        }
-        Some(k) => Err((
-            "ftl.placement".into(),
-            format!("`gc-age:{k}`: K must be at least 2 and at most 16"),
-        )),
-        None => Err((
-            "ftl.placement".into(),
-            "`gc-age` needs the number of age classes: `gc-age:K` (K at least 2)".into(),
-        )),
+    streams: |param, regions| {
+        let k = classes("gc-age", "age classes", param, regions, (2, 16))?;
+        Ok(StreamsWanted {
+            host: None,
+            gc: Some(k),
+        })
     },
     build: |param, plan| Box::new(GcAge::new(param.unwrap_or(2), plan)),
 };

@@ -200,6 +200,32 @@ pub struct PlacementEntry {
     pub build: fn(param: Option<u32>, plan: &StreamPlan) -> Box<dyn Placement>,
 }
 
+/// The `K` of a policy named `name:K` (`what`: what K counts), refused naming
+/// `ftl.placement` when missing or outside `lo..=hi`, and naming `ftl.regions` with more
+/// than one region (the policy places by its own classes).
+pub(crate) fn classes(
+    name: &str,
+    what: &str,
+    param: Option<u32>,
+    regions: u32,
+    (lo, hi): (u32, u32),
+) -> Result<u32, Refusal> {
+    match param {
+        Some(k) if (lo..=hi).contains(&k) => {
+            one_region(&format!("{name}:{k}"), regions)?;
+            Ok(k)
+        }
+        Some(k) => Err((
+            "ftl.placement".into(),
+            format!("`{name}:{k}`: K must be at least {lo} and at most {hi}"),
+        )),
+        None => Err((
+            "ftl.placement".into(),
+            format!("`{name}` needs the number of {what}: `{name}:K` (K {lo}-{hi})"),
+        )),
+    }
+}
+
 /// A policy that takes `ftl.regions` as given refuses more than one region when it
 /// places by something else.
 pub(crate) fn one_region(name: &str, regions: u32) -> Result<(), Refusal> {

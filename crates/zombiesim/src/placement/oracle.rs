@@ -21,28 +21,18 @@
 //! the rest); writes it was told nothing of (preconditioning before the measured phase
 //! starts) count as never dying until the measured phase tells them. 8 bytes a page.
 
-use super::{GcCopy, HostWrite, Placement, PlacementEntry, StreamPlan, StreamsWanted};
+use super::{classes, GcCopy, HostWrite, Placement, PlacementEntry, StreamPlan, StreamsWanted};
 
 pub(super) const ENTRY: PlacementEntry = PlacementEntry {
     name: "oracle",
     about: "oracle:K (a ceiling: K streams by each page's actual death time, from the run's future, K 2-8)",
     future: true,
-    streams: |param, regions| match param {
-        Some(k) if (2..=8).contains(&k) => {
-            super::one_region(&format!("oracle:{k}"), regions)?;
-            Ok(StreamsWanted {
-                host: Some(k),
-                gc: None,
-            })
-        }
-        Some(k) => Err((
-            "ftl.placement".into(),
-            format!("`oracle:{k}`: K must be at least 2 and at most 8"),
-        )),
-        None => Err((
-            "ftl.placement".into(),
-            "`oracle` needs the number of lifetime classes: `oracle:K` (K 2-8)".into(),
-        )),
+    streams: |param, regions| {
+        let k = classes("oracle", "lifetime classes", param, regions, (2, 8))?;
+        Ok(StreamsWanted {
+            host: Some(k),
+            gc: None,
+        })
     },
     build: |param, plan| Box::new(DeathOracle::new(param.unwrap_or(2), plan)),
 };

@@ -10,28 +10,18 @@
 //! The counts are of the whole run (no decay): the frequency-based separation the
 //! placement literature measures its predictors against. One byte a page.
 
-use super::{one_region, GcCopy, HostWrite, Placement, PlacementEntry, StreamPlan, StreamsWanted};
+use super::{classes, GcCopy, HostWrite, Placement, PlacementEntry, StreamPlan, StreamsWanted};
 
 pub(super) const ENTRY: PlacementEntry = PlacementEntry {
     name: "write-count",
     about: "write-count:K (K hot/cold classes by each page's write count, host and GC, K 2-8)",
     future: false,
-    streams: |param, regions| match param {
-        Some(k) if (2..=8).contains(&k) => {
-            one_region(&format!("write-count:{k}"), regions)?;
-            Ok(StreamsWanted {
-                host: Some(k),
-                gc: None,
-            })
-        }
-        Some(k) => Err((
-            "ftl.placement".into(),
-            format!("`write-count:{k}`: K must be at least 2 and at most 8"),
-        )),
-        None => Err((
-            "ftl.placement".into(),
-            "`write-count` needs the number of classes: `write-count:K` (K 2-8)".into(),
-        )),
+    streams: |param, regions| {
+        let k = classes("write-count", "classes", param, regions, (2, 8))?;
+        Ok(StreamsWanted {
+            host: Some(k),
+            gc: None,
+        })
     },
     build: |param, plan| Box::new(WriteCount::new(param.unwrap_or(2), plan)),
 };

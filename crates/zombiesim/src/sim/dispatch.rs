@@ -5,7 +5,7 @@
 
 use super::measure::measure_device;
 use super::measured::Measured;
-use super::oracle::{self, FutureList, FutureNotifier};
+use super::oracle::{FutureList, FutureNotifier};
 use super::recorder::{HostObserver, Recorder};
 use super::source::Source;
 use crate::config::Config;
@@ -46,7 +46,7 @@ pub(super) fn run_measured_phase(
         Some(f) => {
             let marks = cfg.gc.policy == crate::config::PolicySpec::Oracle;
             let lifetimes = cfg.ftl.placement.reads_future();
-            let n = FutureNotifier::new(f, oracle::horizon(cfg, geo)?, marks, lifetimes);
+            let n = FutureNotifier::new(f, cfg.gc_horizon(geo)?, marks, lifetimes);
             n.tell_lifetimes(device)?;
             Some(n)
         }

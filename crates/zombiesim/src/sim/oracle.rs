@@ -77,18 +77,13 @@ const BUILD_BYTES_PER_TRIM: u64 = 16;
 /// Bytes per logical page: the next-event table while it is built, the heap after.
 const BYTES_PER_LOGICAL: u64 = 16;
 
-/// The horizon `cfg` asks for ([`Config::gc_horizon`]).
-pub fn horizon(cfg: &Config, geo: &Geometry) -> Result<u64> {
-    cfg.gc_horizon(geo)
-}
-
 /// The oracle's envelope (`gc.oracle_score = "best"`): the schedules it is the best of,
 /// as `(label, config)`. `None` for any other policy or score.
 ///
 /// The zero-horizon members — greedy and cost-benefit with both ages, the policies the
 /// marks extend — make the oracle never worse than those by construction; the others
 /// are z-greedy and z-cost-benefit (both ages) told the future at a ladder of horizons
-/// from 1/8 to 4 times the one [`horizon`] resolves to (only at it when
+/// from 1/8 to 4 times the one [`Config::gc_horizon`] resolves to (only at it when
 /// `gc.oracle_horizon` is set): 21 runs. On a notified trace the schedules fed by the
 /// trace's own notifications through each channel are members too (9 more runs): the
 /// host's reports are knowledge the oracle has as well, so no real scheme on the same
@@ -104,7 +99,7 @@ pub fn envelope(
     if cfg.gc.policy != PolicySpec::Oracle || cfg.gc.oracle_score != OracleScore::Best {
         return Ok(None);
     }
-    let h = horizon(cfg, geo)?;
+    let h = cfg.gc_horizon(geo)?;
     let horizons = if cfg.gc.oracle_horizon > 0 {
         vec![h]
     } else {

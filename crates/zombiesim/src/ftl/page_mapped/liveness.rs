@@ -24,10 +24,17 @@ impl PageMappedFtl {
         self.base.marks.is_marked(l)
     }
 
-    /// Forget that `l` is a zombie (its mapped copy died or became live); keeps the
-    /// zombie count of the block holding `ppn` (if any) in step.
+    /// Forget that `l` is a zombie: its mapped copy died (written or trimmed); keeps
+    /// the zombie count of the block holding `ppn` (if any) in step.
     #[inline]
     pub(super) fn drop_zombie(&mut self, l: usize, ppn: u32) {
+        self.forget_zombie(l, ppn, true);
+    }
+
+    /// Forget that `l` is a zombie, its copy at `ppn` (if any) having `died` or become
+    /// live again; a lifetime-aware device takes the sample.
+    #[inline]
+    fn forget_zombie(&mut self, l: usize, ppn: u32, died: bool) {
         if !self.base.marks.unmark(l) {
             return;
         }
@@ -35,8 +42,13 @@ impl PageMappedFtl {
             self.change_zombies(self.base.flash.block_of(ppn), false, l);
         }
         if let Some(p) = self.lifetimes.as_deref_mut() {
-            p.died(l, self.base.clock);
-            self.refresh_zombie_weights();
+            if died {
+                p.died(l, self.base.clock);
+                self.refresh_zombie_weights();
+            } else {
+                // Not a death: the host's copy is gone, the flash copy lives on.
+                p.withdrawn(l);
+            }
         }
     }
 
@@ -132,17 +144,7 @@ impl PageMappedFtl {
     /// The host lost or discarded its dirty copy of `lpn`: the flash copy is live again.
     pub fn unmark_zombie(&mut self, lpn: u64) -> Result<()> {
         let l = self.check_lpn(lpn)?;
-        if !self.base.marks.unmark(l) {
-            return Ok(());
-        }
-        let ppn = self.l2p[l];
-        if ppn != NONE {
-            self.change_zombies(self.base.flash.block_of(ppn), false, l);
-        }
-        if let Some(p) = self.lifetimes.as_deref_mut() {
-            // Not a death: the host's copy is gone, the flash copy lives on.
-            p.withdrawn(l);
-        }
+        self.forget_zombie(l, self.l2p[l], false);
         Ok(())
     }
 
