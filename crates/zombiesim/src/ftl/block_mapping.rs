@@ -96,6 +96,7 @@ impl<T: BlockMapping> Ftl for T {
             content: None,
             fdp: None,
             zombie_weight: None,
+            placement_model: None,
         }
     }
 }

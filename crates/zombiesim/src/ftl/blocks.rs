@@ -17,7 +17,7 @@ use crate::config::{Config, FtlLayout};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
 use crate::ftl::ReclaimUnits;
-use crate::gc::{self, VictimPolicy};
+use crate::gc::{self, Chained, VictimPolicy};
 use crate::placement::{
     FdpPlacement, FixedStreams, GcCopy, HostWrite, Placement, Reclaimed, StreamPlan,
 };
@@ -46,7 +46,7 @@ pub struct GcUnit {
 pub struct BlockManager {
     pub units: Vec<GcUnit>,
     /// Which stream (write frontier) each page goes to (`ftl.placement`).
-    placement: Box<dyn Placement>,
+    pub(in crate::ftl) placement: Box<dyn Placement>,
     /// The placement's streams when it places by the kind of write alone (asked once).
     fixed: Option<FixedStreams>,
     block_unit: Vec<u32>,
@@ -77,6 +77,22 @@ impl BlockManager {
         let rus = layout
             .fdp
             .map(|f| Box::new(ReclaimUnits::new(f, geo, flash, layout.streams)));
+        let plan = StreamPlan {
+            host_streams: layout.regions,
+            gc_first: layout.gc_first_stream,
+            gc_streams: layout.gc_streams,
+            zombie: layout.zombie_stream,
+            logical_pages: geo.logical_pages,
+            stored_pages: geo.logical_pages as usize,
+            blocks: free.iter().map(|f| f.len() as u32).sum(),
+            reserve: cfg.gc.high_watermark * layout.units.len() as u32
+                + layout.streams * geo.planes / 2,
+            pages_per_block: geo.pages_per_block,
+        };
+        let placement: Box<dyn Placement> = match layout.fdp {
+            Some(f) => Box::new(FdpPlacement::new(f, layout.zombie_stream)),
+            None => cfg.ftl.placement.build(&plan),
+        };
         let units = layout
             .units
             .iter()
@@ -107,22 +123,19 @@ impl BlockManager {
                     valid: 0,
                     programmed: 0,
                     valid_limit: ((share + capacity) / 2.0) as u64,
-                    policy: gc::build(cfg.gc.scoring(), cfg.gc.cb_age, first, count, pages),
+                    policy: {
+                        let policy =
+                            gc::build(cfg.gc.scoring(), cfg.gc.cb_age, first, count, pages);
+                        if placement.chained() {
+                            let chain = placement.chain();
+                            Box::new(Chained::new(policy, first, count, layout.streams, chain))
+                        } else {
+                            policy
+                        }
+                    },
                 }
             })
             .collect();
-        let plan = StreamPlan {
-            host_streams: layout.regions,
-            gc_first: layout.gc_first_stream,
-            gc_streams: layout.gc_streams,
-            zombie: layout.zombie_stream,
-            logical_pages: geo.logical_pages,
-            stored_pages: geo.logical_pages as usize,
-        };
-        let placement: Box<dyn Placement> = match layout.fdp {
-            Some(f) => Box::new(FdpPlacement::new(f, layout.zombie_stream)),
-            None => cfg.ftl.placement.build(&plan),
-        };
         if rus.is_some() {
             // Reclaim units keep the free blocks, a unit at a time.
             free.iter_mut().for_each(VecDeque::clear);
@@ -144,6 +157,11 @@ impl BlockManager {
             blocks_per_plane: bpp,
             rus,
         }
+    }
+
+    /// What the placement fitted to the workload, if it fits anything.
+    pub fn placement_model(&self) -> Option<crate::placement::PlacementModel> {
+        self.placement.model()
     }
 
     /// Host writes whose placement hint named no stream (FDP's invalid placement

@@ -31,6 +31,8 @@ pub struct FtlSummary {
     pub fdp: Option<crate::ftl::FdpCounts>,
     /// What the device learnt of its zombies' lifetimes (`gc.zombie_weight`).
     pub zombie_weight: Option<crate::ftl::ZombieWeightReport>,
+    /// What the placement fitted to the workload (MiDAS's groups).
+    pub placement_model: Option<crate::placement::PlacementModel>,
 }
 
 /// A flash translation layer: only what differs between FTLs. What every FTL

@@ -70,6 +70,12 @@ impl<'a> BlockStats<'a> {
         self.flash.last_modified[self.block as usize]
     }
 
+    /// The stream the block was written for.
+    #[inline]
+    pub fn stream(&self) -> u32 {
+        u32::from(self.flash.stream[self.block as usize])
+    }
+
     /// Times the block was erased.
     #[inline]
     pub fn erase_count(&self) -> u32 {

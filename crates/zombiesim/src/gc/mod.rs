@@ -18,6 +18,7 @@
 //! | oracle | z-greedy's, zombies marked from the run's future (`sim::oracle`) | O(1) | O(blocks / 4096) words |
 //! | z-cost-benefit | candidate list, exact scan | O(1) (nothing) | O(candidates) |
 //! | greedy-delay:p | bucket bitsets by `v`, delayed blocks after all others | O(1) | O(blocks / 4096) words |
+//! | (chain, `ftl.placement = "midas"`) | a FIFO queue per group, then the policy above for the rest ([`chained`]) | as the policy's | O(groups) + the policy's |
 //!
 //! Zombie-aware policies key on the zombie count the event carries; the others ignore it.
 //! | popularity | buckets by `v + min(w, i/2)` | O(1) | O(blocks / 4096) words |
@@ -26,6 +27,7 @@
 
 mod block_stats;
 pub mod buckets;
+mod chained;
 mod cost_benefit;
 mod greedy;
 mod policy;
@@ -36,6 +38,7 @@ pub mod zombie;
 
 pub use block_stats::BlockStats;
 pub use buckets::BucketIndex;
+pub use chained::{ChainGroup, Chained};
 pub use cost_benefit::CostBenefit;
 pub use greedy::Greedy;
 pub use policy::{PolicyArgs, SelectCtx, VictimPolicy};

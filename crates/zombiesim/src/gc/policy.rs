@@ -1,7 +1,7 @@
 //! What a victim policy is: the trait every policy implements, what it may look at
 //! when it selects, and what a policy of the registry is built with.
 
-use super::BlockStats;
+use super::{BlockStats, ChainGroup};
 use crate::flash::FlashState;
 use rand_pcg::Pcg64Mcg;
 
@@ -11,6 +11,9 @@ pub struct SelectCtx<'a> {
     /// Logical time now (host page writes so far).
     pub now: u64,
     pub rng: &'a mut Pcg64Mcg,
+    /// The placement's chain of FIFO groups (MiDAS; empty for every other placement),
+    /// read by [`super::Chained`].
+    pub chain: &'a [ChainGroup],
 }
 
 /// A victim-selection policy for one GC unit.
@@ -28,6 +31,12 @@ pub trait VictimPolicy: Send {
     /// Blocks the last selection scored (the firmware search cost, `timing.gc_search_us`).
     fn last_scored(&self) -> u64 {
         1
+    }
+    /// Whether the last victim was taken to move its data along a chain of groups
+    /// ([`super::Chained`]'s FIFO groups), not for its free space: reclaiming it full
+    /// is progress, not a fruitless GC.
+    fn advances(&self) -> bool {
+        false
     }
     /// Whether there are no candidates.
     fn is_empty(&self) -> bool {

@@ -80,6 +80,7 @@ mod tests {
             flash: &flash,
             now: 0,
             rng: &mut rng,
+            chain: &[],
         };
         assert_eq!(p.select(&mut ctx), Some(2));
         // The cap: a weight can cost at most half the invalid pages.

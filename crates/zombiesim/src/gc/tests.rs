@@ -53,6 +53,7 @@ fn pick(policy: &mut dyn VictimPolicy, flash: &FlashState, now: u64) -> Option<u
         flash,
         now,
         rng: &mut rng,
+        chain: &[],
     })
 }
 

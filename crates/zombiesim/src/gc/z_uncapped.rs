@@ -79,6 +79,7 @@ mod tests {
                 flash: &flash,
                 now: 0,
                 rng: &mut rng,
+                chain: &[],
             };
             [p.select(&mut ctx), p.select(&mut ctx)]
         };

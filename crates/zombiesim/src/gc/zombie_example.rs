@@ -102,6 +102,7 @@ impl Example {
             flash: &self.flash,
             now: 0,
             rng: &mut rng,
+            chain: &[],
         };
         let victim = self.policy.select(&mut ctx).expect("a victim");
         self.flash.take_victim(victim);

@@ -108,6 +108,9 @@ mod tests {
             zombie,
             logical_pages: 64,
             stored_pages: 64,
+            blocks: 64,
+            reserve: 2,
+            pages_per_block: 64,
         }
     }
 

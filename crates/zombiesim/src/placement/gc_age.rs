@@ -97,6 +97,9 @@ mod tests {
             zombie: None,
             logical_pages: 400,
             stored_pages: 400,
+            blocks: 64,
+            reserve: 2,
+            pages_per_block: 64,
         };
         let p = GcAge::new(3, &plan);
         // Bands of 100 writes: 1 + age/100 = 1 → 0, 2..3 → 1, 4.. → 2 (capped).

@@ -23,6 +23,8 @@
 mod dac;
 mod fdp;
 mod gc_age;
+mod midas;
+mod midas_model;
 mod oracle;
 mod registry;
 mod sepbit;
@@ -31,10 +33,13 @@ mod write_count;
 pub use dac::Dac;
 pub use fdp::{FdpLayout, FdpPlacement, Isolation};
 pub use gc_age::GcAge;
+pub use midas::{Midas, PlacementModel};
 pub use oracle::DeathOracle;
 pub use registry::{PlacementSpec, REGISTRY};
 pub use sepbit::SepBit;
 pub use write_count::WriteCount;
+
+use crate::gc::ChainGroup;
 
 /// What the writer says about a page it writes: a placement handle (a stream, an
 /// NVMe placement identifier) and an expected lifetime. Neither binds the FTL: a
@@ -112,6 +117,12 @@ pub struct StreamPlan {
     pub logical_pages: u64,
     /// Logical pages the FTL stores (the host's, and DFTL's translation pages).
     pub stored_pages: usize,
+    /// The device's usable blocks; those data cannot rest in (GC's free reserve, its
+    /// high watermark over every unit, and the open blocks, half full on average, of
+    /// every stream and plane); pages per block.
+    pub blocks: u32,
+    pub reserve: u32,
+    pub pages_per_block: u32,
 }
 
 /// A placement policy: which stream each page goes to.
@@ -131,6 +142,21 @@ pub trait Placement: Send {
     /// after `now` (`None`: never); only a policy whose entry reads the future
     /// ([`PlacementEntry::future`]) is told.
     fn told_lifetime(&mut self, _lpn: usize, _left: Option<u64>, _now: u64) {}
+    /// Whether the policy keeps a chain of FIFO groups ([`Placement::chain`]); asked
+    /// once, when the FTL is built: its GC units then select through
+    /// [`crate::gc::Chained`].
+    fn chained(&self) -> bool {
+        false
+    }
+    /// The chain of FIFO groups GC drains first, in order (MiDAS): each group's stream
+    /// and its quota; every other block is left to `gc.policy`.
+    fn chain(&self) -> &[ChainGroup] {
+        &[]
+    }
+    /// What a policy that fits itself to the workload fitted (`None`: it fits nothing).
+    fn model(&self) -> Option<PlacementModel> {
+        None
+    }
     /// Bytes of the policy's own state.
     fn memory_bytes(&self) -> usize {
         0

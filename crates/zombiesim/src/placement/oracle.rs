@@ -122,6 +122,9 @@ mod tests {
             zombie: None,
             logical_pages: 3_200,
             stored_pages: 3_200,
+            blocks: 64,
+            reserve: 2,
+            pages_per_block: 64,
         };
         let mut p = DeathOracle::new(4, &plan);
         // Bands of 100 writes: 1 + left/100 = 1 → 0, 2..3 → 1, 4..7 → 2, 8.. → 3.

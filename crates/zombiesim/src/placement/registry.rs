@@ -1,8 +1,8 @@
 //! The registry of placement policies and `ftl.placement`, the spec that names one.
 
 use super::{
-    dac, gc_age, oracle, sepbit, write_count, Placement, PlacementEntry, Refusal, StreamPlan,
-    StreamsWanted,
+    dac, gc_age, midas, oracle, sepbit, write_count, Placement, PlacementEntry, Refusal,
+    StreamPlan, StreamsWanted,
 };
 use std::fmt;
 use std::str::FromStr;
@@ -13,6 +13,7 @@ pub const REGISTRY: &[PlacementEntry] = &[
     gc_age::ENTRY,
     sepbit::ENTRY,
     write_count::ENTRY,
+    midas::ENTRY,
     oracle::ENTRY,
 ];
 
@@ -115,7 +116,15 @@ mod tests {
 
     #[test]
     fn specs_round_trip_and_unknown_names_list_the_known() {
-        for s in ["dac", "gc-age:3", "sepbit", "write-count:4", "oracle:6"] {
+        for s in [
+            "dac",
+            "gc-age:3",
+            "sepbit",
+            "write-count:4",
+            "midas",
+            "midas:4",
+            "oracle:6",
+        ] {
             assert_eq!(s.parse::<PlacementSpec>().unwrap().to_string(), s);
         }
         assert!(PlacementSpec::default().is_default());

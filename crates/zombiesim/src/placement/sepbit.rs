@@ -161,6 +161,9 @@ mod tests {
             zombie: None,
             logical_pages: 1_000,
             stored_pages: 1_000,
+            blocks: 64,
+            reserve: 2,
+            pages_per_block: 64,
         }
     }
 

@@ -86,6 +86,9 @@ mod tests {
             zombie: None,
             logical_pages: 8,
             stored_pages: 8,
+            blocks: 64,
+            reserve: 2,
+            pages_per_block: 64,
         };
         let mut p = WriteCount::new(3, &plan);
         let classes: Vec<u32> = (0..9)

@@ -110,6 +110,7 @@ impl Report {
                     durable_pages_lost,
                     fdp,
                     zombie_weight,
+                    placement_model,
                 },
             trace,
             fs,
@@ -219,6 +220,7 @@ impl Report {
             oracle,
             fdp,
             zombie_weight,
+            placement_model,
         })
     }
 }

@@ -24,6 +24,8 @@ pub(crate) struct EndState {
     pub fdp: Option<crate::ftl::FdpCounts>,
     /// What the device learnt of its zombies' lifetimes.
     pub zombie_weight: Option<crate::ftl::ZombieWeightReport>,
+    /// What the placement fitted to the workload.
+    pub placement_model: Option<crate::placement::PlacementModel>,
 }
 
 impl EndState {
@@ -42,6 +44,7 @@ impl EndState {
             durable_pages_lost: verify.then(|| ftl.oracle().map_or(0, |o| o.lost_pages() as u64)),
             fdp: ftl.fdp_counts(),
             zombie_weight: ftl.summary().zombie_weight,
+            placement_model: ftl.summary().placement_model,
         }
     }
 }

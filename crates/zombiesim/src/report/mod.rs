@@ -276,6 +276,11 @@ pub struct Report {
     /// lifetimes; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub zombie_weight: Option<ZombieWeightReport>,
+    /// `ftl.placement = "midas"`: the groups in force at the end (FIFO group sizes in
+    /// blocks), the WAF the model predicted for them, epochs closed and modelled;
+    /// absent for placements that fit nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement_model: Option<crate::placement::PlacementModel>,
 }
 
 pub use crate::ftl::ZombieWeightReport;

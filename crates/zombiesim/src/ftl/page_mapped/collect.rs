@@ -15,7 +15,8 @@ impl PageMappedFtl {
     /// Ask unit `u`'s policy for a victim (removed from its candidates).
     pub(in crate::ftl) fn select_victim(&mut self, u: usize) -> Option<u32> {
         // With reclaim units the candidates are RUs, scored on their sums.
-        let flash = match self.blocks.rus.as_deref() {
+        let blocks = &mut self.blocks;
+        let flash = match blocks.rus.as_deref() {
             Some(rus) => &rus.table,
             None => &self.base.flash,
         };
@@ -23,8 +24,9 @@ impl PageMappedFtl {
             flash,
             now: self.base.clock,
             rng: &mut self.rng,
+            chain: blocks.placement.chain(),
         };
-        self.blocks.units[u].policy.select(&mut ctx)
+        blocks.units[u].policy.select(&mut ctx)
     }
 
     /// Garbage-collect unit `u` until it has `high` free blocks; with
@@ -68,7 +70,7 @@ impl PageMappedFtl {
                 self.return_candidate(victim);
                 return Ok(());
             }
-            if self.victim_is_full(victim) {
+            if self.victim_is_full(victim) && !self.blocks.units[u].policy.advances() {
                 fruitless += 1;
                 if fruitless > self.blocks.units[u].policy.len() + 1 {
                     return Err(Error::DeviceFull {

@@ -717,6 +717,7 @@ impl Ftl for PageMappedFtl {
                     withdrawn,
                 }
             }),
+            placement_model: self.blocks.placement_model(),
         }
     }
 }

@@ -1,0 +1,316 @@
+//! MiDAS's models (Oh et al., FAST'24): the update-interval distribution of host writes
+//! (UID), the chain's write amplification predicted from it (MCAM), and the search for
+//! the group sizes that minimise it (GCS).
+//!
+//! ```text
+//!   UID    S(a): the share of host writes whose page is still valid at age a
+//!          (Kaplan–Meier over sampled pages: each interval enters observation at its
+//!           age when the epoch began, leaves it when overwritten or at the epoch's end)
+//!
+//!   MCAM   FIFO groups 0 .. m−1 of s_i blocks, then a tail of the remaining blocks:
+//!            r_i   = S(A_i)                      inflow of group i per host write
+//!            A_i+1 = A_i + (s_i − ½)·P / r_i     age at which group i erases a block
+//!            v_i   = S(A_i+1) / S(A_i)           its valid share then (r_i+1 = r_i·v_i)
+//!            V_i   = ∫ S(a) da over [A_i, A_i+1) its valid pages
+//!          tail: greedy on s_tail·P pages holding live − Σ V_i valid pages
+//!                (Desnoyers' uniform model, `analytic::wa_greedy_approx`)
+//!          WAF = Σ_{i<m} r_i + r_m · WAF_tail
+//!          (no FIFO group may end past the oldest age the histogram holds)
+//!
+//!   GCS    groups are added one at a time, each new group's size searched with the
+//!          others fixed, then every size refined in turn; the best count wins
+//! ```
+//!
+//! The age unit is host page writes; a segment of the paper is a block here. Where the
+//! authors' simulator (sungkyun123/MiDAS-Simulation) fits the tail to a two-class
+//! hot/cold model and keeps a HOT group, this model uses the uniform one and no HOT
+//! group (docs/lifetimes.md).
+
+use crate::analytic::wa_greedy_approx;
+
+/// The survival curve learnt over one epoch, on bins of `width` host page writes.
+#[derive(Clone, Debug, Default)]
+pub struct Survival {
+    width: f64,
+    /// S at each bin boundary: `s[j]` = S(j · width), `s[0]` = 1.
+    s: Vec<f64>,
+    /// ∫₀^{j·width} S, by the trapezoid rule.
+    integral: Vec<f64>,
+}
+
+impl Survival {
+    /// The Kaplan–Meier curve from, per age bin: intervals entering observation
+    /// (`enter`), overwritten (`died`) and still open at the epoch's end (`censored`).
+    /// Past the oldest age still observed, the hazard of the last quarter of the
+    /// observed ages goes on (an exponential tail), rather than no page dying there.
+    pub fn kaplan_meier(width: u64, enter: &[u64], died: &[u64], censored: &[u64]) -> Self {
+        let n = enter.len();
+        let mut s = Vec::with_capacity(n + 1);
+        let mut at_risk = 0i64;
+        let mut surv = 1.0f64;
+        let mut observed = 0;
+        s.push(1.0);
+        for j in 0..n {
+            at_risk += enter[j] as i64;
+            if at_risk > 0 {
+                surv *= 1.0 - died[j] as f64 / at_risk as f64;
+                observed = j + 1;
+            }
+            at_risk -= (died[j] + censored[j]) as i64;
+            s.push(surv.max(0.0));
+        }
+        let from = observed - observed / 4;
+        if observed < n && observed > from && s[observed] > 0.0 && s[from] > 0.0 {
+            let per_bin = (s[observed] / s[from]).ln() / (observed - from) as f64;
+            for j in observed + 1..=n {
+                s[j] = s[observed] * (per_bin * (j - observed) as f64).exp();
+            }
+        }
+        Self::from_points(width as f64, s)
+    }
+
+    /// A curve from its values at the bin boundaries.
+    pub fn from_points(width: f64, s: Vec<f64>) -> Self {
+        let mut integral = Vec::with_capacity(s.len());
+        integral.push(0.0);
+        for j in 1..s.len() {
+            integral.push(integral[j - 1] + width * (s[j - 1] + s[j]) / 2.0);
+        }
+        Survival { width, s, integral }
+    }
+
+    /// S(a), linear between bin boundaries and flat beyond the last.
+    pub fn at(&self, a: f64) -> f64 {
+        let x = a / self.width;
+        let j = x.floor() as usize;
+        if j + 1 >= self.s.len() {
+            return *self.s.last().unwrap_or(&1.0);
+        }
+        let f = x - j as f64;
+        self.s[j] + f * (self.s[j + 1] - self.s[j])
+    }
+
+    /// The oldest age the curve knows of (past it S is extrapolated).
+    pub fn range(&self) -> f64 {
+        (self.s.len() - 1) as f64 * self.width
+    }
+
+    /// ∫₀^a S.
+    pub fn integral(&self, a: f64) -> f64 {
+        let x = a / self.width;
+        let j = x.floor() as usize;
+        if j + 1 >= self.s.len() {
+            let last = self.s.len() - 1;
+            return self.integral[last] + (a - last as f64 * self.width) * self.s[last];
+        }
+        let f = x - j as f64;
+        let end = self.s[j] + f * (self.s[j + 1] - self.s[j]);
+        self.integral[j] + f * self.width * (self.s[j] + end) / 2.0
+    }
+}
+
+/// What the chain is predicted to do with a set of group sizes (MCAM).
+pub struct Chain<'a> {
+    pub survival: &'a Survival,
+    /// Blocks the groups share (the device's usable blocks less GC's free reserve).
+    pub blocks: u32,
+    pub pages_per_block: u32,
+    /// Valid pages on the device.
+    pub live: f64,
+}
+
+impl Chain<'_> {
+    /// The WAF of FIFO groups of `sizes` blocks followed by a tail of the rest; `None`
+    /// when the configuration cannot hold the live data.
+    pub fn waf(&self, sizes: &[u32]) -> Option<f64> {
+        let used: u32 = sizes.iter().sum();
+        if used >= self.blocks {
+            return None;
+        }
+        let p = f64::from(self.pages_per_block);
+        let (mut age, mut waf, mut valid) = (0.0f64, 0.0f64, 0.0f64);
+        for &s in sizes {
+            let r = self.survival.at(age);
+            if r < 1e-9 {
+                return None;
+            }
+            let end = age + (f64::from(s) - 0.5) * p / r;
+            if end > self.survival.range() {
+                // A group the update intervals seen cannot tell about.
+                return None;
+            }
+            valid += self.survival.integral(end) - self.survival.integral(age);
+            waf += r;
+            age = end;
+        }
+        let tail_pages = f64::from(self.blocks - used) * p;
+        let tail_valid = self.live - valid;
+        let tail = if tail_valid <= 0.0 {
+            1.0
+        } else {
+            let alpha = tail_pages / tail_valid;
+            if alpha <= 1.0 + 1e-9 {
+                return None;
+            }
+            wa_greedy_approx(alpha, self.pages_per_block)
+        };
+        let w = waf + self.survival.at(age) * tail;
+        w.is_finite().then_some(w)
+    }
+
+    /// The best size for group `i` of `sizes` (the others fixed) and its WAF: a scan
+    /// over the sizes left at a step of 1/512 of them, refined around the best.
+    fn best_size(&self, sizes: &mut [u32], i: usize) -> Option<(u32, f64)> {
+        let others: u32 = sizes.iter().sum::<u32>() - sizes[i];
+        let room = self.blocks.checked_sub(others + 1)?;
+        if room == 0 {
+            return None;
+        }
+        let step = (room / 512).max(1);
+        let mut best: Option<(u32, f64)> = None;
+        let try_size = |s: u32, sizes: &mut [u32], best: &mut Option<(u32, f64)>| {
+            sizes[i] = s;
+            if let Some(w) = self.waf(sizes) {
+                if best.is_none_or(|(_, bw)| w < bw) {
+                    *best = Some((s, w));
+                }
+            }
+        };
+        let mut s = 1;
+        while s <= room {
+            try_size(s, sizes, &mut best);
+            s += step;
+        }
+        if step > 1 {
+            if let Some((b, _)) = best {
+                for s in b.saturating_sub(step).max(1)..=(b + step).min(room) {
+                    try_size(s, sizes, &mut best);
+                }
+            }
+        }
+        best
+    }
+
+    /// GCS: the sizes of at most `max_fifo` FIFO groups with the least predicted WAF
+    /// (none: the tail's policy over the whole device), and that WAF.
+    pub fn search(&self, max_fifo: usize) -> Option<(Vec<u32>, f64)> {
+        let mut sizes: Vec<u32> = Vec::new();
+        let mut best: Option<(Vec<u32>, f64)> = self.waf(&[]).map(|w| (Vec::new(), w));
+        for m in 1..=max_fifo {
+            sizes.push(1);
+            let Some((s, _)) = self.best_size(&mut sizes, m - 1) else {
+                sizes.pop();
+                break;
+            };
+            sizes[m - 1] = s;
+            // Refine every size in turn, twice.
+            let mut waf = self.waf(&sizes)?;
+            for _ in 0..2 {
+                for i in 0..m {
+                    if let Some((s, w)) = self.best_size(&mut sizes, i) {
+                        sizes[i] = s;
+                        waf = w;
+                    }
+                }
+            }
+            if best.as_ref().is_none_or(|(_, bw)| waf < *bw) {
+                best = Some((sizes.clone(), waf));
+            }
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kaplan_meier_without_censoring_is_the_empirical_survival() {
+        // Ten intervals: 4 end in bin 0, 3 in bin 1, 3 in bin 2.
+        let s = Survival::kaplan_meier(10, &[10, 0, 0], &[4, 3, 3], &[0, 0, 0]);
+        assert_eq!(s.s, vec![1.0, 0.6, 0.3, 0.0]);
+        assert!((s.at(15.0) - 0.45).abs() < 1e-12);
+        // ∫ over [0, 30] by trapezoids: 10·(0.8 + 0.45 + 0.15).
+        assert!((s.integral(30.0) - 14.0).abs() < 1e-12);
+        assert!((s.integral(40.0) - 14.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn kaplan_meier_counts_censored_and_late_entries_only_while_observed() {
+        // Bin 0: 4 enter, 2 die, 2 are censored; bin 1: 2 enter late, 1 dies.
+        let s = Survival::kaplan_meier(1, &[4, 2], &[2, 1], &[2, 0]);
+        assert_eq!(s.s, vec![1.0, 0.5, 0.25]);
+    }
+
+    #[test]
+    fn past_the_observed_ages_the_last_hazard_goes_on() {
+        // Observed over bins 0..4 (halving each bin), nothing at risk after.
+        let s = Survival::kaplan_meier(
+            1,
+            &[16, 0, 0, 0, 0, 0, 0, 0],
+            &[8, 4, 2, 1, 0, 0, 0, 0],
+            &[0, 0, 0, 1, 0, 0, 0, 0],
+        );
+        let want = [
+            1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625,
+        ];
+        for (got, want) in s.s.iter().zip(want) {
+            assert!((got - want).abs() < 1e-12, "{:?}", s.s);
+        }
+    }
+
+    #[test]
+    fn with_uniform_overwrites_the_tail_alone_is_greedy_and_a_chain_adds_nothing() {
+        // Uniform random overwrites of L live pages: S(a) = exp(−a/L).
+        let (live, width) = (8_192.0, 16.0);
+        let s = (0..4_000)
+            .map(|j| (-(j as f64) * width / live).exp())
+            .collect();
+        let survival = Survival::from_points(width, s);
+        let chain = Chain {
+            survival: &survival,
+            blocks: 160,
+            pages_per_block: 64,
+            live,
+        };
+        let greedy = wa_greedy_approx(160.0 * 64.0 / live, 64);
+        assert!((chain.waf(&[]).unwrap() - greedy).abs() < 1e-9);
+        // One block of group 0: its pages barely age, so nearly all are copied once
+        // more on their way to the tail.
+        let one = chain.waf(&[1]).unwrap();
+        assert!((one - (1.0 + greedy)).abs() < 0.05, "{one} vs 1 + {greedy}");
+        let (sizes, waf) = chain.search(4).unwrap();
+        assert!(
+            sizes.is_empty() && waf == chain.waf(&[]).unwrap(),
+            "{sizes:?}: {waf}"
+        );
+    }
+
+    #[test]
+    fn with_hot_and_cold_pages_the_search_finds_a_chain_better_than_greedy() {
+        // 90% of writes to 10% of pages (hot: lifetime L/9·0.1, cold: much longer).
+        let live = 8_192.0f64;
+        let (hot_pages, cold_pages) = (0.1 * live, 0.9 * live);
+        let (hot_rate, cold_rate) = (0.9 / hot_pages, 0.1 / cold_pages);
+        let width = 16.0;
+        let s = (0..20_000)
+            .map(|j| {
+                let a = j as f64 * width;
+                0.9 * (-a * hot_rate).exp() + 0.1 * (-a * cold_rate).exp()
+            })
+            .collect();
+        let survival = Survival::from_points(width, s);
+        let chain = Chain {
+            survival: &survival,
+            blocks: 160,
+            pages_per_block: 64,
+            live,
+        };
+        let greedy = wa_greedy_approx(160.0 * 64.0 / live, 64);
+        let (sizes, waf) = chain.search(6).unwrap();
+        assert!(sizes.iter().all(|&s| s >= 1));
+        assert!(sizes.iter().sum::<u32>() < 160);
+        assert!(waf < 0.8 * greedy, "{sizes:?}: {waf} vs greedy {greedy}");
+    }
+}
