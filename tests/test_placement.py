@@ -81,7 +81,8 @@ def test_the_placement_baselines_run_from_the_cli_verified(tmp_path):
         "gc.high_watermark": 22,
     }
     wafs = {}
-    for placement in ("dac", "sepbit", "write-count:4", "oracle:6"):
+    models = {}
+    for placement in ("dac", "sepbit", "write-count:4", "midas:4", "oracle:6"):
         out = tmp_path / f"{placement.replace(':', '-')}.json"
         args = [
             a
@@ -93,9 +94,14 @@ def test_the_placement_baselines_run_from_the_cli_verified(tmp_path):
         rep = json.loads(out.read_text())
         assert rep["run"]["verified"]
         wafs[placement] = rep["waf"]
+        models[placement] = rep.get("placement_model")
     # Knowing when each page dies beats every guess; the guesses beat one stream here.
-    assert wafs["oracle:6"] < min(wafs["sepbit"], wafs["write-count:4"]), wafs
-    assert wafs["sepbit"] < wafs["dac"] and wafs["write-count:4"] < wafs["dac"], wafs
+    guesses = ("sepbit", "write-count:4", "midas:4")
+    assert wafs["oracle:6"] < min(wafs[g] for g in guesses), wafs
+    assert all(wafs[g] < wafs["dac"] for g in guesses), wafs
+    # Only MiDAS fits a model, and says what it fitted: its FIFO groups.
+    assert models["midas:4"]["sizes"] and models["midas:4"]["modelled"] > 0, models
+    assert all(models[p] is None for p in models if p != "midas:4"), models
 
 
 def test_the_placement_oracle_runs_only_at_the_device_level():

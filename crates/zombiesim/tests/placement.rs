@@ -185,3 +185,51 @@ fn the_placement_oracle_groups_pages_by_their_death_and_beats_the_guesses() {
         "{err}"
     );
 }
+
+/// The WAF of a run and the report's `placement_model`.
+fn midas_run(workload: &str) -> (f64, zombiesim::placement::PlacementModel) {
+    let mut pairs = SIX_STREAMS.to_vec();
+    pairs.extend_from_slice(&[
+        ("precondition.random_drive_writes", "1"),
+        ("precondition.pattern", "workload"),
+        ("ftl.placement", "midas:4"),
+    ]);
+    let cfg = small(&pairs).unwrap();
+    let opts = zombiesim::RunOptions {
+        seed: 7,
+        verify: true,
+        reproducible: true,
+        ..Default::default()
+    };
+    let spec = zombiesim::WorkloadSpec::parse(workload).unwrap();
+    let rep = zombiesim::simulate(&cfg, &spec, &opts, &mut |_| true).unwrap();
+    assert!(rep.run.verified);
+    (
+        rep.waf.unwrap(),
+        rep.placement_model.expect("midas reports its model"),
+    )
+}
+
+#[test]
+fn midas_builds_a_chain_on_skewed_writes_and_keeps_to_greedy_on_uniform_ones() {
+    // 90% of writes to 10% of the pages: a chain of FIFO groups, well under greedy,
+    // near what its model predicted.
+    let w = "hotcold:r=0.9,f=0.1,drive_writes=8";
+    let greedy = waf(&[], w);
+    let (midas, model) = midas_run(w);
+    assert!(!model.sizes.is_empty() && model.modelled > 0, "{model:?}");
+    assert!(midas < 0.85 * greedy, "midas {midas}, greedy {greedy}");
+    assert!(
+        (midas / model.predicted_waf - 1.0).abs() < 0.25,
+        "midas {midas}, predicted {model:?}"
+    );
+    // Uniform writes: no chain pays, and MiDAS is the tail's greedy.
+    let w = "uniform:drive_writes=6";
+    let greedy = waf(&[], w);
+    let (midas, model) = midas_run(w);
+    assert!(model.sizes.is_empty(), "{model:?}");
+    assert!(
+        (midas / greedy - 1.0).abs() < 0.02,
+        "midas {midas}, greedy {greedy}"
+    );
+}
