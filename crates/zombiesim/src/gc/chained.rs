@@ -25,16 +25,8 @@
 
 use super::{BlockStats, SelectCtx, VictimPolicy};
 use crate::flash::FlashState;
+use crate::placement::ChainGroup;
 use std::collections::VecDeque;
-
-/// One FIFO group of a chain: its stream and its share of the device's blocks.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ChainGroup {
-    /// The stream its blocks were written for.
-    pub stream: u32,
-    /// Its quota, as a share of the device's blocks.
-    pub share: f64,
-}
 
 /// A chain of FIFO groups in front of a tail policy.
 pub struct Chained {

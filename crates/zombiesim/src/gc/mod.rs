@@ -38,7 +38,7 @@ pub mod zombie;
 
 pub use block_stats::BlockStats;
 pub use buckets::BucketIndex;
-pub use chained::{ChainGroup, Chained};
+pub use chained::Chained;
 pub use cost_benefit::CostBenefit;
 pub use greedy::Greedy;
 pub use policy::{PolicyArgs, SelectCtx, VictimPolicy};

@@ -1,8 +1,9 @@
 //! What a victim policy is: the trait every policy implements, what it may look at
 //! when it selects, and what a policy of the registry is built with.
 
-use super::{BlockStats, ChainGroup};
+use super::BlockStats;
 use crate::flash::FlashState;
+use crate::placement::ChainGroup;
 use rand_pcg::Pcg64Mcg;
 
 /// What a policy may look at when it selects.

@@ -15,7 +15,7 @@
 //! A page moves one group down the chain each time GC copies it, so a group holds data
 //! of a narrow band of ages, and a FIFO group sized to the band where its data dies
 //! is erased mostly empty. GC takes the oldest block of the first group over its quota
-//! ([`crate::gc::Chained`]); when none is, the tail's own policy (`gc.policy`, greedy
+//! (the GC units' chained selection, `gc::Chained`); when none is, the tail's own policy (`gc.policy`, greedy
 //! or cost-benefit as in the authors' simulator) picks among the rest; a block with no
 //! valid page goes first wherever it is. Until the first model there is no FIFO group
 //! (the authors start with G0 of one segment, and leave their load phase out of the
@@ -37,8 +37,10 @@
 //! irregular-pattern checks (docs/lifetimes.md).
 
 use super::midas_model::{Chain, Survival};
-use super::{GcCopy, HostWrite, Placement, PlacementEntry, StreamPlan, StreamsWanted};
-use crate::gc::ChainGroup;
+use super::{
+    ChainGroup, GcCopy, HostWrite, Placement, PlacementEntry, PlacementModel, StreamPlan,
+    StreamsWanted,
+};
 
 pub(super) const ENTRY: PlacementEntry = PlacementEntry {
     name: "midas",
@@ -72,25 +74,6 @@ const MAX_BINS: u64 = 65_536;
 /// Sampled pages at least (every page below it).
 const SAMPLES: u64 = 65_536;
 const NEVER: u64 = u64::MAX;
-
-/// What a placement that fits itself to the workload fitted (MiDAS: the groups in
-/// force at the end of the run); the report's `placement_model`.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
-pub struct PlacementModel {
-    /// Sizes of the FIFO groups in blocks, in chain order (the last group holds the
-    /// rest).
-    pub sizes: Vec<u32>,
-    /// The WAF the model predicted for them (0 before the first model).
-    pub predicted_waf: f64,
-    /// Epochs closed, and those modelled.
-    pub epochs: u64,
-    pub modelled: u64,
-    /// Times a chain did worse than the tail's policy alone had done, and was set
-    /// aside.
-    pub set_aside: u64,
-    /// The WAF measured over the last epoch run without a chain (0: none yet).
-    pub tail_waf: f64,
-}
 
 /// MiDAS's chain of groups and its models.
 pub struct Midas {

@@ -33,13 +33,11 @@ mod write_count;
 pub use dac::Dac;
 pub use fdp::{FdpLayout, FdpPlacement, Isolation};
 pub use gc_age::GcAge;
-pub use midas::{Midas, PlacementModel};
+pub use midas::Midas;
 pub use oracle::DeathOracle;
 pub use registry::{PlacementSpec, REGISTRY};
 pub use sepbit::SepBit;
 pub use write_count::WriteCount;
-
-use crate::gc::ChainGroup;
 
 /// What the writer says about a page it writes: a placement handle (a stream, an
 /// NVMe placement identifier) and an expected lifetime. Neither binds the FTL: a
@@ -143,8 +141,8 @@ pub trait Placement: Send {
     /// ([`PlacementEntry::future`]) is told.
     fn told_lifetime(&mut self, _lpn: usize, _left: Option<u64>, _now: u64) {}
     /// Whether the policy keeps a chain of FIFO groups ([`Placement::chain`]); asked
-    /// once, when the FTL is built: its GC units then select through
-    /// [`crate::gc::Chained`].
+    /// once, when the FTL is built: its GC units then select through the chain
+    /// (`gc::Chained`).
     fn chained(&self) -> bool {
         false
     }
@@ -196,6 +194,34 @@ impl FixedStreams {
             self.gc
         }
     }
+}
+
+/// One FIFO group of a chain: its stream and its share of the device's blocks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChainGroup {
+    /// The stream its blocks were written for.
+    pub stream: u32,
+    /// Its quota, as a share of the device's blocks.
+    pub share: f64,
+}
+
+/// What a placement that fits itself to the workload fitted (MiDAS: the groups in
+/// force at the end of the run); the report's `placement_model`.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct PlacementModel {
+    /// Sizes of the FIFO groups in blocks, in chain order (the last group holds the
+    /// rest).
+    pub sizes: Vec<u32>,
+    /// The WAF the model predicted for them (0 before the first model).
+    pub predicted_waf: f64,
+    /// Epochs closed, and those modelled.
+    pub epochs: u64,
+    pub modelled: u64,
+    /// Times a chain did worse than the tail's policy alone had done, and was set
+    /// aside.
+    pub set_aside: u64,
+    /// The WAF measured over the last epoch run without a chain (0: none yet).
+    pub tail_waf: f64,
 }
 
 /// Why a setting is refused: the config key to change, and the reason.
