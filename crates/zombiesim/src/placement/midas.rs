@@ -26,7 +26,10 @@
 //! quarter block of host writes (the authors' unit), up to four drive writes of age.
 //! An epoch is a quarter drive write (the authors' is several device capacities,
 //! too long for the runs here); the model is fitted when the epoch saw at least 256
-//! overwrites of sampled pages.
+//! overwrites of sampled pages, and its groups replace those in force only when the
+//! model, on the new curve, predicts them 3% better than those (each change moves data
+//! between groups; without it the groups follow every epoch's noise), and a chain
+//! replaces none only when predicted better than the WAF measured without one.
 //!
 //! Each epoch's WAF is measured (host writes and GC copies the policy placed). A
 //! chain that, over an epoch it ran whole, did more than 2% worse than the tail's
@@ -98,9 +101,9 @@ pub struct Midas {
     /// Histogram bin width (host page writes), and per bin: intervals entering
     /// observation, overwritten, still open at the epoch's end.
     width: u64,
-    enter: Vec<u64>,
-    died: Vec<u64>,
-    censored: Vec<u64>,
+    enter: Vec<f64>,
+    died: Vec<f64>,
+    censored: Vec<f64>,
     overwrites: u64,
     /// Host writes and GC copies this epoch.
     epoch_host: u64,
@@ -111,6 +114,9 @@ pub struct Midas {
     backoff: u64,
 }
 
+/// New groups replace those in force only when predicted this much better under the
+/// same curve (a change moves data between groups).
+pub const CHANGE: f64 = 0.03;
 /// A chain this much worse than the tail's policy alone is set aside.
 pub const WORSE: f64 = 1.02;
 /// The longest wait, in epochs, before a chain set aside is tried again.
@@ -141,9 +147,9 @@ impl Midas {
             epoch_start: 0,
             epoch_len: (logical / 4).max(1),
             width,
-            enter: vec![0; bins],
-            died: vec![0; bins],
-            censored: vec![0; bins],
+            enter: vec![0.0; bins],
+            died: vec![0.0; bins],
+            censored: vec![0.0; bins],
             overwrites: 0,
             epoch_host: 0,
             epoch_copies: 0,
@@ -208,13 +214,13 @@ impl Midas {
             return;
         }
         let exit = self.bin(to - from);
-        self.enter[entry as usize] += 1;
+        self.enter[entry as usize] += 1.0;
         // Past the histogram's range an overwrite only says the page lived that long.
         if died && ((to - from) / self.width) < self.enter.len() as u64 {
-            self.died[exit] += 1;
+            self.died[exit] += 1.0;
             self.overwrites += 1;
         } else {
-            self.censored[exit] += 1;
+            self.censored[exit] += 1.0;
         }
     }
 
@@ -254,13 +260,24 @@ impl Midas {
                 live: (self.seen * self.every) as f64,
             };
             if let Some((sizes, waf)) = chain.search(self.groups as usize - 1) {
-                self.apply(sizes, waf);
                 self.state.modelled += 1;
+                // Keep the groups in force unless the new ones are predicted to do
+                // clearly better under the same curve (each change moves data).
+                let current = chain.waf(&self.state.sizes).unwrap_or(f64::INFINITY);
+                // Nor does a chain replace the tail alone when predicted no better than
+                // what the tail alone was measured to do.
+                let worth =
+                    sizes.is_empty() || self.state.tail_waf == 0.0 || waf < self.state.tail_waf;
+                if worth && waf * (1.0 + CHANGE) < current {
+                    self.apply(sizes, waf);
+                } else {
+                    self.state.predicted_waf = current;
+                }
             }
         }
-        self.enter.fill(0);
-        self.died.fill(0);
-        self.censored.fill(0);
+        self.enter.fill(0.0);
+        self.died.fill(0.0);
+        self.censored.fill(0.0);
         self.overwrites = 0;
         self.epoch_start = now;
     }

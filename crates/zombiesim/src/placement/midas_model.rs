@@ -43,20 +43,20 @@ impl Survival {
     /// (`enter`), overwritten (`died`) and still open at the epoch's end (`censored`).
     /// Past the oldest age still observed, the hazard of the last quarter of the
     /// observed ages goes on (an exponential tail), rather than no page dying there.
-    pub fn kaplan_meier(width: u64, enter: &[u64], died: &[u64], censored: &[u64]) -> Self {
+    pub fn kaplan_meier(width: u64, enter: &[f64], died: &[f64], censored: &[f64]) -> Self {
         let n = enter.len();
         let mut s = Vec::with_capacity(n + 1);
-        let mut at_risk = 0i64;
+        let mut at_risk = 0f64;
         let mut surv = 1.0f64;
         let mut observed = 0;
         s.push(1.0);
         for j in 0..n {
-            at_risk += enter[j] as i64;
-            if at_risk > 0 {
-                surv *= 1.0 - died[j] as f64 / at_risk as f64;
+            at_risk += enter[j];
+            if at_risk > 1e-9 {
+                surv *= 1.0 - (died[j] / at_risk).min(1.0);
                 observed = j + 1;
             }
-            at_risk -= (died[j] + censored[j]) as i64;
+            at_risk -= died[j] + censored[j];
             s.push(surv.max(0.0));
         }
         let from = observed - observed / 4;
@@ -228,7 +228,7 @@ mod tests {
     #[test]
     fn kaplan_meier_without_censoring_is_the_empirical_survival() {
         // Ten intervals: 4 end in bin 0, 3 in bin 1, 3 in bin 2.
-        let s = Survival::kaplan_meier(10, &[10, 0, 0], &[4, 3, 3], &[0, 0, 0]);
+        let s = Survival::kaplan_meier(10, &[10.0, 0.0, 0.0], &[4.0, 3.0, 3.0], &[0.0; 3]);
         assert_eq!(s.s, vec![1.0, 0.6, 0.3, 0.0]);
         assert!((s.at(15.0) - 0.45).abs() < 1e-12);
         // ∫ over [0, 30] by trapezoids: 10·(0.8 + 0.45 + 0.15).
@@ -239,7 +239,7 @@ mod tests {
     #[test]
     fn kaplan_meier_counts_censored_and_late_entries_only_while_observed() {
         // Bin 0: 4 enter, 2 die, 2 are censored; bin 1: 2 enter late, 1 dies.
-        let s = Survival::kaplan_meier(1, &[4, 2], &[2, 1], &[2, 0]);
+        let s = Survival::kaplan_meier(1, &[4.0, 2.0], &[2.0, 1.0], &[2.0, 0.0]);
         assert_eq!(s.s, vec![1.0, 0.5, 0.25]);
     }
 
@@ -248,9 +248,9 @@ mod tests {
         // Observed over bins 0..4 (halving each bin), nothing at risk after.
         let s = Survival::kaplan_meier(
             1,
-            &[16, 0, 0, 0, 0, 0, 0, 0],
-            &[8, 4, 2, 1, 0, 0, 0, 0],
-            &[0, 0, 0, 1, 0, 0, 0, 0],
+            &[16.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            &[8.0, 4.0, 2.0, 1.0, 0.0, 0.0, 0.0, 0.0],
+            &[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
         );
         let want = [
             1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625,
