@@ -409,10 +409,17 @@ mod tests {
                 410 + (x >> 20) as usize % 3_686
             };
             assert_eq!(write(&mut p, lpn, now), 0);
+            // GC copying three pages a host write without a chain: WAF 4 measured.
+            if p.chain().is_empty() {
+                for _ in 0..3 {
+                    copy(&mut p, 1, false);
+                }
+            }
             now += 1;
         }
         let st = p.state().clone();
         assert!(st.epochs >= 8 && st.modelled >= 7, "{st:?}");
+        assert!((st.tail_waf - 4.0).abs() < 1e-9, "{st:?}");
         assert!(!st.sizes.is_empty() && st.sizes.len() <= 3, "{st:?}");
         assert!(st.predicted_waf > 1.0 && st.predicted_waf < 3.0, "{st:?}");
     }
