@@ -95,6 +95,14 @@ def test_the_placement_baselines_run_from_the_cli_verified(tmp_path):
         assert rep["run"]["verified"]
         wafs[placement] = rep["waf"]
         models[placement] = rep.get("placement_model")
+        # Per stream over the measured phase: every host page and every GC copy once.
+        streams = rep.get("streams")
+        if placement == "dac":
+            assert streams is None
+        else:
+            assert sum(x["host_pages"] for x in streams) == rep["host"]["write_pages"]
+            assert sum(x["gc_pages"] for x in streams) == rep["gc"]["pages_copied"], streams
+            assert all(0.0 <= (x["valid_share_at_reclaim"] or 0.0) <= 1.0 for x in streams)
     # Knowing when each page dies beats every guess; the guesses beat one stream here.
     guesses = ("sepbit", "write-count:4", "midas:4")
     assert wafs["oracle:6"] < min(wafs[g] for g in guesses), wafs

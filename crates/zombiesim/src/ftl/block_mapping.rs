@@ -97,6 +97,7 @@ impl<T: BlockMapping> Ftl for T {
             fdp: None,
             zombie_weight: None,
             placement_model: None,
+            streams: None,
         }
     }
 }

@@ -16,7 +16,7 @@
 use crate::config::{Config, FtlLayout};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
-use crate::ftl::ReclaimUnits;
+use crate::ftl::{ReclaimUnits, StreamCounts};
 use crate::gc::{self, Chained, VictimPolicy};
 use crate::placement::{
     FdpPlacement, FixedStreams, GcCopy, HostWrite, Placement, Reclaimed, StreamPlan,
@@ -60,6 +60,10 @@ pub struct BlockManager {
     /// Logical time each block was last opened, kept only for a placement that hears
     /// of reclaimed blocks (empty otherwise).
     opened_at: Vec<u64>,
+    /// Per stream, what was written to it and reclaimed from it, kept for a
+    /// placement other than the default on a device without FDP (empty otherwise;
+    /// FDP counts per stream itself).
+    pub stream_counts: Vec<StreamCounts>,
 }
 
 impl BlockManager {
@@ -148,6 +152,11 @@ impl BlockManager {
         BlockManager {
             units,
             opened_at,
+            stream_counts: if cfg.ftl.placement.is_default() || rus.is_some() {
+                Vec::new()
+            } else {
+                vec![StreamCounts::default(); layout.streams as usize]
+            },
             fixed: placement.fixed(),
             placement,
             block_unit,
@@ -192,7 +201,9 @@ impl BlockManager {
     /// Bytes of the placement policy's own state (and the block opening times kept
     /// for it).
     pub fn placement_bytes(&self) -> usize {
-        self.placement.memory_bytes() + self.opened_at.len() * 8
+        self.placement.memory_bytes()
+            + self.opened_at.len() * 8
+            + self.stream_counts.len() * std::mem::size_of::<StreamCounts>()
     }
 
     /// The run's future says `lpn`'s current version dies `left` writes after `now`.
@@ -205,6 +216,27 @@ impl BlockManager {
     pub fn opened(&mut self, block: u32, now: u64) {
         if let Some(t) = self.opened_at.get_mut(block as usize) {
             *t = now;
+        }
+    }
+
+    /// A page was programmed for `stream` (by the host or a buffer when `host`).
+    #[inline]
+    pub fn count_program(&mut self, stream: u32, host: bool) {
+        if let Some(c) = self.stream_counts.get_mut(stream as usize) {
+            if host {
+                c.host_pages += 1;
+            } else {
+                c.gc_pages += 1;
+            }
+        }
+    }
+
+    /// GC is about to reclaim a block of `stream` holding `valid` valid pages.
+    pub fn count_reclaim(&mut self, stream: u32, valid: u32) {
+        if let Some(c) = self.stream_counts.get_mut(stream as usize) {
+            c.relocated_pages += u64::from(valid);
+            c.relocation_events += u64::from(valid > 0);
+            c.erased_rus += 1;
         }
     }
 

@@ -33,6 +33,9 @@ pub struct FtlSummary {
     pub zombie_weight: Option<crate::ftl::ZombieWeightReport>,
     /// What the placement fitted to the workload (MiDAS's groups).
     pub placement_model: Option<crate::placement::PlacementModel>,
+    /// Per stream, what was written and reclaimed: a placement other than the
+    /// default, without FDP.
+    pub streams: Option<Vec<crate::ftl::StreamCounts>>,
 }
 
 /// A flash translation layer: only what differs between FTLs. What every FTL

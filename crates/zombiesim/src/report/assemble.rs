@@ -53,6 +53,8 @@ pub(crate) struct RunParts<'a> {
     pub pre_content: Option<ContentCounters>,
     /// What an FDP device had counted when preconditioning ended.
     pub pre_fdp: Option<crate::ftl::FdpCounts>,
+    /// What a placement other than the default had counted per stream then.
+    pub pre_streams: Option<Vec<crate::ftl::StreamCounts>>,
     pub steady: bool,
     /// The counters of the measured phase.
     pub measured: Counters,
@@ -89,6 +91,7 @@ impl Report {
             pre,
             pre_content,
             pre_fdp,
+            pre_streams,
             steady,
             measured,
             interrupted,
@@ -111,6 +114,7 @@ impl Report {
                     fdp,
                     zombie_weight,
                     placement_model,
+                    streams,
                 },
             trace,
             fs,
@@ -143,6 +147,8 @@ impl Report {
             }
             None => None,
         };
+        let streams = streams
+            .map(|end| super::StreamReport::of(&end, pre_streams.as_deref(), geo.pages_per_block));
         Ok(Report {
             waf: measured.defined_waf(),
             host,
@@ -221,6 +227,7 @@ impl Report {
             fdp,
             zombie_weight,
             placement_model,
+            streams,
         })
     }
 }

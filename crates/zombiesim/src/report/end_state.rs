@@ -26,6 +26,8 @@ pub(crate) struct EndState {
     pub zombie_weight: Option<crate::ftl::ZombieWeightReport>,
     /// What the placement fitted to the workload.
     pub placement_model: Option<crate::placement::PlacementModel>,
+    /// Per stream, for a placement other than the default without FDP.
+    pub streams: Option<Vec<crate::ftl::StreamCounts>>,
 }
 
 impl EndState {
@@ -45,6 +47,7 @@ impl EndState {
             fdp: ftl.fdp_counts(),
             zombie_weight: ftl.summary().zombie_weight,
             placement_model: ftl.summary().placement_model,
+            streams: ftl.summary().streams,
         }
     }
 }

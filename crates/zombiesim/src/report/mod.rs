@@ -6,6 +6,7 @@ mod assemble;
 mod end_state;
 mod fdp;
 mod host;
+mod streams;
 
 pub(crate) use assemble::{MeasuredSections, RunParts};
 pub(crate) use end_state::EndState;
@@ -13,6 +14,7 @@ pub use fdp::{FdpEvents, FdpLog, FdpReport, HandleReport, PoolReport};
 pub use host::{
     AppReport, AwarenessPoint, CacheReport, ChannelCounters, NotifyReport, WritebackPages,
 };
+pub use streams::StreamReport;
 
 use crate::ftl::Wear;
 use crate::latency::{LatencyReport, Throughput};
@@ -281,6 +283,11 @@ pub struct Report {
     /// absent for placements that fit nothing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub placement_model: Option<crate::placement::PlacementModel>,
+    /// A placement other than the default, without FDP (`ftl.placement`): per stream,
+    /// over the measured phase, what was written to it and reclaimed from it; absent
+    /// otherwise (FDP reports its handles in `fdp`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub streams: Option<Vec<StreamReport>>,
 }
 
 pub use crate::ftl::ZombieWeightReport;

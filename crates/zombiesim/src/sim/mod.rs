@@ -253,6 +253,7 @@ fn run(
         pre: start.counters,
         pre_content: start.content,
         pre_fdp: start.fdp,
+        pre_streams: start.streams,
         steady,
         measured,
         interrupted,
@@ -334,6 +335,7 @@ struct PhaseStart {
     counters: Counters,
     content: Option<ContentCounters>,
     fdp: Option<crate::ftl::FdpCounts>,
+    streams: Option<Vec<crate::ftl::StreamCounts>>,
 }
 
 /// End preconditioning: snapshot the counters, turn the timing model on (when
@@ -347,6 +349,7 @@ fn start_measured_phase(
         counters: device.counters(),
         content: device.ftl().content_stats().map(|(c, _)| c),
         fdp: device.ftl().fdp_counts(),
+        streams: device.ftl().summary().streams,
     };
     device.set_timing(cfg.timing.enabled);
     if opts.verify {

@@ -100,6 +100,10 @@ impl PageMappedFtl {
         if self.blocks.rus.is_some() {
             return self.reclaim_ru(u, victim, start, buffer);
         }
+        let v = victim as usize;
+        let stream = u32::from(self.base.flash.stream[v]);
+        self.blocks
+            .count_reclaim(stream, self.base.flash.valid_count[v]);
         self.base.flash.take_victim(victim);
         self.base.counters.gc_victims += 1;
         self.relocate_valid(u, victim, start, Cause::Gc, buffer)?;
@@ -109,7 +113,6 @@ impl PageMappedFtl {
         }
         let plane = self.base.geo.plane_of(victim);
         self.blocks.units[u].programmed -= u64::from(self.base.flash.write_ptr[victim as usize]);
-        let stream = u32::from(self.base.flash.stream[victim as usize]);
         self.blocks.reclaimed(victim, stream, self.base.clock);
         self.base.flash.erase(victim);
         self.base.ops.erase(plane, victim, start, Cause::Gc);

@@ -476,6 +476,8 @@ impl PageMappedFtl {
             self.fdp_programmed(u, stream, block, full, host);
             return Some(ppn);
         }
+        self.blocks
+            .count_program(stream, matches!(cause, Cause::Host | Cause::Buffer));
         if full {
             self.blocks.set_open(plane, stream, NONE);
             self.block_closed(block);
@@ -718,6 +720,8 @@ impl Ftl for PageMappedFtl {
                 }
             }),
             placement_model: self.blocks.placement_model(),
+            streams: (!self.blocks.stream_counts.is_empty())
+                .then(|| self.blocks.stream_counts.clone()),
         }
     }
 }
