@@ -148,7 +148,8 @@ fn sepbit_and_write_count_use_their_classes() {
     assert!(streams.iter().all(|&s| s <= 5), "{streams:?}");
 }
 
-fn waf(settings: &[(&str, &str)], workload: &str) -> f64 {
+/// A verified run on the six-stream device, preconditioned with the workload itself.
+fn report(settings: &[(&str, &str)], workload: &str) -> zombiesim::Report {
     let mut pairs = SIX_STREAMS.to_vec();
     pairs.extend_from_slice(&[
         ("precondition.random_drive_writes", "1"),
@@ -165,7 +166,11 @@ fn waf(settings: &[(&str, &str)], workload: &str) -> f64 {
     let spec = zombiesim::WorkloadSpec::parse(workload).unwrap();
     let rep = zombiesim::simulate(&cfg, &spec, &opts, &mut |_| true).unwrap();
     assert!(rep.run.verified);
-    rep.waf.expect("pages were written")
+    rep
+}
+
+fn waf(settings: &[(&str, &str)], workload: &str) -> f64 {
+    report(settings, workload).waf.expect("pages were written")
 }
 
 #[test]
@@ -188,22 +193,7 @@ fn the_placement_oracle_groups_pages_by_their_death_and_beats_the_guesses() {
 
 /// The WAF of a run and the report's `placement_model`.
 fn midas_run(workload: &str) -> (f64, zombiesim::placement::PlacementModel) {
-    let mut pairs = SIX_STREAMS.to_vec();
-    pairs.extend_from_slice(&[
-        ("precondition.random_drive_writes", "1"),
-        ("precondition.pattern", "workload"),
-        ("ftl.placement", "midas:4"),
-    ]);
-    let cfg = small(&pairs).unwrap();
-    let opts = zombiesim::RunOptions {
-        seed: 7,
-        verify: true,
-        reproducible: true,
-        ..Default::default()
-    };
-    let spec = zombiesim::WorkloadSpec::parse(workload).unwrap();
-    let rep = zombiesim::simulate(&cfg, &spec, &opts, &mut |_| true).unwrap();
-    assert!(rep.run.verified);
+    let rep = report(&[("ftl.placement", "midas:4")], workload);
     (
         rep.waf.unwrap(),
         rep.placement_model.expect("midas reports its model"),

@@ -260,21 +260,30 @@ mod tests {
         }
     }
 
-    #[test]
-    fn with_uniform_overwrites_the_tail_alone_is_greedy_and_a_chain_adds_nothing() {
-        // Uniform random overwrites of L live pages: S(a) = exp(−a/L).
-        let (live, width) = (8_192.0, 16.0);
-        let s = (0..4_000)
-            .map(|j| (-(j as f64) * width / live).exp())
-            .collect();
-        let survival = Survival::from_points(width, s);
-        let chain = Chain {
-            survival: &survival,
+    /// A chain over 160 blocks of 64 pages holding `live` pages, whose survival is
+    /// `survival(age)` on bins of 16 host writes up to `bins`.
+    fn chain_over(live: f64, bins: usize, survival: impl Fn(f64) -> f64) -> (Survival, f64) {
+        let width = 16.0;
+        let s = (0..bins).map(|j| survival(j as f64 * width)).collect();
+        let greedy = wa_greedy_approx(160.0 * 64.0 / live, 64);
+        (Survival::from_points(width, s), greedy)
+    }
+
+    fn chain(survival: &Survival, live: f64) -> Chain<'_> {
+        Chain {
+            survival,
             blocks: 160,
             pages_per_block: 64,
             live,
-        };
-        let greedy = wa_greedy_approx(160.0 * 64.0 / live, 64);
+        }
+    }
+
+    #[test]
+    fn with_uniform_overwrites_the_tail_alone_is_greedy_and_a_chain_adds_nothing() {
+        // Uniform random overwrites of L live pages: S(a) = exp(−a/L).
+        let live = 8_192.0;
+        let (survival, greedy) = chain_over(live, 4_000, |a| (-a / live).exp());
+        let chain = chain(&survival, live);
         assert!((chain.waf(&[]).unwrap() - greedy).abs() < 1e-9);
         // One block of group 0: its pages barely age, so nearly all are copied once
         // more on their way to the tail.
@@ -291,23 +300,11 @@ mod tests {
     fn with_hot_and_cold_pages_the_search_finds_a_chain_better_than_greedy() {
         // 90% of writes to 10% of pages (hot: lifetime L/9·0.1, cold: much longer).
         let live = 8_192.0f64;
-        let (hot_pages, cold_pages) = (0.1 * live, 0.9 * live);
-        let (hot_rate, cold_rate) = (0.9 / hot_pages, 0.1 / cold_pages);
-        let width = 16.0;
-        let s = (0..20_000)
-            .map(|j| {
-                let a = j as f64 * width;
-                0.9 * (-a * hot_rate).exp() + 0.1 * (-a * cold_rate).exp()
-            })
-            .collect();
-        let survival = Survival::from_points(width, s);
-        let chain = Chain {
-            survival: &survival,
-            blocks: 160,
-            pages_per_block: 64,
-            live,
-        };
-        let greedy = wa_greedy_approx(160.0 * 64.0 / live, 64);
+        let (hot_rate, cold_rate) = (0.9 / (0.1 * live), 0.1 / (0.9 * live));
+        let (survival, greedy) = chain_over(live, 20_000, |a| {
+            0.9 * (-a * hot_rate).exp() + 0.1 * (-a * cold_rate).exp()
+        });
+        let chain = chain(&survival, live);
         let (sizes, waf) = chain.search(6).unwrap();
         assert!(sizes.iter().all(|&s| s >= 1));
         assert!(sizes.iter().sum::<u32>() < 160);
