@@ -4,12 +4,14 @@
 //! the control: its decisions before t change with what comes after.
 
 use std::path::{Path, PathBuf};
+use zombiesim::simulate_trace;
 use zombiesim::trace::{
-    generate_notified, NativeHeader, NotifiedSpec, ReadOptions, RemapMode, TraceFormat, TraceOp,
-    TraceReader, TraceRecord, TraceWriter,
+    generate_notified, NativeHeader, NotifiedSpec, ReadOptions, TraceFormat, TraceOp, TraceReader,
+    TraceRecord, TraceWriter,
 };
-use zombiesim::workload::TraceSpec;
-use zombiesim::{simulate_trace, Config, RunOptions};
+
+mod common;
+use common::{native_trace, notified_device, verified_opts};
 
 /// Pages the trace addresses.
 const PAGES: u64 = 14_000;
@@ -74,37 +76,10 @@ fn replaced_after(recs: &[TraceRecord], cut: usize) -> Vec<TraceRecord> {
 }
 
 fn series(path: &Path, settings: &[(&str, &str)]) -> Vec<(u64, u64, u64)> {
-    let mut cfg = Config::preset("default").unwrap();
-    let mut keys = vec![
-        ("flash.blocks_per_plane", "64"),
-        ("flash.pages_per_block", "64"),
-        ("ftl.over_provisioning", "0.12"),
-        ("precondition.random_drive_writes", "0"),
-        ("stats.series_every", "1000"),
-        ("notify.mode", "ideal"),
-    ];
+    let mut keys = vec![("stats.series_every", "1000"), ("notify.mode", "ideal")];
     keys.extend_from_slice(settings);
-    cfg.set_many(
-        &keys
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect::<Vec<_>>(),
-    )
-    .unwrap();
-    let spec = TraceSpec {
-        path: path.to_path_buf(),
-        format: TraceFormat::Native,
-        options: ReadOptions::default(),
-        remap: RemapMode::None,
-        limit: None,
-    };
-    let opts = RunOptions {
-        seed: 1,
-        verify: true,
-        reproducible: true,
-        ..Default::default()
-    };
-    let rep = simulate_trace(&cfg, &spec, &opts, &mut |_| true).unwrap();
+    let (cfg, spec) = (notified_device(&keys), native_trace(path));
+    let rep = simulate_trace(&cfg, &spec, &verified_opts(1), &mut |_| true).unwrap();
     rep.series
         .iter()
         .map(|p| (p.host_write_pages, p.flash_erases, p.gc_pages_copied))

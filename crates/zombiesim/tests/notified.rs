@@ -3,11 +3,13 @@
 
 use std::path::{Path, PathBuf};
 use zombiesim::trace::{
-    generate_notified, HostBuffer, NativeHeader, NotifiedSpec, ReadOptions, RemapMode, TraceFormat,
-    TraceOp, TraceReader, TraceRecord, TraceStats, TraceWriter,
+    generate_notified, HostBuffer, NativeHeader, NotifiedSpec, ReadOptions, TraceFormat, TraceOp,
+    TraceReader, TraceRecord, TraceStats, TraceWriter,
 };
-use zombiesim::workload::TraceSpec;
-use zombiesim::{simulate_trace, Config, Error, Report, RunOptions};
+use zombiesim::{simulate_trace, Error, Report};
+
+mod common;
+use common::{native_trace, notified_device, verified_opts};
 
 fn tmp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("zs-notified-{}", std::process::id()));
@@ -34,44 +36,9 @@ fn small_spec(seed: u64) -> NotifiedSpec {
     }
 }
 
-/// A 64 MiB device (16 384 pages of 4 KiB), 12% spare: 14 628 logical pages.
-fn device(extra: &[(&str, &str)]) -> Config {
-    let mut cfg = Config::preset("default").unwrap();
-    let mut keys = vec![
-        ("flash.blocks_per_plane", "64"),
-        ("flash.pages_per_block", "64"),
-        ("ftl.over_provisioning", "0.12"),
-        ("precondition.random_drive_writes", "0"),
-    ];
-    keys.extend_from_slice(extra);
-    cfg.set_many(
-        &keys
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect::<Vec<_>>(),
-    )
-    .unwrap();
-    cfg
-}
-
-fn spec(path: &Path) -> TraceSpec {
-    TraceSpec {
-        path: path.to_path_buf(),
-        format: TraceFormat::Native,
-        options: ReadOptions::default(),
-        remap: RemapMode::None,
-        limit: None,
-    }
-}
-
 fn replay(path: &Path, extra: &[(&str, &str)]) -> zombiesim::Result<Report> {
-    let opts = RunOptions {
-        seed: 1,
-        verify: true,
-        reproducible: true,
-        ..Default::default()
-    };
-    simulate_trace(&device(extra), &spec(path), &opts, &mut |_| true)
+    let (cfg, spec) = (notified_device(extra), native_trace(path));
+    simulate_trace(&cfg, &spec, &verified_opts(1), &mut |_| true)
 }
 
 #[test]

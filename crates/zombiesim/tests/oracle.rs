@@ -20,6 +20,8 @@ use zombiesim::trace::{ReadOptions, RemapMode, TraceFormat};
 use zombiesim::workload::TraceSpec;
 use zombiesim::{simulate, simulate_trace, Config, Error, Report, RunOptions, WorkloadSpec};
 
+mod common;
+
 /// The real policies the oracle must never do worse than (label, settings).
 const REAL: &[(&str, &[(&str, &str)])] = &[
     ("greedy", &[("gc.policy", "greedy")]),
@@ -284,12 +286,7 @@ fn a_trace_is_read_twice_and_replayed_with_its_future() {
         remap: RemapMode::Modulo,
         limit: None,
     };
-    let opts = RunOptions {
-        seed: 1,
-        verify: true,
-        reproducible: true,
-        ..Default::default()
-    };
+    let opts = common::verified_opts(1);
     // A trace preconditions with uniform writes (it has no synthetic pattern).
     let cfg = |policy: &str| {
         device(

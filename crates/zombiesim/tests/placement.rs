@@ -6,6 +6,9 @@ use std::collections::BTreeSet;
 use zombiesim::ftl::{Ftl, FtlExt, PageMappedFtl};
 use zombiesim::{Config, Error};
 
+mod common;
+use common::verified_run;
+
 /// One plane of 64 blocks × 16 pages, OP 25%, greedy GC.
 fn small(settings: &[(&str, &str)]) -> zombiesim::Result<Config> {
     let mut cfg = Config::preset("default").unwrap();
@@ -156,15 +159,7 @@ fn report(settings: &[(&str, &str)], workload: &str) -> zombiesim::Report {
         ("precondition.pattern", "workload"),
     ]);
     pairs.extend_from_slice(settings);
-    let cfg = small(&pairs).unwrap();
-    let opts = zombiesim::RunOptions {
-        seed: 7,
-        verify: true,
-        reproducible: true,
-        ..Default::default()
-    };
-    let spec = zombiesim::WorkloadSpec::parse(workload).unwrap();
-    let rep = zombiesim::simulate(&cfg, &spec, &opts, &mut |_| true).unwrap();
+    let rep = verified_run(&small(&pairs).unwrap(), workload, 7);
     assert!(rep.run.verified);
     rep
 }

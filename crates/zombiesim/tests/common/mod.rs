@@ -1,20 +1,56 @@
 //! Helpers the integration tests share.
 
 use std::collections::HashSet;
+use std::path::Path;
 use zombiesim::device::{Command, Device, Payload};
-use zombiesim::workload::Op;
+use zombiesim::trace::{ReadOptions, RemapMode, TraceFormat};
+use zombiesim::workload::{Op, TraceSpec};
 use zombiesim::{simulate, Config, Report, RunOptions, WorkloadSpec};
 
-/// A verified, reproducible run of workload `wl` with `seed`.
+/// Options of a verified, reproducible run with `seed`.
 #[allow(dead_code)] // not every test file uses it
-pub fn verified_run(cfg: &Config, wl: &str, seed: u64) -> Report {
-    let opts = RunOptions {
+pub fn verified_opts(seed: u64) -> RunOptions {
+    RunOptions {
         seed,
         verify: true,
         reproducible: true,
         ..Default::default()
-    };
-    simulate(cfg, &WorkloadSpec::parse(wl).unwrap(), &opts, &mut |_| true).unwrap()
+    }
+}
+
+/// A verified, reproducible run of workload `wl` with `seed`.
+#[allow(dead_code)] // not every test file uses it
+pub fn verified_run(cfg: &Config, wl: &str, seed: u64) -> Report {
+    let spec = WorkloadSpec::parse(wl).unwrap();
+    simulate(cfg, &spec, &verified_opts(seed), &mut |_| true).unwrap()
+}
+
+/// A native trace at `path`, replayed as it is (no remapping, no limit).
+#[allow(dead_code)] // not every test file uses it
+pub fn native_trace(path: &Path) -> TraceSpec {
+    TraceSpec {
+        path: path.to_path_buf(),
+        format: TraceFormat::Native,
+        options: ReadOptions::default(),
+        remap: RemapMode::None,
+        limit: None,
+    }
+}
+
+/// The device notified traces replay on: 64 MiB (16 384 pages of 4 KiB), 12% spare
+/// (14 628 logical pages), filled but not randomly preconditioned; `extra` on top.
+#[allow(dead_code)] // not every test file uses it
+pub fn notified_device(extra: &[(&str, &str)]) -> Config {
+    let mut cfg = Config::preset("default").unwrap();
+    let mut pairs: Vec<(String, String)> = vec![
+        ("flash.blocks_per_plane".into(), "64".into()),
+        ("flash.pages_per_block".into(), "64".into()),
+        ("ftl.over_provisioning".into(), "0.12".into()),
+        ("precondition.random_drive_writes".into(), "0".into()),
+    ];
+    pairs.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    cfg.set_many(&pairs).unwrap();
+    cfg
 }
 
 /// A small device for device-layer tests: the default preset's 4 planes × 32 blocks ×
