@@ -37,15 +37,14 @@ pub fn native_trace(path: &Path) -> TraceSpec {
     }
 }
 
-/// The device notified traces replay on: 64 MiB (16 384 pages of 4 KiB), 12% spare
-/// (14 628 logical pages), filled but not randomly preconditioned; `extra` on top.
-#[allow(dead_code)] // not every test file uses it
-pub fn notified_device(extra: &[(&str, &str)]) -> Config {
+/// The default preset with `blocks` blocks of `pages` pages per plane and `op`
+/// over-provisioning, filled but not randomly preconditioned; `extra` on top.
+fn default_device(blocks: u32, pages: u32, op: f64, extra: &[(&str, &str)]) -> Config {
     let mut cfg = Config::preset("default").unwrap();
     let mut pairs: Vec<(String, String)> = vec![
-        ("flash.blocks_per_plane".into(), "64".into()),
-        ("flash.pages_per_block".into(), "64".into()),
-        ("ftl.over_provisioning".into(), "0.12".into()),
+        ("flash.blocks_per_plane".into(), blocks.to_string()),
+        ("flash.pages_per_block".into(), pages.to_string()),
+        ("ftl.over_provisioning".into(), op.to_string()),
         ("precondition.random_drive_writes".into(), "0".into()),
     ];
     pairs.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
@@ -57,16 +56,14 @@ pub fn notified_device(extra: &[(&str, &str)]) -> Config {
 /// 16 pages, OP 25%, filled but not randomly preconditioned; `settings` on top.
 #[allow(dead_code)] // not every test file uses it
 pub fn small_device(settings: &[(&str, &str)]) -> Config {
-    let mut cfg = Config::preset("default").unwrap();
-    let mut pairs: Vec<(String, String)> = vec![
-        ("flash.blocks_per_plane".into(), "32".into()),
-        ("flash.pages_per_block".into(), "16".into()),
-        ("ftl.over_provisioning".into(), "0.25".into()),
-        ("precondition.random_drive_writes".into(), "0".into()),
-    ];
-    pairs.extend(settings.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    cfg.set_many(&pairs).unwrap();
-    cfg
+    default_device(32, 16, 0.25, settings)
+}
+
+/// The device notified traces replay on: 64 MiB (16 384 pages of 4 KiB), 12% spare
+/// (14 628 logical pages), filled but not randomly preconditioned; `extra` on top.
+#[allow(dead_code)] // not every test file uses it
+pub fn notified_device(extra: &[(&str, &str)]) -> Config {
+    default_device(64, 64, 0.12, extra)
 }
 
 /// `steps` random single-page writes, reads, trims and flushes through a device built
