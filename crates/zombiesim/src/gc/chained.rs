@@ -46,8 +46,6 @@ pub struct Chained {
     fifo: Vec<bool>,
     /// Whether each block (local index) sits in a queue.
     queued: Vec<bool>,
-    /// Candidates in queues.
-    in_queues: usize,
     /// The last selection popped a queue.
     popped: bool,
 }
@@ -76,7 +74,6 @@ impl Chained {
             empty: Vec::new(),
             fifo,
             queued: vec![false; blocks as usize],
-            in_queues: 0,
             popped: false,
         }
     }
@@ -113,19 +110,17 @@ impl Chained {
         self.queued[local] && self.seq[local] == seq
     }
 
-    /// Take `block` out of the queues.
-    fn take(&mut self, block: u32) {
-        let local = (block - self.first_block) as usize;
-        self.queued[local] = false;
-        self.in_queues -= 1;
+    /// Take `block` out of stream `s`'s queue.
+    fn take(&mut self, block: u32, s: usize) {
+        self.queued[(block - self.first_block) as usize] = false;
+        self.count[s] -= 1;
     }
 
     /// The oldest live entry of stream `s`'s queue, taken out.
     fn pop_live(&mut self, s: usize) -> Option<u32> {
         while let Some(entry) = self.queues[s].pop_front() {
             if self.live(entry) {
-                self.take(entry.0);
-                self.count[s] -= 1;
+                self.take(entry.0, s);
                 return Some(entry.0);
             }
         }
@@ -142,8 +137,7 @@ impl Chained {
     fn pop_empty(&mut self, flash: &FlashState) -> Option<u32> {
         while let Some(entry) = self.empty.pop() {
             if self.live(entry) && flash.valid_count[entry.0 as usize] == 0 {
-                self.take(entry.0);
-                self.count[flash.stream[entry.0 as usize] as usize] -= 1;
+                self.take(entry.0, usize::from(flash.stream[entry.0 as usize]));
                 return Some(entry.0);
             }
         }
@@ -160,7 +154,6 @@ impl VictimPolicy for Chained {
             self.queues[stream].push_back((stats.block, self.seq[local]));
             self.count[stream] += 1;
             self.queued[local] = true;
-            self.in_queues += 1;
         } else {
             self.tail.insert(stats);
         }
@@ -213,7 +206,7 @@ impl VictimPolicy for Chained {
     }
 
     fn len(&self) -> usize {
-        self.tail.len() + self.in_queues
+        self.tail.len() + self.count.iter().sum::<usize>()
     }
 
     fn advances(&self) -> bool {

@@ -202,21 +202,19 @@ impl Midas {
         self.state.predicted_waf = predicted;
     }
 
-    fn bin(&self, age: u64) -> usize {
-        ((age / self.width) as usize).min(self.enter.len() - 1)
-    }
-
     /// An interval of a sampled page last written at `from`, observed up to `to`
     /// (overwritten then when `died`), from its age when the epoch began.
     fn observe(&mut self, from: u64, to: u64, died: bool) {
+        let bins = self.enter.len() as u64;
         let entry = self.epoch_start.saturating_sub(from) / self.width;
-        if entry as usize >= self.enter.len() {
+        if entry >= bins {
             return;
         }
-        let exit = self.bin(to - from);
+        let age = (to - from) / self.width;
+        let exit = age.min(bins - 1) as usize;
         self.enter[entry as usize] += 1.0;
         // Past the histogram's range an overwrite only says the page lived that long.
-        if died && ((to - from) / self.width) < self.enter.len() as u64 {
+        if died && age < bins {
             self.died[exit] += 1.0;
             self.overwrites += 1;
         } else {
