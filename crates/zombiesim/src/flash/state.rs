@@ -73,7 +73,7 @@ impl FlashState {
         FlashState {
             pages_per_block: ppb,
             shift: ppb.is_power_of_two().then(|| ppb.trailing_zeros()),
-            owner: vec![NONE; pages],
+            owner: crate::table::filled(pages, NONE),
             valid: vec![0; pages.div_ceil(64)],
             valid_count: vec![0; blocks],
             write_ptr: vec![0; blocks],
@@ -174,6 +174,40 @@ impl FlashState {
             self.status[b] = BlockStatus::Closed;
         }
         (ppn, full)
+    }
+
+    /// GC's copy of a run of valid pages `from` (all of one block) into the open block
+    /// `to`, which has room for all of them: each copy keeps its page's owner and the
+    /// source dies, exactly as [`FlashState::invalidate`] then [`FlashState::program`]
+    /// page by page would leave them. Returns the first new page and whether `to` is
+    /// now full (and closed).
+    pub fn move_pages(&mut self, from: &[u32], to: u32, now: u64) -> (u32, bool) {
+        let t = to as usize;
+        let n = from.len() as u32;
+        let page = self.write_ptr[t];
+        debug_assert_eq!(self.status[t], BlockStatus::Open);
+        debug_assert!(page + n <= self.pages_per_block);
+        let first = self.first_page(to) + page;
+        for (dst, &src) in (first..).zip(from) {
+            debug_assert!(self.is_valid(src));
+            self.valid[(src >> 6) as usize] &= !(1u64 << (src & 63));
+            self.owner[dst as usize] = self.owner[src as usize];
+            self.valid[(dst >> 6) as usize] |= 1u64 << (dst & 63);
+        }
+        if let Some(&src) = from.first() {
+            let b = self.block_of(src) as usize;
+            debug_assert!(from.iter().all(|&p| self.block_of(p) as usize == b));
+            self.valid_count[b] -= n;
+            self.last_modified[b] = now;
+        }
+        self.valid_count[t] += n;
+        self.write_ptr[t] = page + n;
+        self.last_modified[t] = now;
+        let full = page + n == self.pages_per_block;
+        if full {
+            self.status[t] = BlockStatus::Closed;
+        }
+        (first, full)
     }
 
     /// Invalidate a valid page; returns its block and the block's new valid count.

@@ -222,13 +222,26 @@ impl BlockManager {
     /// A page was programmed for `stream` (by the host or a buffer when `host`).
     #[inline]
     pub fn count_program(&mut self, stream: u32, host: bool) {
+        self.count_programs(stream, host, 1);
+    }
+
+    /// `n` pages were programmed for `stream`, as [`BlockManager::count_program`].
+    #[inline]
+    pub fn count_programs(&mut self, stream: u32, host: bool, n: u64) {
         if let Some(c) = self.stream_counts.get_mut(stream as usize) {
             if host {
-                c.host_pages += 1;
+                c.host_pages += n;
             } else {
-                c.gc_pages += 1;
+                c.gc_pages += n;
             }
         }
+    }
+
+    /// The stream every GC copy of a page that is not a known zombie goes to, when the
+    /// placement fixes it (`None`: the placement policy decides page by page).
+    #[inline]
+    pub fn fixed_gc_stream(&self) -> Option<u32> {
+        self.fixed.map(|f| f.gc_stream(false))
     }
 
     /// GC is about to reclaim a block of `stream` holding `valid` valid pages.

@@ -143,6 +143,13 @@ impl FlashOps {
         }
     }
 
+    /// `n` relocation programs for `cause` (GC or refresh: timed with their copies).
+    #[inline]
+    pub fn relocation_programs(&mut self, cause: Cause, n: u64) {
+        debug_assert!(cause.relocates());
+        self.programs.add(cause, n);
+    }
+
     /// Read a page on `plane` for the host; the request waits for its data.
     #[inline]
     pub fn host_read(&mut self, plane: u32) {

@@ -141,7 +141,7 @@ impl PageMappedFtl {
         cause: Cause,
         buffer: &mut dyn BufferView,
     ) -> Result<()> {
-        const AHEAD: usize = 12;
+        const AHEAD: usize = 32;
         let gc = cause == Cause::Gc;
         // Copies stay on the block's plane (copy-back), so each GC stream (one per
         // region, plus the zombie block) needs at most one fresh block per victim.
@@ -172,7 +172,30 @@ impl PageMappedFtl {
         let (mut buffer_reads, mut fast_programs) = (0u64, 0u64);
         // Pages that left the block (copied or skipped): the victim RU's sums, once.
         let mut left_victim = 0u32;
+        // Nothing to ask of any page one by one: the pages move in runs.
+        let runs = match self.blocks.fixed_gc_stream() {
+            Some(stream)
+                if gc
+                    && !any_dirty
+                    && !fdp
+                    && internal.is_none()
+                    && self.base.marks.known() == 0
+                    && self.content.is_none()
+                    && self.base.oracle.is_none() =>
+            {
+                Some(stream)
+            }
+            _ => None,
+        };
+        if let Some(stream) = runs {
+            let (copied, outcome) = self.relocate_runs(u, plane, start, stream, &pages, buffer);
+            by_state[0] = copied;
+            result = outcome;
+        }
         for i in 0..pages.len() {
+            if runs.is_some() {
+                break;
+            }
             if let Some(&ahead) = pages.get(i + AHEAD) {
                 prefetch_entry(&self.l2p, self.base.flash.owner[ahead as usize] as usize);
             }
@@ -300,6 +323,68 @@ impl PageMappedFtl {
             self.base.counters.refresh_pages += moved;
         }
         result
+    }
+
+    /// GC's copy of a victim's valid `pages` when none needs a look of its own (no
+    /// known zombies, nothing dirty in the write buffer, no content layer, oracle,
+    /// reclaim units or internal pages, and a placement that sends every copy to one
+    /// `stream`): [`PageMappedFtl::relocate_valid`]'s page-by-page loop done in runs,
+    /// each as many pages as the destination block has room for. The flash state of a
+    /// run moves in one step ([`crate::flash::FlashState::move_pages`]); the mapping
+    /// entries, scattered over the table, are prefetched `RUN_AHEAD` copies ahead.
+    /// Every count, time and order of events is the loop's. Returns the pages copied
+    /// and the outcome (an error stops the copying, as in the loop).
+    fn relocate_runs(
+        &mut self,
+        u: usize,
+        plane: u32,
+        start: u64,
+        stream: u32,
+        pages: &[u32],
+        buffer: &mut dyn BufferView,
+    ) -> (u64, Result<()>) {
+        const RUN_AHEAD: usize = 32;
+        let ppb = self.base.flash.pages_per_block();
+        let mut done = 0usize;
+        for &ppn in pages.iter().take(RUN_AHEAD) {
+            prefetch_entry(&self.l2p, self.base.flash.owner[ppn as usize] as usize);
+        }
+        while done < pages.len() {
+            let to = self.blocks.open_block(plane, stream);
+            if to == NONE {
+                if let Err(e) = self.open_block(plane, stream, buffer) {
+                    return (done as u64, Err(e));
+                }
+                continue;
+            }
+            let room = (ppb - self.base.flash.write_ptr[to as usize]) as usize;
+            let run = &pages[done..done + room.min(pages.len() - done)];
+            let k = run.len();
+            for _ in run {
+                self.base
+                    .ops
+                    .copy(plane, start, CopyKind::default(), Cause::Gc);
+            }
+            let (first, full) = self.base.flash.move_pages(run, to, self.base.clock);
+            let to_unit = self.blocks.unit_of_block(to);
+            self.blocks.units[to_unit].valid += k as u64;
+            self.blocks.units[to_unit].programmed += k as u64;
+            self.blocks.units[u].valid -= k as u64;
+            self.base.ops.relocation_programs(Cause::Gc, k as u64);
+            self.blocks.count_programs(stream, false, k as u64);
+            for (new, i) in (first..).zip(done..done + k) {
+                if let Some(&ahead) = pages.get(i + RUN_AHEAD) {
+                    prefetch_entry(&self.l2p, self.base.flash.owner[ahead as usize] as usize);
+                }
+                self.l2p[self.base.flash.owner[new as usize] as usize] = new;
+            }
+            if full {
+                self.blocks.set_open(plane, stream, NONE);
+                self.block_closed(to);
+            }
+            done += k;
+        }
+        (done as u64, Ok(()))
     }
 
     /// Refresh every block whose retention deadline the clock has passed.

@@ -131,7 +131,7 @@ impl PageMappedFtl {
         let (geo, flash) = (&base.geo, &base.flash);
         let blocks = BlockManager::new(cfg, &inner, &layout, flash);
         let mut ftl = PageMappedFtl {
-            l2p: vec![NONE; stored],
+            l2p: crate::table::filled(stored, NONE),
             blocks,
             host_cursor: 0,
             allocation: cfg.ftl.allocation,
