@@ -8,6 +8,10 @@
 //! before it is first written, which takes the page walk off most lookups. It is a
 //! hint: where huge pages are off (or on another OS) the table is an ordinary
 //! `Vec`, and no simulated figure depends on it.
+//!
+//! [`prefetch`] asks the CPU to start loading an entry that a later step will
+//! touch (the mapping entry of a request a few ahead, the validity word of the page
+//! it overwrites): the other half of keeping these tables off the critical path.
 
 /// Tables smaller than this stay on ordinary pages (a huge page is 2 MiB).
 pub const HUGE_MIN_BYTES: usize = 4 << 20;
@@ -45,6 +49,51 @@ fn advise_huge<T>(table: &Vec<T>) {
     let _ = table;
 }
 
+/// Ask the CPU to start loading `table[index]` into cache (a hint: no effect on
+/// results, nothing when `index` is out of range).
+#[inline(always)]
+pub fn prefetch<T>(table: &[T], index: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(slot) = table.get(index) {
+        // SAFETY: prefetching is a hint that never faults; `slot` is a valid reference.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                (slot as *const T).cast::<i8>(),
+            )
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (table, index);
+}
+
+/// The last `N` indices handed to [`Lookbehind::push`], for a second prefetch stage:
+/// an entry prefetched `N` steps ago has had time to arrive, so what it points to
+/// can be prefetched in turn. Shared access (`Cell`s), as prefetching reads only.
+#[derive(Debug)]
+pub struct Lookbehind<const N: usize> {
+    slots: [std::cell::Cell<u32>; N],
+    next: std::cell::Cell<usize>,
+}
+
+impl<const N: usize> Default for Lookbehind<N> {
+    fn default() -> Self {
+        Lookbehind {
+            slots: std::array::from_fn(|_| std::cell::Cell::new(u32::MAX)),
+            next: std::cell::Cell::new(0),
+        }
+    }
+}
+
+impl<const N: usize> Lookbehind<N> {
+    /// Keep `index`; returns the one kept `N` pushes ago (`u32::MAX` at first).
+    #[inline(always)]
+    pub fn push(&self, index: u32) -> u32 {
+        let slot = self.next.get();
+        self.next.set(if slot + 1 == N { 0 } else { slot + 1 });
+        self.slots[slot].replace(index)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,5 +106,20 @@ mod tests {
         let large = filled(n, u32::MAX);
         assert_eq!(large.len(), n);
         assert!(large.iter().all(|&x| x == u32::MAX));
+    }
+
+    #[test]
+    fn lookbehind_returns_what_was_pushed_n_ago() {
+        let ring = Lookbehind::<3>::default();
+        let out: Vec<u32> = (10..16).map(|i| ring.push(i)).collect();
+        assert_eq!(out, vec![u32::MAX, u32::MAX, u32::MAX, 10, 11, 12]);
+    }
+
+    #[test]
+    fn prefetch_out_of_range_is_harmless() {
+        let t = [1u64, 2, 3];
+        prefetch(&t, 2);
+        prefetch(&t, 99);
+        prefetch::<u32>(&[], 0);
     }
 }

@@ -143,10 +143,19 @@ impl FlashOps {
         }
     }
 
-    /// `n` relocation programs for `cause` (GC or refresh: timed with their copies).
+    /// `n` relocations of the same `kind` on `plane` for `cause`, issued at `start`:
+    /// [`FlashOps::copy`] and [`FlashOps::program`] `n` times each, in that order.
     #[inline]
-    pub fn relocation_programs(&mut self, cause: Cause, n: u64) {
+    pub fn relocations(&mut self, plane: u32, start: u64, kind: CopyKind, cause: Cause, n: u64) {
         debug_assert!(cause.relocates());
+        if !kind.from_buffer {
+            self.reads.add(cause, n);
+        }
+        if let Some(t) = self.clock() {
+            for _ in 0..n {
+                t.copy(plane, start, kind, cause);
+            }
+        }
         self.programs.add(cause, n);
     }
 

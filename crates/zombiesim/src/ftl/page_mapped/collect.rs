@@ -343,7 +343,7 @@ impl PageMappedFtl {
         pages: &[u32],
         buffer: &mut dyn BufferView,
     ) -> (u64, Result<()>) {
-        const RUN_AHEAD: usize = 32;
+        const RUN_AHEAD: usize = 64;
         let ppb = self.base.flash.pages_per_block();
         let mut done = 0usize;
         for &ppn in pages.iter().take(RUN_AHEAD) {
@@ -360,17 +360,15 @@ impl PageMappedFtl {
             let room = (ppb - self.base.flash.write_ptr[to as usize]) as usize;
             let run = &pages[done..done + room.min(pages.len() - done)];
             let k = run.len();
-            for _ in run {
-                self.base
-                    .ops
-                    .copy(plane, start, CopyKind::default(), Cause::Gc);
-            }
+            let kind = CopyKind::default();
+            self.base
+                .ops
+                .relocations(plane, start, kind, Cause::Gc, k as u64);
             let (first, full) = self.base.flash.move_pages(run, to, self.base.clock);
             let to_unit = self.blocks.unit_of_block(to);
             self.blocks.units[to_unit].valid += k as u64;
             self.blocks.units[to_unit].programmed += k as u64;
             self.blocks.units[u].valid -= k as u64;
-            self.base.ops.relocation_programs(Cause::Gc, k as u64);
             self.blocks.count_programs(stream, false, k as u64);
             for (new, i) in (first..).zip(done..done + k) {
                 if let Some(&ahead) = pages.get(i + RUN_AHEAD) {

@@ -32,6 +32,7 @@ use crate::ftl::{
 use crate::gc::BlockStats;
 use crate::placement::{HostWrite, WriteHint};
 use crate::stats::Cause;
+use crate::table::Lookbehind;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
@@ -80,6 +81,9 @@ pub struct PageMappedFtl {
     /// one last took them, kept only when it asks ([`crate::ftl::DftlFtl`]: their
     /// mappings changed).
     moved: Option<Vec<u32>>,
+    /// Pages whose mapping entries were prefetched lately: a few requests on, the
+    /// page each maps to is prefetched in turn (the validity word its overwrite clears).
+    prefetched: Lookbehind<4>,
 }
 
 /// What GC does with the valid pages of a victim that have a newer copy above the
@@ -187,6 +191,7 @@ impl PageMappedFtl {
             }),
             now_ns: 0,
             moved: log_moves.then(Vec::new),
+            prefetched: Lookbehind::default(),
             base,
             layout,
         };
@@ -634,6 +639,10 @@ impl Ftl for PageMappedFtl {
     #[inline]
     fn prefetch(&self, lpn: u64) {
         prefetch_entry(&self.l2p, lpn as usize);
+        let earlier = self.prefetched.push(lpn.min(u64::from(NONE)) as u32);
+        if let Some(&ppn) = self.l2p.get(earlier as usize) {
+            self.base.flash.prefetch_page(ppn);
+        }
     }
 
     fn on_event(&mut self, event: DeviceEvent, buffer: &mut dyn BufferView) -> Result<()> {
