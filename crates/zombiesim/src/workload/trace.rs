@@ -24,8 +24,8 @@ use super::{Op, Request, Workload, WriteHint};
 use crate::error::{Error, Result};
 use crate::fingerprint::combine;
 use crate::trace::{
-    HostBuffer, NativeHeader, PlacementCounter, ReadOptions, RemapMode, Remapper, TraceFormat,
-    TraceOp, TraceReader,
+    HostBuffer, NativeHeader, PlacementCounter, ReadAhead, ReadOptions, RemapMode, Remapper,
+    TraceFormat, TraceOp, TraceReader,
 };
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -51,7 +51,8 @@ impl TraceSpec {
 /// A trace replayed as a workload.
 pub struct TraceWorkload {
     spec: TraceSpec,
-    reader: TraceReader,
+    /// The trace, read and parsed on a thread of its own.
+    reader: ReadAhead,
     remapper: Remapper,
     pending: VecDeque<Request>,
     records: u64,
@@ -92,7 +93,7 @@ impl TraceWorkload {
         let header = reader.native_header()?;
         Ok(TraceWorkload {
             header,
-            reader,
+            reader: ReadAhead::spawn(reader)?,
             remapper: Remapper::new(spec.remap, logical_pages * page_size, page_size)?,
             spec: spec.clone(),
             pending: VecDeque::new(),
