@@ -172,14 +172,16 @@ impl PageMappedFtl {
         let (mut buffer_reads, mut fast_programs) = (0u64, 0u64);
         // Pages that left the block (copied or skipped): the victim RU's sums, once.
         let mut left_victim = 0u32;
-        // Nothing to ask of any page one by one: the pages move in runs.
+        // Nothing to ask of any page one by one (no known zombie on the block, nothing
+        // dirty in the buffer, ...): the pages move in runs.
         let runs = match self.blocks.fixed_gc_stream() {
             Some(stream)
                 if gc
                     && !any_dirty
                     && !fdp
                     && internal.is_none()
-                    && self.base.marks.known() == 0
+                    && (self.base.marks.known() == 0
+                        || self.base.flash.zombies[block as usize] == 0)
                     && self.content.is_none()
                     && self.base.oracle.is_none() =>
             {

@@ -32,6 +32,22 @@ impl PageMappedFtl {
                 )));
             }
             valid_total += bits as u64;
+            // The block's count of known zombies: its valid pages whose logical page
+            // is marked (GC moves a block with none in runs, unlooked at). With the
+            // content layer a page may stand for several logical pages, each counted.
+            if self.content.is_none() {
+                let flash = &self.base.flash;
+                let zombies = flash
+                    .valid_pages(block)
+                    .filter(|&p| self.is_zombie(flash.owner[p as usize] as usize))
+                    .count() as u32;
+                if zombies != flash.zombies[b] {
+                    return Err(Error::integrity(format!(
+                        "block {block}: zombie count {} but {zombies} valid pages are marked",
+                        flash.zombies[b]
+                    )));
+                }
+            }
             match self.base.flash.status[b] {
                 BlockStatus::Free => {
                     free_blocks += 1;
