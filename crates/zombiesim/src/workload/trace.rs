@@ -51,7 +51,7 @@ impl TraceSpec {
 /// A trace replayed as a workload.
 pub struct TraceWorkload {
     spec: TraceSpec,
-    /// The trace, read and parsed on a thread of its own.
+    /// The trace, read and parsed on a thread of its own (text formats).
     reader: ReadAhead,
     remapper: Remapper,
     pending: VecDeque<Request>,
@@ -93,7 +93,7 @@ impl TraceWorkload {
         let header = reader.native_header()?;
         Ok(TraceWorkload {
             header,
-            reader: ReadAhead::spawn(reader)?,
+            reader: ReadAhead::new(reader)?,
             remapper: Remapper::new(spec.remap, logical_pages * page_size, page_size)?,
             spec: spec.clone(),
             pending: VecDeque::new(),
