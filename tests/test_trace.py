@@ -78,6 +78,19 @@ def test_simulate_accepts_a_trace_input_and_limit(msr, small):
     assert not rep.timed and rep.latency is None and rep.elapsed_s is None
 
 
+def test_inline_trace_reading_changes_no_result(msr, small):
+    threaded = zs.simulate_trace(small, msr, "msr", remap="modulo", reproducible=True)
+    inline = zs.simulate_trace(
+        small, msr, "msr", remap="modulo", reproducible=True, inline_trace=True
+    )
+    assert threaded.trace.records > 0
+    assert inline.to_json() == threaded.to_json()
+    src = zs.TraceInput(msr, "msr", remap="modulo")
+    assert zs.simulate(small, src, reproducible=True, inline_trace=True).to_json() == (
+        threaded.to_json()
+    )
+
+
 def test_simulate_trace_progress_false_returns_interrupted(msr, small):
     rep = zs.simulate_trace(small, msr, "msr", remap="modulo", progress=lambda *a: False)
     assert rep.interrupted and rep.run.progress < 1

@@ -97,6 +97,7 @@ class _RunOptions:
     reproducible: bool = False
     max_memory: int | None = None
     force_unsafe: bool = False
+    inline_trace: bool = False
 
     def __post_init__(self) -> None:
         seed = self.seed
@@ -117,6 +118,7 @@ class _RunOptions:
             "reproducible": bool(self.reproducible),
             "max_memory": self.max_memory,
             "force_unsafe": bool(self.force_unsafe),
+            "inline_trace": bool(self.inline_trace),
         }
 
 
@@ -157,6 +159,7 @@ def simulate(
     reproducible: bool = False,
     max_memory: int | str | None = None,
     force_unsafe: bool = False,
+    inline_trace: bool = False,
     progress: ProgressFn | None = None,
 ) -> Report:
     """Run one simulation and return its `Report`.
@@ -173,8 +176,10 @@ def simulate(
     naming the key to change, before anything is allocated. `force_unsafe` runs a
     configuration the simulator refuses as unsafe (the skip policy, `gc.skip_shadows`,
     with a volatile device buffer) so that the integrity oracle (`verify=True`) can show
-    the data it loses; it changes nothing else."""
-    opts = _RunOptions(seed, verify, reproducible, max_memory, force_unsafe)
+    the data it loses; it changes nothing else. A text trace is parsed on a thread of
+    its own; `inline_trace` parses it on the simulating thread instead (what a worker of
+    a pool with one simulation per core wants); it changes no result."""
+    opts = _RunOptions(seed, verify, reproducible, max_memory, force_unsafe, inline_trace)
     return _run_one(config, _source(workload), opts, progress)
 
 
@@ -194,6 +199,7 @@ def simulate_trace(
     time_offset: float = 0.0,
     max_memory: int | str | None = None,
     force_unsafe: bool = False,
+    inline_trace: bool = False,
     progress: ProgressFn | None = None,
 ) -> Report:
     """Replay a block trace (`format`: `zs.trace.formats()`) and return its `Report`.
@@ -207,8 +213,9 @@ def simulate_trace(
     first records; `time_scale` multiplies the trace's times and `time_offset` (seconds)
     is added after scaling (timing mode, open replay).
     `progress`'s fraction is `None` in the measured phase unless `limit` is given.
-    Interruption, `seed`, `max_memory` and `force_unsafe` work as in `simulate`."""
-    opts = _RunOptions(seed, verify, reproducible, max_memory, force_unsafe)
+    Interruption, `seed`, `max_memory`, `force_unsafe` and `inline_trace` work as in
+    `simulate`."""
+    opts = _RunOptions(seed, verify, reproducible, max_memory, force_unsafe, inline_trace)
     source = TraceInput(
         os.fspath(path),
         format,

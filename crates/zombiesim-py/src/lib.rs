@@ -70,7 +70,7 @@ pub(crate) fn detached<T: Send>(
 /// Run one simulation and return its report as JSON.
 #[pyfunction]
 #[pyo3(signature = (config, workload, seed = 0, verify = false, reproducible = false,
-    max_memory = None, force_unsafe = false, progress = None))]
+    max_memory = None, force_unsafe = false, inline_trace = false, progress = None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
@@ -81,6 +81,7 @@ fn simulate(
     reproducible: bool,
     max_memory: Option<u64>,
     force_unsafe: bool,
+    inline_trace: bool,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let spec = WorkloadSpec::parse(workload).py()?;
@@ -91,6 +92,7 @@ fn simulate(
         reproducible,
         max_memory,
         force_unsafe,
+        inline_trace,
     };
     let report = detached(py, &progress, |p| {
         zombiesim::simulate(&cfg, &spec, &opts, p)

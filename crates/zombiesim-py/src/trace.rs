@@ -103,7 +103,8 @@ fn format(name: &str) -> PyResult<TraceFormat> {
 #[pyfunction]
 #[pyo3(signature = (config, path, format_name, seed = 0, verify = false, reproducible = false,
     device = None, on_error = "stop", remap = "none", limit = None, time_scale = 1.0,
-    time_offset_s = 0.0, max_memory = None, force_unsafe = false, progress = None))]
+    time_offset_s = 0.0, max_memory = None, force_unsafe = false, inline_trace = false,
+    progress = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate_trace(
     py: Python<'_>,
@@ -121,6 +122,7 @@ pub fn simulate_trace(
     time_offset_s: f64,
     max_memory: Option<u64>,
     force_unsafe: bool,
+    inline_trace: bool,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let spec = TraceSpec {
@@ -137,6 +139,7 @@ pub fn simulate_trace(
         reproducible,
         max_memory,
         force_unsafe,
+        inline_trace,
     };
     let report = detached(py, &progress, |p| {
         zombiesim::simulate_trace(&cfg, &spec, &opts, p)

@@ -82,7 +82,8 @@ def run_cell(task: CellTask, stop: Any = None) -> dict[str, Any]:
     `{"status": "failed", "error", "kind", "wall_s"}` — a bad cell is an outcome, not an
     exception, so it never stops the others — or `{"status": "interrupted"}` when `stop`
     (anything with `is_set()`) was set while it ran. Reports are reproducible: no wall
-    times inside, so identical cells give identical bytes."""
+    times inside, so identical cells give identical bytes. A text trace is parsed on the
+    cell's own thread (`inline_trace`): the engines run one cell per core."""
     from ..api import simulate
     from ..config import Config
 
@@ -100,6 +101,8 @@ def run_cell(task: CellTask, stop: Any = None) -> dict[str, Any]:
             seed=task.seed,
             verify=task.verify,
             reproducible=True,
+            # The pool runs a cell per core: no second thread to parse a text trace.
+            inline_trace=True,
             progress=keep_going,
         )
     except Exception as e:  # a bad cell is recorded, whatever went wrong in it

@@ -129,7 +129,17 @@ pub fn simulate_trace(
     let geo = Geometry::new(cfg)?;
     // Without FDP the trace's identifiers are carried unused, and unchecked.
     let placement_ids = cfg.fdp.placement_ids();
-    let workload = TraceWorkload::open(trace, geo.logical_pages, geo.page_size, placement_ids)?;
+    let read_ahead = !opts.inline_trace;
+    let open = || {
+        TraceWorkload::open(
+            trace,
+            geo.logical_pages,
+            geo.page_size,
+            placement_ids,
+            read_ahead,
+        )
+    };
+    let workload = open()?;
     if let Some(members) = oracle::envelope(cfg, &geo, workload.is_notified())? {
         return oracle::best_of(cfg, members, |c| simulate_trace(c, trace, opts, progress));
     }
@@ -153,13 +163,7 @@ pub fn simulate_trace(
     // gc.policy = "oracle": the measured phase's future, read from the trace again (a
     // notified trace's host events are not in it: the oracle's marks replace them).
     let mut ticker = Ticker::new(progress);
-    let future = oracle::prepare(
-        cfg,
-        &geo,
-        opts,
-        || TraceWorkload::open(trace, geo.logical_pages, geo.page_size, placement_ids),
-        &mut ticker,
-    )?;
+    let future = oracle::prepare(cfg, &geo, opts, open, &mut ticker)?;
     run(
         cfg,
         &geo,

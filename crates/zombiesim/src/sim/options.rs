@@ -1,6 +1,7 @@
 //! What a run is asked to do besides simulating the configured device: its seed,
-//! verification, reproducible reports, the memory bound, and whether to run a
-//! configuration refused as unsafe.
+//! verification, reproducible reports, the memory bound, whether to run a
+//! configuration refused as unsafe, and whether a text trace is parsed on a thread of
+//! its own.
 
 /// Options of one run that are not part of the device's configuration.
 #[derive(Clone, Debug, Default)]
@@ -16,4 +17,9 @@ pub struct RunOptions {
     /// Run a configuration that is refused as unsafe (the skip policy with a volatile
     /// buffer), so that its data loss can be shown.
     pub force_unsafe: bool,
+    /// Parse a text trace on the simulation's thread rather than on a reader thread
+    /// of its own ([`crate::trace::ReadAhead`]): for a worker of a pool that already
+    /// runs one simulation per core, where a second thread costs more than it saves.
+    /// Changes no result.
+    pub inline_trace: bool,
 }

@@ -97,10 +97,11 @@ pub struct ReadAhead {
 }
 
 impl ReadAhead {
-    /// Read `reader`: a text trace on a new thread, a native one (a record is a
-    /// few fixed fields, cheaper to decode than to hand over) on the caller's.
-    pub fn new(reader: TraceReader) -> Result<ReadAhead> {
-        if reader.format() == TraceFormat::Native {
+    /// Read `reader`: a text trace on a new thread when `threaded`, a native one (a
+    /// record is a few fixed fields, cheaper to decode than to hand over) and any
+    /// trace when not `threaded` on the caller's.
+    pub fn new(reader: TraceReader, threaded: bool) -> Result<ReadAhead> {
+        if !threaded || reader.format() == TraceFormat::Native {
             // Never used: the inline reader answers first.
             let (spent, rx) = sync_channel::<Batch>(0);
             return Ok(ReadAhead {
@@ -390,12 +391,30 @@ mod tests {
             TraceReader::from_reader("mem", input, TraceFormat::Native, &ReadOptions::default())
                 .unwrap()
         };
-        let ahead = ReadAhead::new(open()).unwrap();
+        let ahead = ReadAhead::new(open(), true).unwrap();
         assert!(ahead.thread.is_none() && ahead.inline.is_some());
         let direct: Vec<_> = open().map(|r| r.unwrap()).collect();
         let inline: Vec<_> = ahead.map(|r| r.unwrap()).collect();
         assert_eq!(direct.len(), 100);
         assert_eq!(direct, inline);
+    }
+
+    #[test]
+    fn a_text_trace_is_read_inline_when_asked() {
+        let text = "0,src,0,Write,0,4096,0\n1,src,0,Read,4096,4096,0\n";
+        let open = || {
+            let input = Box::new(std::io::Cursor::new(text.as_bytes().to_vec()));
+            TraceReader::from_reader("mem", input, TraceFormat::Msr, &ReadOptions::default())
+                .unwrap()
+        };
+        let ahead = ReadAhead::new(open(), false).unwrap();
+        assert!(ahead.thread.is_none() && ahead.inline.is_some());
+        let threaded = ReadAhead::new(open(), true).unwrap();
+        assert!(threaded.thread.is_some());
+        let a: Vec<_> = ahead.map(|r| r.unwrap()).collect();
+        let b: Vec<_> = threaded.map(|r| r.unwrap()).collect();
+        assert_eq!(a, b);
+        assert_eq!(a.len(), 2);
     }
 
     #[test]

@@ -51,8 +51,10 @@ impl TraceSpec {
 /// A trace replayed as a workload.
 pub struct TraceWorkload {
     spec: TraceSpec,
-    /// The trace, read and parsed on a thread of its own (text formats).
+    /// The trace, read and parsed on a thread of its own (text formats, unless
+    /// `read_ahead` is off).
     reader: ReadAhead,
+    read_ahead: bool,
     remapper: Remapper,
     pending: VecDeque<Request>,
     records: u64,
@@ -73,12 +75,14 @@ impl TraceWorkload {
     /// Open the trace for a device of `logical_pages` pages of `page_size` bytes.
     /// `placement_ids`: how many placement identifiers the device has (an FDP device's
     /// `reclaim_groups × handles`); a write carrying another is an input error. `None`
-    /// carries them unchecked.
+    /// carries them unchecked. `read_ahead`: a text trace is parsed on a thread of its
+    /// own ([`ReadAhead`]); off, on the caller's.
     pub fn open(
         spec: &TraceSpec,
         logical_pages: u64,
         page_size: u64,
         placement_ids: Option<u32>,
+        read_ahead: bool,
     ) -> Result<Self> {
         if spec.format.has_values() && page_size != 4096 {
             return Err(Error::config(
@@ -93,7 +97,8 @@ impl TraceWorkload {
         let header = reader.native_header()?;
         Ok(TraceWorkload {
             header,
-            reader: ReadAhead::new(reader)?,
+            reader: ReadAhead::new(reader, read_ahead)?,
+            read_ahead,
             remapper: Remapper::new(spec.remap, logical_pages * page_size, page_size)?,
             spec: spec.clone(),
             pending: VecDeque::new(),
@@ -293,6 +298,7 @@ impl Workload for TraceWorkload {
             self.logical_pages,
             self.page_size,
             self.placement_ids,
+            self.read_ahead,
         )?)))
     }
 }
@@ -304,6 +310,7 @@ struct TraceWrites {
     logical_pages: u64,
     page_size: u64,
     placement_ids: Option<u32>,
+    read_ahead: bool,
     inner: TraceWorkload,
     /// Writes since the trace was last opened.
     since_open: u64,
@@ -315,13 +322,15 @@ impl TraceWrites {
         logical_pages: u64,
         page_size: u64,
         placement_ids: Option<u32>,
+        read_ahead: bool,
     ) -> Result<Self> {
         Ok(TraceWrites {
             spec: spec.clone(),
             logical_pages,
             page_size,
             placement_ids,
-            inner: TraceWorkload::open(spec, logical_pages, page_size, placement_ids)?,
+            read_ahead,
+            inner: TraceWorkload::open(spec, logical_pages, page_size, placement_ids, read_ahead)?,
             since_open: 0,
         })
     }
@@ -347,6 +356,7 @@ impl Workload for TraceWrites {
                         self.logical_pages,
                         self.page_size,
                         self.placement_ids,
+                        self.read_ahead,
                     )?;
                     self.since_open = 0;
                 }
