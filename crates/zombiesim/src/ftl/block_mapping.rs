@@ -11,9 +11,7 @@
 
 use crate::error::Result;
 use crate::flash::NONE;
-use crate::ftl::{
-    prefetch_entry, BufferView, DeviceEvent, Ftl, FtlBase, FtlSummary, PageWrite, Space,
-};
+use crate::ftl::{BufferView, DeviceEvent, Ftl, FtlBase, FtlSummary, PageWrite, Space};
 use crate::stats::Cause;
 
 /// A block-mapped FTL: what it answers itself.
@@ -79,7 +77,7 @@ impl<T: BlockMapping> Ftl for T {
     }
     fn prefetch(&self, lpn: u64) {
         let (table, index) = self.map_entry(lpn);
-        prefetch_entry(table, index);
+        crate::table::prefetch(table, index);
     }
     fn on_event(&mut self, event: DeviceEvent, _buffer: &mut dyn BufferView) -> Result<()> {
         self.shared_mut().on_event_without_background(event)

@@ -48,7 +48,6 @@ pub use reclaim_units::{FdpCounts, ReclaimUnits, StreamCounts};
 pub use refresh::RefreshQueues;
 
 pub use crate::placement::WriteHint;
-pub(crate) use crate::table::prefetch as prefetch_entry;
 pub use base::{FtlBase, Wear};
 pub use block_mapped::BlockMappedFtl;
 pub use block_mapping::BlockMapping;

@@ -4,7 +4,6 @@
 use super::{PageMappedFtl, ShadowGc};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, NONE};
-use crate::ftl::prefetch_entry;
 use crate::ftl::{BufferView, PageState};
 use crate::gc::SelectCtx;
 use crate::placement::GcCopy;
@@ -149,9 +148,6 @@ impl PageMappedFtl {
         let mut pages = std::mem::take(&mut self.scratch);
         pages.clear();
         pages.extend(self.base.flash.valid_pages(block));
-        for &ppn in pages.iter().take(AHEAD) {
-            prefetch_entry(&self.l2p, self.base.flash.owner[ppn as usize] as usize);
-        }
         let mut result = Ok(());
         let ShadowGc { reads, fast, skip } = if gc { self.shadow } else { ShadowGc::default() };
         let fast = fast && self.layout.zombie_stream.is_some();
@@ -173,15 +169,14 @@ impl PageMappedFtl {
         // Pages that left the block (copied or skipped): the victim RU's sums, once.
         let mut left_victim = 0u32;
         // Nothing to ask of any page one by one (no known zombie on the block, nothing
-        // dirty in the buffer, ...): the pages move in runs.
+        // dirty in the buffer, ...): the pages move in runs; else one by one below.
         let runs = match self.blocks.fixed_gc_stream() {
             Some(stream)
                 if gc
                     && !any_dirty
                     && !fdp
                     && internal.is_none()
-                    && (self.base.marks.known() == 0
-                        || self.base.flash.zombies[block as usize] == 0)
+                    && self.base.flash.zombies[block as usize] == 0
                     && self.content.is_none()
                     && self.base.oracle.is_none() =>
             {
@@ -189,17 +184,23 @@ impl PageMappedFtl {
             }
             _ => None,
         };
-        if let Some(stream) = runs {
-            let (copied, outcome) = self.relocate_runs(u, plane, start, stream, &pages, buffer);
-            by_state[0] = copied;
-            result = outcome;
-        }
-        for i in 0..pages.len() {
-            if runs.is_some() {
-                break;
+        let one_by_one = match runs {
+            Some(stream) => {
+                let (copied, outcome) = self.relocate_runs(u, plane, start, stream, &pages, buffer);
+                by_state[0] = copied;
+                result = outcome;
+                0
             }
+            None => {
+                for &ppn in pages.iter().take(AHEAD) {
+                    crate::table::prefetch(&self.l2p, self.base.flash.owner[ppn as usize] as usize);
+                }
+                pages.len()
+            }
+        };
+        for i in 0..one_by_one {
             if let Some(&ahead) = pages.get(i + AHEAD) {
-                prefetch_entry(&self.l2p, self.base.flash.owner[ahead as usize] as usize);
+                crate::table::prefetch(&self.l2p, self.base.flash.owner[ahead as usize] as usize);
             }
             let ppn = pages[i];
             let lpn = self.base.flash.owner[ppn as usize];
@@ -349,7 +350,7 @@ impl PageMappedFtl {
         let ppb = self.base.flash.pages_per_block();
         let mut done = 0usize;
         for &ppn in pages.iter().take(RUN_AHEAD) {
-            prefetch_entry(&self.l2p, self.base.flash.owner[ppn as usize] as usize);
+            crate::table::prefetch(&self.l2p, self.base.flash.owner[ppn as usize] as usize);
         }
         while done < pages.len() {
             let to = self.blocks.open_block(plane, stream);
@@ -374,7 +375,10 @@ impl PageMappedFtl {
             self.blocks.count_programs(stream, false, k as u64);
             for (new, i) in (first..).zip(done..done + k) {
                 if let Some(&ahead) = pages.get(i + RUN_AHEAD) {
-                    prefetch_entry(&self.l2p, self.base.flash.owner[ahead as usize] as usize);
+                    crate::table::prefetch(
+                        &self.l2p,
+                        self.base.flash.owner[ahead as usize] as usize,
+                    );
                 }
                 self.l2p[self.base.flash.owner[new as usize] as usize] = new;
             }

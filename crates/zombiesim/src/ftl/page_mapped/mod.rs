@@ -26,8 +26,8 @@ use crate::config::{Allocation, Config, FtlLayout};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
 use crate::ftl::{
-    prefetch_entry, BlockManager, BufferView, DeviceEvent, Ftl, FtlBase, FtlSummary, PageWrite,
-    RefreshQueues, Space,
+    BlockManager, BufferView, DeviceEvent, Ftl, FtlBase, FtlSummary, PageWrite, RefreshQueues,
+    Space,
 };
 use crate::gc::BlockStats;
 use crate::placement::{HostWrite, WriteHint};
@@ -638,7 +638,7 @@ impl Ftl for PageMappedFtl {
 
     #[inline]
     fn prefetch(&self, lpn: u64) {
-        prefetch_entry(&self.l2p, lpn as usize);
+        crate::table::prefetch(&self.l2p, lpn as usize);
         let earlier = self.prefetched.push(lpn.min(u64::from(NONE)) as u32);
         if let Some(&ppn) = self.l2p.get(earlier as usize) {
             self.base.flash.prefetch_page(ppn);
