@@ -7,17 +7,19 @@
 //! ```
 //!
 //! Decompressing and parsing a text trace cost about a third of a replay's time on
-//! the simulation's thread; here they run beside it. A native trace is read on the
-//! caller's thread ([`ReadAhead::new`]): its records are cheaper to decode than to
-//! hand over (a thread saved 12% of a native replay's wall time but cost 8% more
-//! processor time, which a sweep with a worker per core cannot spare). The reader thread runs the very
-//! [`TraceReader`] a replay would, and sends what it returns in batches of
-//! [`BATCH`] records, each with the reader's position as it returned it (line,
-//! skipped lines, content values), over a channel of [`BATCHES_AHEAD`] batches. So
-//! a [`ReadAhead`] returns the same records, errors and positions in the same order
-//! as the reader itself: one producer, first in first out, nothing timed. Memory is
-//! bounded by the channel, whatever the trace's length. When the `ReadAhead` is
-//! dropped the thread stops at its next send.
+//! the simulation's thread; here they run beside it. The reader thread runs the very
+//! [`TraceReader`] a replay would, and sends what it returns in batches of [`BATCH`]
+//! records, each with the reader's position as it returned it (line, skipped lines,
+//! content values), over a channel of [`BATCHES_AHEAD`] batches; spent batches go
+//! back to be filled again. So a [`ReadAhead`] returns the same records, errors and
+//! positions in the same order as the reader itself: one producer, first in first
+//! out, nothing timed. Memory is bounded by the channel, whatever the trace's length.
+//! When the `ReadAhead` is dropped the thread stops at its next send.
+//!
+//! A native trace, and any trace when not asked for a thread, is read on the caller's
+//! thread ([`ReadAhead::new`]): native records are cheaper to decode than to hand
+//! over (a thread saved 12% of a native replay's wall time but cost 8% more processor
+//! time, which a sweep with a worker per core cannot spare).
 
 use super::{SkippedLine, TraceFormat, TraceReader, TraceRecord};
 use crate::error::{Error, Result};
@@ -73,11 +75,65 @@ impl Batch {
         self.examples.clear();
         self.end = None;
     }
+
+    /// The reader thread: `reader` read to its end (or until nobody listens), in
+    /// batches sent on `tx`, refilling the batches that come back on `reuse`.
+    fn fill(mut reader: TraceReader, tx: SyncSender<Batch>, reuse: Receiver<Batch>) {
+        let mut batch = Batch::with_capacity();
+        let mut examples_sent = reader.skipped_examples().len();
+        let mut skipped_sent = reader.skipped();
+        loop {
+            let record = reader.next();
+            let examples = reader.skipped_examples();
+            if examples.len() > examples_sent {
+                batch.examples.extend_from_slice(&examples[examples_sent..]);
+                examples_sent = examples.len();
+            }
+            match record {
+                Some(Ok(record)) => {
+                    batch.records.push(record);
+                    batch.lines.push(reader.line());
+                    batch.values.extend_from_slice(reader.values());
+                    batch.values_end.push(batch.values.len() as u32);
+                    if reader.skipped() != skipped_sent {
+                        skipped_sent = reader.skipped();
+                        let at = batch.records.len() as u32 - 1;
+                        batch.skipped.push((at, skipped_sent));
+                    }
+                }
+                // An error ends the trace: the reader returns nothing after it.
+                end => {
+                    batch.end = Some(End {
+                        error: end.and_then(Result::err),
+                        line: reader.line(),
+                        skipped: reader.skipped(),
+                    });
+                }
+            }
+            let end = batch.end.is_some();
+            if end || batch.records.len() == BATCH {
+                let next = reuse.try_recv().unwrap_or_else(|_| Batch::with_capacity());
+                // The receiver is gone: nobody wants the rest.
+                if tx.send(std::mem::replace(&mut batch, next)).is_err() || end {
+                    return;
+                }
+            }
+        }
+    }
 }
 
-/// A [`TraceReader`] run on its own thread; the same records, errors and
-/// positions as the reader.
-pub struct ReadAhead {
+/// A [`TraceReader`] read on a thread of its own or on the caller's; the same
+/// records, errors and positions as the reader either way.
+pub struct ReadAhead(Source);
+
+enum Source {
+    Inline(Box<TraceReader>),
+    Thread(Box<Threaded>),
+}
+
+/// The consuming end of a reader thread, and the reader's position as of the record
+/// returned last.
+struct Threaded {
     name: String,
     rx: Receiver<Batch>,
     /// Batches read, sent back empty for the reader thread to fill again.
@@ -92,92 +148,79 @@ pub struct ReadAhead {
     examples: Vec<SkippedLine>,
     done: bool,
     thread: Option<JoinHandle<()>>,
-    /// A native trace, read on the caller's thread.
-    inline: Option<Box<TraceReader>>,
 }
 
 impl ReadAhead {
-    /// Read `reader`: a text trace on a new thread when `threaded`, a native one (a
-    /// record is a few fixed fields, cheaper to decode than to hand over) and any
-    /// trace when not `threaded` on the caller's.
+    /// Read `reader`: a text trace on a new thread when `threaded`; a native one (a
+    /// record is a few fixed fields, cheaper to decode than to hand over), or any
+    /// trace when not `threaded`, on the caller's.
     pub fn new(reader: TraceReader, threaded: bool) -> Result<ReadAhead> {
-        if !threaded || reader.format() == TraceFormat::Native {
-            // Never used: the inline reader answers first.
-            let (spent, rx) = sync_channel::<Batch>(0);
-            return Ok(ReadAhead {
-                name: reader.name().to_string(),
-                rx,
-                spent,
-                batch: Batch::default(),
-                next: 0,
-                next_skip: 0,
-                line: 0,
-                skipped: 0,
-                values: (0, 0),
-                examples: Vec::new(),
-                done: false,
-                thread: None,
-                inline: Some(Box::new(reader)),
-            });
-        }
-        ReadAhead::spawn(reader)
+        let source = if threaded && reader.format() != TraceFormat::Native {
+            Source::Thread(Box::new(Threaded::spawn(reader)?))
+        } else {
+            Source::Inline(Box::new(reader))
+        };
+        Ok(ReadAhead(source))
     }
 
+    /// The file name errors use.
+    pub fn name(&self) -> &str {
+        match &self.0 {
+            Source::Inline(r) => r.name(),
+            Source::Thread(t) => &t.name,
+        }
+    }
+
+    /// Lines (records, for the native format) read up to the record returned last.
+    pub fn line(&self) -> u64 {
+        match &self.0 {
+            Source::Inline(r) => r.line(),
+            Source::Thread(t) => t.line,
+        }
+    }
+
+    /// Content fingerprints of the record returned last ([`TraceReader::values`];
+    /// on a thread, empty after an error or the end).
+    pub fn values(&self) -> &[u64] {
+        match &self.0 {
+            Source::Inline(r) => r.values(),
+            Source::Thread(t) => &t.batch.values[t.values.0..t.values.1],
+        }
+    }
+
+    /// Malformed lines skipped up to the record returned last.
+    pub fn skipped(&self) -> u64 {
+        match &self.0 {
+            Source::Inline(r) => r.skipped(),
+            Source::Thread(t) => t.skipped,
+        }
+    }
+
+    /// The first skipped lines and why ([`TraceReader::skipped_examples`]).
+    pub fn skipped_examples(&self) -> &[SkippedLine] {
+        match &self.0 {
+            Source::Inline(r) => r.skipped_examples(),
+            Source::Thread(t) => &t.examples[..t.examples.len().min(t.skipped as usize)],
+        }
+    }
+}
+
+impl Threaded {
     /// Start reading `reader` on a new thread.
-    pub fn spawn(mut reader: TraceReader) -> Result<ReadAhead> {
+    fn spawn(reader: TraceReader) -> Result<Threaded> {
         let name = reader.name().to_string();
         let (line, skipped) = (reader.line(), reader.skipped());
+        let examples = reader.skipped_examples().to_vec();
         let (tx, rx) = sync_channel::<Batch>(BATCHES_AHEAD);
         let (spent, reuse) = sync_channel::<Batch>(BATCHES_AHEAD + 2);
         let thread = std::thread::Builder::new()
             .name("trace-reader".into())
-            .spawn(move || {
-                let mut batch = Batch::with_capacity();
-                let mut examples_sent = reader.skipped_examples().len();
-                let mut skipped_sent = skipped;
-                loop {
-                    let record = reader.next();
-                    let examples = reader.skipped_examples();
-                    if examples.len() > examples_sent {
-                        batch.examples.extend_from_slice(&examples[examples_sent..]);
-                        examples_sent = examples.len();
-                    }
-                    match record {
-                        Some(Ok(record)) => {
-                            batch.records.push(record);
-                            batch.lines.push(reader.line());
-                            batch.values.extend_from_slice(reader.values());
-                            batch.values_end.push(batch.values.len() as u32);
-                            if reader.skipped() != skipped_sent {
-                                skipped_sent = reader.skipped();
-                                let at = batch.records.len() as u32 - 1;
-                                batch.skipped.push((at, skipped_sent));
-                            }
-                        }
-                        // An error ends the trace: the reader returns nothing after it.
-                        end => {
-                            batch.end = Some(End {
-                                error: end.and_then(Result::err),
-                                line: reader.line(),
-                                skipped: reader.skipped(),
-                            });
-                        }
-                    }
-                    if batch.end.is_some() || batch.records.len() == BATCH {
-                        let end = batch.end.is_some();
-                        let next = reuse.try_recv().unwrap_or_else(|_| Batch::with_capacity());
-                        // The receiver is gone: nobody wants the rest.
-                        if tx.send(std::mem::replace(&mut batch, next)).is_err() || end {
-                            return;
-                        }
-                    }
-                }
-            })
+            .spawn(move || Batch::fill(reader, tx, reuse))
             .map_err(|e| Error::Io {
                 path: name.clone(),
                 reason: format!("starting the trace reader thread: {e}"),
             })?;
-        Ok(ReadAhead {
+        Ok(Threaded {
             name,
             rx,
             spent,
@@ -187,50 +230,10 @@ impl ReadAhead {
             line,
             skipped,
             values: (0, 0),
-            examples: Vec::new(),
+            examples,
             done: false,
             thread: Some(thread),
-            inline: None,
         })
-    }
-
-    /// The file name errors use.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// Lines (records, for the native format) read up to the record returned last.
-    pub fn line(&self) -> u64 {
-        match &self.inline {
-            Some(r) => r.line(),
-            None => self.line,
-        }
-    }
-
-    /// Content fingerprints of the record returned last ([`TraceReader::values`];
-    /// empty after an error or the end).
-    pub fn values(&self) -> &[u64] {
-        match &self.inline {
-            Some(r) => r.values(),
-            None => &self.batch.values[self.values.0..self.values.1],
-        }
-    }
-
-    /// Malformed lines skipped up to the record returned last.
-    pub fn skipped(&self) -> u64 {
-        match &self.inline {
-            Some(r) => r.skipped(),
-            None => self.skipped,
-        }
-    }
-
-    /// The first skipped lines and why ([`TraceReader::skipped_examples`]).
-    pub fn skipped_examples(&self) -> &[SkippedLine] {
-        if let Some(r) = &self.inline {
-            return r.skipped_examples();
-        }
-        let n = self.examples.len().min(self.skipped as usize);
-        &self.examples[..n]
     }
 
     /// The reader thread ended without saying the trace ended: it panicked.
@@ -249,15 +252,8 @@ impl ReadAhead {
             self.name, self.line
         ))
     }
-}
 
-impl Iterator for ReadAhead {
-    type Item = Result<TraceRecord>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if let Some(r) = self.inline.as_deref_mut() {
-            return r.next();
-        }
+    fn next(&mut self) -> Option<Result<TraceRecord>> {
         if self.done {
             return None;
         }
@@ -269,12 +265,10 @@ impl Iterator for ReadAhead {
                 self.skipped = end.skipped;
                 self.values = (0, 0);
                 let error = end.error.take();
-                if error.is_none() {
-                    self.done = true;
-                }
+                self.done = error.is_none();
                 return error.map(Err);
             }
-            match self.rx.recv() {
+            return match self.rx.recv() {
                 Ok(batch) => {
                     self.examples.extend_from_slice(&batch.examples);
                     let mut old = std::mem::replace(&mut self.batch, batch);
@@ -284,10 +278,10 @@ impl Iterator for ReadAhead {
                     self.next = 0;
                     self.next_skip = 0;
                     self.values = (0, 0);
-                    return self.next();
+                    self.next()
                 }
-                Err(_) => return Some(Err(self.lost())),
-            }
+                Err(_) => Some(Err(self.lost())),
+            };
         }
         self.next = i + 1;
         self.line = self.batch.lines[i];
@@ -299,6 +293,17 @@ impl Iterator for ReadAhead {
             }
         }
         Some(Ok(self.batch.records[i]))
+    }
+}
+
+impl Iterator for ReadAhead {
+    type Item = Result<TraceRecord>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match &mut self.0 {
+            Source::Inline(r) => r.next(),
+            Source::Thread(t) => t.next(),
+        }
     }
 }
 
@@ -316,7 +321,7 @@ mod tests {
             TraceReader::from_reader("mem", input, format, opts).unwrap()
         };
         let mut direct = open();
-        let mut ahead = ReadAhead::spawn(open()).unwrap();
+        let mut ahead = ReadAhead::new(open(), true).unwrap();
         loop {
             let (a, b) = (direct.next(), ahead.next());
             let (a_end, b_end) = (a.is_none(), b.is_none());
@@ -392,7 +397,7 @@ mod tests {
                 .unwrap()
         };
         let ahead = ReadAhead::new(open(), true).unwrap();
-        assert!(ahead.thread.is_none() && ahead.inline.is_some());
+        assert!(matches!(ahead.0, Source::Inline(_)));
         let direct: Vec<_> = open().map(|r| r.unwrap()).collect();
         let inline: Vec<_> = ahead.map(|r| r.unwrap()).collect();
         assert_eq!(direct.len(), 100);
@@ -408,9 +413,9 @@ mod tests {
                 .unwrap()
         };
         let ahead = ReadAhead::new(open(), false).unwrap();
-        assert!(ahead.thread.is_none() && ahead.inline.is_some());
+        assert!(matches!(ahead.0, Source::Inline(_)));
         let threaded = ReadAhead::new(open(), true).unwrap();
-        assert!(threaded.thread.is_some());
+        assert!(matches!(threaded.0, Source::Thread(_)));
         let a: Vec<_> = ahead.map(|r| r.unwrap()).collect();
         let b: Vec<_> = threaded.map(|r| r.unwrap()).collect();
         assert_eq!(a, b);
@@ -432,7 +437,7 @@ mod tests {
         let reader =
             TraceReader::from_reader("mem", input, TraceFormat::Msr, &ReadOptions::default())
                 .unwrap();
-        let mut ahead = ReadAhead::spawn(reader).unwrap();
+        let mut ahead = Threaded::spawn(reader).unwrap();
         assert!(ahead.next().is_some());
         let thread = ahead.thread.take().unwrap();
         drop(ahead);

@@ -113,6 +113,17 @@ impl TraceWorkload {
         })
     }
 
+    /// The same trace opened again from its start, for the same device.
+    fn reopen(&self) -> Result<Self> {
+        TraceWorkload::open(
+            &self.spec,
+            self.logical_pages,
+            self.page_size,
+            self.placement_ids,
+            self.read_ahead,
+        )
+    }
+
     /// Whether the trace's header declares host events (a notified trace).
     pub fn is_notified(&self) -> bool {
         self.header.is_some_and(|h| h.host_events)
@@ -293,47 +304,19 @@ impl Workload for TraceWorkload {
     }
 
     fn own_writes(&self) -> Result<Option<Box<dyn Workload>>> {
-        Ok(Some(Box::new(TraceWrites::open(
-            &self.spec,
-            self.logical_pages,
-            self.page_size,
-            self.placement_ids,
-            self.read_ahead,
-        )?)))
+        Ok(Some(Box::new(TraceWrites {
+            inner: self.reopen()?,
+            since_open: 0,
+        })))
     }
 }
 
 /// A trace's writes, read again from the start whenever it ends: the writes of
 /// `precondition.pattern = "workload"` for a trace (its other records are skipped).
 struct TraceWrites {
-    spec: TraceSpec,
-    logical_pages: u64,
-    page_size: u64,
-    placement_ids: Option<u32>,
-    read_ahead: bool,
     inner: TraceWorkload,
     /// Writes since the trace was last opened.
     since_open: u64,
-}
-
-impl TraceWrites {
-    fn open(
-        spec: &TraceSpec,
-        logical_pages: u64,
-        page_size: u64,
-        placement_ids: Option<u32>,
-        read_ahead: bool,
-    ) -> Result<Self> {
-        Ok(TraceWrites {
-            spec: spec.clone(),
-            logical_pages,
-            page_size,
-            placement_ids,
-            read_ahead,
-            inner: TraceWorkload::open(spec, logical_pages, page_size, placement_ids, read_ahead)?,
-            since_open: 0,
-        })
-    }
 }
 
 impl Workload for TraceWrites {
@@ -351,13 +334,7 @@ impl Workload for TraceWrites {
                 // The end: again from the start, unless a whole pass wrote nothing.
                 None if self.since_open == 0 => return Ok(None),
                 None => {
-                    self.inner = TraceWorkload::open(
-                        &self.spec,
-                        self.logical_pages,
-                        self.page_size,
-                        self.placement_ids,
-                        self.read_ahead,
-                    )?;
+                    self.inner = self.inner.reopen()?;
                     self.since_open = 0;
                 }
             }
