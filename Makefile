@@ -48,7 +48,7 @@ test-python: build-dev
 # Rewrite the golden reports (crates/zombiesim/tests/golden/) from the current code,
 # after a deliberate behaviour change only (docs/validation.md, "Golden reports").
 goldens:
-	ZOMBIESIM_BLESS=1 $(CARGO) test -p zombiesim --release --test golden
+	ZOMBIESIM_BLESS=1 $(CARGO) test -p zombiesim --release --test integration golden::
 
 # Fuzz every input parser for FUZZ_SECONDS (default 60) each with cargo-fuzz (fuzz/run.sh; not part of `make test`).
 FUZZ_SECONDS ?= 60

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use zombiesim::device::{Command, Device, Payload};
 use zombiesim::workload::Op;
 
-mod common;
+use crate::common;
 use common::{small_device as small, verified_run};
 
 fn write(dev: &mut Device, lpn: u64, value: u64, fua: bool) {

@@ -9,7 +9,7 @@ use zombiesim::ftl::{BlockMappedFtl, Ftl, FtlExt};
 use zombiesim::stats::Cause;
 use zombiesim::Config;
 
-mod common;
+use crate::common;
 
 /// A small block-mapped device: 2 planes × 16 blocks × 8 pages.
 fn small(settings: &[(&str, &str)]) -> Config {

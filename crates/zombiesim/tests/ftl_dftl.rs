@@ -16,7 +16,7 @@ use zombiesim::stats::{Cause, Counters};
 use zombiesim::workload::Op;
 use zombiesim::Config;
 
-mod common;
+use crate::common;
 use common::{small_device, verified_run};
 
 #[derive(Clone, Debug)]

@@ -11,7 +11,7 @@ use zombiesim::ftl::{
 use zombiesim::stats::Cause;
 use zombiesim::Config;
 
-mod common;
+use crate::common;
 
 /// A device of one plane, `blocks` blocks of `ppb` pages, FAST with `settings`.
 fn tiny(blocks: u32, ppb: u32, op: f64, settings: &[(&str, &str)]) -> Config {

@@ -11,7 +11,7 @@ use zombiesim::stats::Cause;
 use zombiesim::workload::Op;
 use zombiesim::Config;
 
-mod common;
+use crate::common;
 use common::{small_device, verified_run};
 
 /// 2 planes × 16 blocks × 8 pages, OP 60%, superblocks of 2 logical blocks: 10

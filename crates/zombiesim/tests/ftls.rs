@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use zombiesim::device::{Command, Device, Payload};
 use zombiesim::workload::Op;
 
-mod common;
+use crate::common;
 use common::small_device;
 
 const KINDS: [&str; 5] = ["page", "dftl", "superblock", "fast", "block"];

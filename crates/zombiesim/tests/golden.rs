@@ -9,7 +9,7 @@
 //! own that explains the change in figures:
 //!
 //! ```text
-//! ZOMBIESIM_BLESS=1 cargo test -p zombiesim --release --test golden   # or: make goldens
+//! ZOMBIESIM_BLESS=1 cargo test -p zombiesim --release --test integration golden::   # or: make goldens
 //! ```
 //!
 //! What is compared: the report exactly as `Report::to_json` writes it (schema key
@@ -471,7 +471,7 @@ fn reports_match_the_goldens() {
             }
             Err(e) => failures.push(format!(
                 "{}: no golden at {} ({e}); bless it with `make goldens` \
-                 (ZOMBIESIM_BLESS=1 cargo test -p zombiesim --release --test golden)",
+                 (ZOMBIESIM_BLESS=1 cargo test -p zombiesim --release --test integration golden::)",
                 case.name,
                 path.display()
             )),

@@ -10,7 +10,7 @@ use zombiesim::trace::{
     TraceRecord, TraceWriter,
 };
 
-mod common;
+use crate::common;
 use common::{native_trace, notified_device, verified_opts};
 
 /// Pages the trace addresses.

@@ -8,7 +8,7 @@ use zombiesim::trace::{
 };
 use zombiesim::{simulate_trace, Error, Report};
 
-mod common;
+use crate::common;
 use common::{native_trace, notified_device, verified_opts};
 
 fn tmp(name: &str) -> PathBuf {

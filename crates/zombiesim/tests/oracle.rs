@@ -11,7 +11,7 @@
 //! strong skew, which z-greedy's scoring cannot match whatever it is told; with 000's
 //! age (`modified-time`) it comes within the noise of the oracle on some small devices,
 //! and then beats it on some seeds. The default run uses a fixed seed; widen it with
-//! `PROPTEST_CASES=2000 PROPTEST_RNG_SEED=N cargo test -p zombiesim --test oracle`.
+//! `PROPTEST_CASES=2000 PROPTEST_RNG_SEED=N cargo test -p zombiesim --release --test integration oracle::`.
 
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
@@ -20,7 +20,7 @@ use zombiesim::trace::{ReadOptions, RemapMode, TraceFormat};
 use zombiesim::workload::TraceSpec;
 use zombiesim::{simulate, simulate_trace, Config, Error, Report, RunOptions, WorkloadSpec};
 
-mod common;
+use crate::common;
 
 /// The real policies the oracle must never do worse than (label, settings).
 const REAL: &[(&str, &[(&str, &str)])] = &[

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use zombiesim::ftl::{Ftl, FtlExt, PageMappedFtl};
 use zombiesim::{Config, Error};
 
-mod common;
+use crate::common;
 use common::verified_run;
 
 /// One plane of 64 blocks × 16 pages, OP 25%, greedy GC.

@@ -5,7 +5,7 @@
 
 use zombiesim::{simulate, Config, Error, Report, RunOptions, WorkloadSpec};
 
-mod common;
+use crate::common;
 use common::{small_device, verified_run};
 
 /// Single-page requests, a quarter of them reads, over a hot tenth of the device.

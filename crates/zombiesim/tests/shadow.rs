@@ -7,7 +7,7 @@ use zombiesim::device::{Command, Device, PageState, Payload};
 use zombiesim::workload::Op;
 use zombiesim::{simulate, Config, Report, RunOptions, WorkloadSpec};
 
-mod common;
+use crate::common;
 use common::{small_device, verified_run};
 
 /// The common small device (4 planes × 32 blocks × 16 pages of 4 KiB) with GC

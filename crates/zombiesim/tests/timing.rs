@@ -4,7 +4,7 @@
 use zombiesim::ftl::{Ftl, FtlExt, PageMappedFtl};
 use zombiesim::{simulate, Config, RunOptions, WorkloadSpec};
 
-mod common;
+use crate::common;
 
 const ERASE_US: f64 = 3000.0;
 

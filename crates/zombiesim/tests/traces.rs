@@ -938,7 +938,7 @@ fn stats_on_the_msr_sample() {
 
 // ---------------------------------------------------------------- throughput
 
-/// Read throughput, release build: `cargo test --release --test traces -- --ignored
+/// Read throughput, release build: `cargo test --release --test integration -- --ignored
 /// --nocapture throughput`. Generates a 1M-line MSR file in the system temp directory.
 #[test]
 #[ignore]
