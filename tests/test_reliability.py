@@ -251,3 +251,33 @@ def test_ctrl_c_while_runs_are_being_submitted_stops_the_started_ones():
     results, failure, interrupted = _run_pool(Interrupting(), 2, stop)
     assert interrupted and failure is None
     assert results == {"first": "stopped"}
+
+
+def test_ctrl_c_inside_submit_loses_no_started_run(monkeypatch):
+    """Under load the first run can report progress (and so be signalled) before the
+    main thread has returned from submitting it: the `KeyboardInterrupt` then lands
+    inside `submit`, before the run's future is known to the pool's caller. The run
+    must still be stopped, waited for and returned (a compare once wrote no partial
+    report in this case)."""
+    import concurrent.futures as cf
+    import threading
+
+    from zombiesim.api import _run_pool
+
+    stop = threading.Event()
+    started = threading.Event()
+    real_submit = cf.ThreadPoolExecutor.submit
+
+    def first() -> str:
+        started.set()
+        return "stopped" if stop.wait(timeout=30) else "ran to the end"
+
+    def submit_then_interrupt(pool, fn, /, *args, **kwargs):
+        real_submit(pool, fn, *args, **kwargs)  # queued: a thread may run it at once
+        started.wait(timeout=30)
+        raise KeyboardInterrupt  # the signal's handler runs before submit returns
+
+    monkeypatch.setattr(cf.ThreadPoolExecutor, "submit", submit_then_interrupt)
+    results, failure, interrupted = _run_pool({"first": first, "second": first}, 2, stop)
+    assert interrupted and failure is None
+    assert results == {"first": "stopped"}

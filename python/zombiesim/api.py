@@ -325,31 +325,47 @@ def _run_pool(
 ) -> tuple[dict[Any, Any], BaseException | None, bool]:
     """Run `tasks` on a thread pool. On a failure or Ctrl-C, set `stop` (running simulations
     notice within ~100 ms), skip what has not started and wait for the rest. Returns the
-    results by key, the first failure, and whether Ctrl-C was pressed.
+    results by key (in the order of `tasks`), the first failure, and whether Ctrl-C was
+    pressed.
 
-    Ctrl-C may arrive at any moment, even while the tasks are still being submitted (a
-    first task reports progress at once): wherever the `KeyboardInterrupt` is raised, it
-    sets `stop` before the pool waits for its threads, which would otherwise simulate to
-    the end. Results are read from the futures once all are done, so an interrupt while
-    they are being looked at loses none."""
-    results: dict[Any, Any] = {}
+    Ctrl-C may arrive at any moment: while the tasks are still being submitted (a first
+    task reports progress at once, so a signal sent when it does can land inside
+    `submit`, before its future is known here), while the pool waits, or while it shuts
+    down. So each task records its own outcome, and the pool is always shut down and
+    waited for: wherever the `KeyboardInterrupt` is raised, it sets `stop` first (the
+    threads would otherwise simulate to the end), and no task that ran is lost. A task
+    that has not begun when `stop` is set is skipped."""
+    outcomes: dict[Any, tuple[bool, Any]] = {}
     failure: BaseException | None = None
     interrupted = False
     futures: dict[cf.Future, Any] = {}
     reported: set[cf.Future] = set()
+    keys: list[Any] = []  # in the order given, each before its task is submitted
+
+    def recorded(key: Any, fn: Callable[[], Any]) -> Callable[[], Any]:
+        def run() -> Any:
+            if stop.is_set():
+                return None
+            try:
+                value = fn()
+            except BaseException as e:
+                outcomes[key] = (False, e)
+                raise
+            outcomes[key] = (True, value)
+            return value
+
+        return run
 
     def halt() -> None:
         stop.set()
         for f in futures:
             f.cancel()
 
-    with cf.ThreadPoolExecutor(max_workers=_jobs(jobs, len(tasks))) as pool:
-        try:
-            for key, fn in tasks.items():
-                futures[pool.submit(fn)] = key
-        except KeyboardInterrupt:
-            interrupted = True
-            halt()
+    pool = cf.ThreadPoolExecutor(max_workers=_jobs(jobs, len(tasks)))
+    try:
+        for key, fn in tasks.items():
+            keys.append(key)
+            futures[pool.submit(recorded(key, fn))] = key
         while True:
             try:
                 pending = [f for f in futures if not f.done()]
@@ -368,13 +384,25 @@ def _run_pool(
             except KeyboardInterrupt:
                 interrupted = True
                 halt()
-    for f, key in futures.items():
-        if f.cancelled():
+    except KeyboardInterrupt:
+        interrupted = True
+        halt()
+    while True:
+        try:
+            pool.shutdown(wait=True, cancel_futures=stop.is_set())
+            break
+        except KeyboardInterrupt:
+            interrupted = True
+            halt()
+    results: dict[Any, Any] = {}
+    for key in keys:
+        if key not in outcomes:
             continue
-        if f.exception() is None:
-            results[key] = f.result()
+        ok, value = outcomes[key]
+        if ok:
+            results[key] = value
         elif failure is None:
-            failure = f.exception()
+            failure = value
     return results, failure, interrupted
 
 
