@@ -42,8 +42,12 @@ test-rust:
 test-debug:
 	$(CARGO) test -p zombiesim --test model_check
 
+# The Python tests on one worker per core (pytest-xdist), a test file per worker at a
+# time so that each file's shared fixtures are built once. PYTEST_WORKERS=0 runs them in
+# this process, one after another.
+PYTEST_WORKERS ?= auto
 test-python: build-dev
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
 # Rewrite the golden reports (crates/zombiesim/tests/golden/) from the current code,
 # after a deliberate behaviour change only (docs/validation.md, "Golden reports").
