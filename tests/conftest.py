@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 import zombiesim as zs
+
+# Replays keep text traces parsed in the trace cache: the tests use one of their own (and
+# so do the commands they start), never the user's.
+_TRACE_CACHE = tempfile.mkdtemp(prefix="zombiesim-test-trace-cache-")
+os.environ["ZOMBIESIM_TRACE_CACHE"] = _TRACE_CACHE
+atexit.register(shutil.rmtree, _TRACE_CACHE, True)
 
 #: 256 blocks x 256 pages x 4 KiB = 256 MiB of flash: fast, still well past GC start.
 SMALL = {"flash.blocks_per_plane": 64}

@@ -91,6 +91,78 @@ def test_inline_trace_reading_changes_no_result(msr, small):
     )
 
 
+def _msr_text(path: Path, records: int = 3000, bad_every: int = 700) -> Path:
+    """An MSR trace of 4-32 KiB reads and writes over 64 MiB, with a malformed line every
+    `bad_every` lines (so `on_error="skip"` has lines to count)."""
+    import random
+
+    rng = random.Random(7)
+    lines = []
+    for i in range(records):
+        if bad_every and i % bad_every == bad_every - 1:
+            lines.append(f"{i},src1,0,Write,not-a-number")
+            continue
+        kind = "Write" if rng.random() < 0.7 else "Read"
+        offset = rng.randrange(0, 64 << 20, 4096)
+        size = 4096 << rng.randrange(4)
+        lines.append(f"{128166372003061629 + 2000 * i},src1,0,{kind},{offset},{size},9")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_text_trace_replays_alike_from_the_trace_cache(tmp_path, small):
+    """The first replay of a text trace leaves its parsed records in the cache, the
+    second reads them from there (it follows a doctored entry), and both reports are
+    the same as a replay without the cache."""
+    trace = _msr_text(tmp_path / "t.csv")
+    cache = tmp_path / "cache"
+    run = lambda c, **kw: zs.simulate_trace(  # noqa: E731
+        small, trace, "msr", on_error="skip", reproducible=True, trace_cache=c, **kw
+    )
+    plain = run(False)
+    assert plain.trace.skipped_lines == 4 and not cache.exists()
+    first = run(cache)
+    entries = sorted(p.suffix for p in cache.iterdir())
+    assert entries == [".json", ".trace"], entries
+    second = run(cache)
+    inline = run(cache, inline_trace=True)
+    assert first.to_json() == plain.to_json() == second.to_json() == inline.to_json()
+    # A replay stopped early (a record limit) writes no entry and reads the one there.
+    assert run(cache, limit=100).trace.skipped_lines == 0
+    assert run(cache, limit=1000).trace.skipped_lines == 1
+    assert len(list(cache.iterdir())) == 2
+    # Proof that the entry is what is read: every cached record made a read.
+    (records,) = cache.glob("*.trace")
+    data = bytearray(records.read_bytes())
+    for at in range(16 + 22, len(data), 24):
+        data[at] = 0
+    records.write_bytes(bytes(data))
+    doctored = run(cache)
+    assert doctored.host.write_pages == 0 and plain.host.write_pages > 0
+    assert run(False).to_json() == plain.to_json()
+    # Another option (a time scale) is another entry.
+    run(cache, time_scale=0.5)
+    assert len(list(cache.glob("*.trace"))) == 2
+    with pytest.raises(zs.ConfigError, match="trace_cache"):
+        run(3)
+
+
+def test_the_cli_keeps_its_trace_cache_where_asked(tmp_path, cli):
+    trace = _msr_text(tmp_path / "t.csv", records=400, bad_every=0)
+    cache = tmp_path / "cache"
+    args = ["run", "--preset", "default", "--set", "flash.blocks_per_plane=64", "--trace",
+            str(trace), "--format", "msr", "--json", "-"]  # fmt: skip
+    off = cli(*args, "--trace-cache", "off")
+    assert off.returncode == 0, off.stderr
+    assert not cache.exists()
+    on = cli(*args, "--trace-cache", str(cache))
+    assert on.returncode == 0, on.stderr
+    assert sorted(p.suffix for p in cache.iterdir()) == [".json", ".trace"]
+    again = cli(*args, "--trace-cache", str(cache))
+    strip = lambda text: {k: v for k, v in json.loads(text).items() if k != "run"}  # noqa: E731
+    assert strip(again.stdout) == strip(on.stdout) == strip(off.stdout)
+
+
 def test_simulate_trace_progress_false_returns_interrupted(msr, small):
     rep = zs.simulate_trace(small, msr, "msr", remap="modulo", progress=lambda *a: False)
     assert rep.interrupted and rep.run.progress < 1

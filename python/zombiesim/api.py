@@ -98,6 +98,7 @@ class _RunOptions:
     max_memory: int | None = None
     force_unsafe: bool = False
     inline_trace: bool = False
+    trace_cache: str | os.PathLike[str] | bool | None = None
 
     def __post_init__(self) -> None:
         seed = self.seed
@@ -109,6 +110,14 @@ class _RunOptions:
             )
         if self.max_memory is not None:
             object.__setattr__(self, "max_memory", parse_size(self.max_memory, "max_memory"))
+        cache = self.trace_cache
+        if not (cache is None or isinstance(cache, (bool, str, os.PathLike))):
+            raise make_error(
+                ConfigError,
+                "config key `trace_cache`: expected a directory, False (no cache) or None "
+                f"(as $ZOMBIESIM_TRACE_CACHE says), found {cache!r}",
+                "config",
+            )
 
     def core(self) -> dict[str, Any]:
         """The binding's keyword arguments."""
@@ -119,7 +128,17 @@ class _RunOptions:
             "max_memory": self.max_memory,
             "force_unsafe": bool(self.force_unsafe),
             "inline_trace": bool(self.inline_trace),
+            "trace_cache": _trace_cache_setting(self.trace_cache),
         }
+
+
+def _trace_cache_setting(cache: str | os.PathLike[str] | bool | None) -> str | None:
+    """The binding's `trace_cache`: None as the environment says, "off", or a directory."""
+    if cache is None or cache is True:
+        return None
+    if cache is False:
+        return "off"
+    return os.fspath(cache)
 
 
 def _simulate(config: Config, source: _Source, opts: _RunOptions, watch: _Watch) -> Report:
@@ -160,6 +179,7 @@ def simulate(
     max_memory: int | str | None = None,
     force_unsafe: bool = False,
     inline_trace: bool = False,
+    trace_cache: str | os.PathLike[str] | bool | None = None,
     progress: ProgressFn | None = None,
 ) -> Report:
     """Run one simulation and return its `Report`.
@@ -178,8 +198,14 @@ def simulate(
     with a volatile device buffer) so that the integrity oracle (`verify=True`) can show
     the data it loses; it changes nothing else. A text trace is parsed on a thread of
     its own; `inline_trace` parses it on the simulating thread instead (what a worker of
-    a pool with one simulation per core wants); it changes no result."""
-    opts = _RunOptions(seed, verify, reproducible, max_memory, force_unsafe, inline_trace)
+    a pool with one simulation per core wants); it changes no result. A text trace read
+    to its end is kept parsed in the trace cache, and read from there the next time
+    (docs/traces.md): `trace_cache` names its directory, False turns it off, None (the
+    default) leaves it to `$ZOMBIESIM_TRACE_CACHE` (default `~/.cache/zombiesim/traces`);
+    it changes no result either."""
+    opts = _RunOptions(
+        seed, verify, reproducible, max_memory, force_unsafe, inline_trace, trace_cache
+    )
     return _run_one(config, _source(workload), opts, progress)
 
 
@@ -200,6 +226,7 @@ def simulate_trace(
     max_memory: int | str | None = None,
     force_unsafe: bool = False,
     inline_trace: bool = False,
+    trace_cache: str | os.PathLike[str] | bool | None = None,
     progress: ProgressFn | None = None,
 ) -> Report:
     """Replay a block trace (`format`: `zs.trace.formats()`) and return its `Report`.
@@ -213,9 +240,11 @@ def simulate_trace(
     first records; `time_scale` multiplies the trace's times and `time_offset` (seconds)
     is added after scaling (timing mode, open replay).
     `progress`'s fraction is `None` in the measured phase unless `limit` is given.
-    Interruption, `seed`, `max_memory`, `force_unsafe` and `inline_trace` work as in
-    `simulate`."""
-    opts = _RunOptions(seed, verify, reproducible, max_memory, force_unsafe, inline_trace)
+    Interruption, `seed`, `max_memory`, `force_unsafe`, `inline_trace` and `trace_cache`
+    work as in `simulate`."""
+    opts = _RunOptions(
+        seed, verify, reproducible, max_memory, force_unsafe, inline_trace, trace_cache
+    )
     source = TraceInput(
         os.fspath(path),
         format,

@@ -13,6 +13,7 @@ mod trace;
 use config::PyConfig;
 use errors::IntoPy;
 use pyo3::prelude::*;
+use zombiesim::trace::TraceCache;
 use zombiesim::{Phase, Progress, RunOptions, WorkloadSpec};
 
 /// Call `callback(phase, fraction, write_pages)` and check signals; false stops the run.
@@ -70,7 +71,8 @@ pub(crate) fn detached<T: Send>(
 /// Run one simulation and return its report as JSON.
 #[pyfunction]
 #[pyo3(signature = (config, workload, seed = 0, verify = false, reproducible = false,
-    max_memory = None, force_unsafe = false, inline_trace = false, progress = None))]
+    max_memory = None, force_unsafe = false, inline_trace = false, trace_cache = None,
+    progress = None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
@@ -82,6 +84,7 @@ fn simulate(
     max_memory: Option<u64>,
     force_unsafe: bool,
     inline_trace: bool,
+    trace_cache: Option<&str>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let spec = WorkloadSpec::parse(workload).py()?;
@@ -93,6 +96,7 @@ fn simulate(
         max_memory,
         force_unsafe,
         inline_trace,
+        trace_cache: TraceCache::from_setting(trace_cache).py()?,
     };
     let report = detached(py, &progress, |p| {
         zombiesim::simulate(&cfg, &spec, &opts, p)

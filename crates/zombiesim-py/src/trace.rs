@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use std::io::Write;
 use zombiesim::trace::TraceRecord;
 use zombiesim::trace::{
-    NativeHeader, OnError, ReadOptions, RemapMode, TraceFormat, TraceReader, TraceStats,
+    NativeHeader, OnError, ReadOptions, RemapMode, TraceCache, TraceFormat, TraceReader, TraceStats,
     TraceWriter,
 };
 use zombiesim::workload::TraceSpec;
@@ -104,7 +104,7 @@ fn format(name: &str) -> PyResult<TraceFormat> {
 #[pyo3(signature = (config, path, format_name, seed = 0, verify = false, reproducible = false,
     device = None, on_error = "stop", remap = "none", limit = None, time_scale = 1.0,
     time_offset_s = 0.0, max_memory = None, force_unsafe = false, inline_trace = false,
-    progress = None))]
+    trace_cache = None, progress = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate_trace(
     py: Python<'_>,
@@ -123,6 +123,7 @@ pub fn simulate_trace(
     max_memory: Option<u64>,
     force_unsafe: bool,
     inline_trace: bool,
+    trace_cache: Option<&str>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let spec = TraceSpec {
@@ -140,6 +141,7 @@ pub fn simulate_trace(
         max_memory,
         force_unsafe,
         inline_trace,
+        trace_cache: TraceCache::from_setting(trace_cache).py()?,
     };
     let report = detached(py, &progress, |p| {
         zombiesim::simulate_trace(&cfg, &spec, &opts, p)

@@ -4,8 +4,12 @@
 //! `cargo run --release --example run_config -- CONFIG.toml WORKLOAD [SEED]`
 //! `cargo run --release --example run_config -- CONFIG.toml trace:FORMAT:REMAP:PATH [SEED]`
 //! Arguments after the seed are `key=value` overrides, as `--set` takes them.
+//!
+//! A text trace is parsed every time unless `$ZOMBIESIM_TRACE_CACHE` names a trace cache
+//! directory (`zombiesim::trace::TraceCache`), and on a reader thread unless
+//! `$ZOMBIESIM_INLINE_TRACE=1` (`RunOptions::inline_trace`, as a sweep worker reads).
 use std::process::ExitCode;
-use zombiesim::trace::{ReadOptions, TraceFormat};
+use zombiesim::trace::{ReadOptions, TraceCache, TraceFormat, CACHE_ENV};
 use zombiesim::workload::TraceSpec;
 
 fn main() -> ExitCode {
@@ -32,8 +36,14 @@ fn main() -> ExitCode {
             .collect::<zombiesim::Result<_>>()?;
         cfg.set_many(&sets)?;
         cfg.validate()?;
+        let trace_cache = match std::env::var_os(CACHE_ENV) {
+            Some(_) => TraceCache::from_env()?,
+            None => None,
+        };
         let opts = zombiesim::RunOptions {
             seed: args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1),
+            inline_trace: std::env::var_os("ZOMBIESIM_INLINE_TRACE").is_some_and(|v| v == "1"),
+            trace_cache,
             ..Default::default()
         };
         if let Some(rest) = args[2].strip_prefix("trace:") {

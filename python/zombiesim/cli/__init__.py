@@ -94,6 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT
     common.terminated = False
+    if getattr(args, "trace_cache", None) is not None:
+        # Every run of the command, the workers of a sweep included, reads it from here.
+        os.environ["ZOMBIESIM_TRACE_CACHE"] = args.trace_cache
     try:
         with _sigterm_interrupts():
             return args.func(args, parser)

@@ -137,6 +137,7 @@ pub fn simulate_trace(
             geo.page_size,
             placement_ids,
             read_ahead,
+            opts.trace_cache.as_ref(),
         )
     };
     let workload = open()?;

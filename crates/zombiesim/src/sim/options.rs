@@ -1,7 +1,9 @@
 //! What a run is asked to do besides simulating the configured device: its seed,
 //! verification, reproducible reports, the memory bound, whether to run a
-//! configuration refused as unsafe, and whether a text trace is parsed on a thread of
-//! its own.
+//! configuration refused as unsafe, whether a text trace is parsed on a thread of
+//! its own, and the trace cache.
+
+use crate::trace::TraceCache;
 
 /// Options of one run that are not part of the device's configuration.
 #[derive(Clone, Debug, Default)]
@@ -22,4 +24,8 @@ pub struct RunOptions {
     /// runs one simulation per core, where a second thread costs more than it saves.
     /// Changes no result.
     pub inline_trace: bool,
+    /// Replay a text trace from this cache of parsed traces when it holds it, and
+    /// write it there when it does not ([`crate::trace::TraceCache`]; `None`: parse
+    /// every time). Changes no result.
+    pub trace_cache: Option<TraceCache>,
 }

@@ -34,6 +34,7 @@
 //! ```
 
 pub mod blkparse;
+mod cache;
 mod codec;
 pub mod disksim;
 pub mod fio;
@@ -57,6 +58,7 @@ mod stats;
 mod text;
 mod writer;
 
+pub use cache::{CachedTrace, TraceCache, CACHE_ENV, CACHE_MAX_ENV, DEFAULT_MAX_BYTES};
 pub use format::TraceFormat;
 pub use generate::{generate_notified, NotifiedSpec};
 pub use host_events::{HostEventStats, Lifetimes};

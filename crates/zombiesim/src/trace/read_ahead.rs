@@ -21,7 +21,7 @@
 //! over (a thread saved 12% of a native replay's wall time but cost 8% more processor
 //! time, which a sweep with a worker per core cannot spare).
 
-use super::{SkippedLine, TraceFormat, TraceReader, TraceRecord};
+use super::{CachedTrace, SkippedLine, TraceFormat, TraceReader, TraceRecord};
 use crate::error::{Error, Result};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
@@ -78,7 +78,7 @@ impl Batch {
 
     /// The reader thread: `reader` read to its end (or until nobody listens), in
     /// batches sent on `tx`, refilling the batches that come back on `reuse`.
-    fn fill(mut reader: TraceReader, tx: SyncSender<Batch>, reuse: Receiver<Batch>) {
+    fn fill(mut reader: impl Positioned, tx: SyncSender<Batch>, reuse: Receiver<Batch>) {
         let mut batch = Batch::with_capacity();
         let mut examples_sent = reader.skipped_examples().len();
         let mut skipped_sent = reader.skipped();
@@ -122,6 +122,52 @@ impl Batch {
     }
 }
 
+/// What a reader thread reads: a [`TraceReader`], or a text trace's records from the
+/// trace cache ([`CachedTrace`]); each says where it stands after every record.
+trait Positioned: Iterator<Item = Result<TraceRecord>> + Send + 'static {
+    fn name(&self) -> &str;
+    fn line(&self) -> u64;
+    fn values(&self) -> &[u64];
+    fn skipped(&self) -> u64;
+    fn skipped_examples(&self) -> &[SkippedLine];
+}
+
+impl Positioned for TraceReader {
+    fn name(&self) -> &str {
+        TraceReader::name(self)
+    }
+    fn line(&self) -> u64 {
+        TraceReader::line(self)
+    }
+    fn values(&self) -> &[u64] {
+        TraceReader::values(self)
+    }
+    fn skipped(&self) -> u64 {
+        TraceReader::skipped(self)
+    }
+    fn skipped_examples(&self) -> &[SkippedLine] {
+        TraceReader::skipped_examples(self)
+    }
+}
+
+impl Positioned for CachedTrace {
+    fn name(&self) -> &str {
+        CachedTrace::name(self)
+    }
+    fn line(&self) -> u64 {
+        CachedTrace::line(self)
+    }
+    fn values(&self) -> &[u64] {
+        CachedTrace::values(self)
+    }
+    fn skipped(&self) -> u64 {
+        CachedTrace::skipped(self)
+    }
+    fn skipped_examples(&self) -> &[SkippedLine] {
+        CachedTrace::skipped_examples(self)
+    }
+}
+
 /// A [`TraceReader`] read on a thread of its own or on the caller's; the same
 /// records, errors and positions as the reader either way.
 pub struct ReadAhead(Source);
@@ -129,6 +175,9 @@ pub struct ReadAhead(Source);
 enum Source {
     Inline(Box<TraceReader>),
     Thread(Box<Threaded>),
+    /// A text trace's records from the trace cache, read on the caller's thread (they
+    /// are native records).
+    Cached(Box<CachedTrace>),
 }
 
 /// The consuming end of a reader thread, and the reader's position as of the record
@@ -163,11 +212,23 @@ impl ReadAhead {
         Ok(ReadAhead(source))
     }
 
+    /// Read a text trace's records from the trace cache: on a new thread when
+    /// `threaded` (as the text would have been: the simulation then runs beside the
+    /// decoding), else on the caller's.
+    pub fn cached(trace: CachedTrace, threaded: bool) -> Result<ReadAhead> {
+        Ok(ReadAhead(if threaded {
+            Source::Thread(Box::new(Threaded::spawn(trace)?))
+        } else {
+            Source::Cached(Box::new(trace))
+        }))
+    }
+
     /// The file name errors use.
     pub fn name(&self) -> &str {
         match &self.0 {
             Source::Inline(r) => r.name(),
             Source::Thread(t) => &t.name,
+            Source::Cached(c) => c.name(),
         }
     }
 
@@ -176,6 +237,7 @@ impl ReadAhead {
         match &self.0 {
             Source::Inline(r) => r.line(),
             Source::Thread(t) => t.line,
+            Source::Cached(c) => c.line(),
         }
     }
 
@@ -185,6 +247,7 @@ impl ReadAhead {
         match &self.0 {
             Source::Inline(r) => r.values(),
             Source::Thread(t) => &t.batch.values[t.values.0..t.values.1],
+            Source::Cached(c) => c.values(),
         }
     }
 
@@ -193,6 +256,7 @@ impl ReadAhead {
         match &self.0 {
             Source::Inline(r) => r.skipped(),
             Source::Thread(t) => t.skipped,
+            Source::Cached(c) => c.skipped(),
         }
     }
 
@@ -201,13 +265,14 @@ impl ReadAhead {
         match &self.0 {
             Source::Inline(r) => r.skipped_examples(),
             Source::Thread(t) => &t.examples[..t.examples.len().min(t.skipped as usize)],
+            Source::Cached(c) => c.skipped_examples(),
         }
     }
 }
 
 impl Threaded {
     /// Start reading `reader` on a new thread.
-    fn spawn(reader: TraceReader) -> Result<Threaded> {
+    fn spawn(reader: impl Positioned) -> Result<Threaded> {
         let name = reader.name().to_string();
         let (line, skipped) = (reader.line(), reader.skipped());
         let examples = reader.skipped_examples().to_vec();
@@ -303,6 +368,7 @@ impl Iterator for ReadAhead {
         match &mut self.0 {
             Source::Inline(r) => r.next(),
             Source::Thread(t) => t.next(),
+            Source::Cached(c) => c.next(),
         }
     }
 }

@@ -117,6 +117,17 @@ struct NativeState {
     last_time: u128,
 }
 
+/// What sees every record a [`TraceReader`] returns (a trace cache's recorder).
+pub(crate) trait Tee: Send {
+    /// The reader returned `rec` with content `values`, having skipped `skipped` lines
+    /// so far; `false` stops the teeing.
+    fn record(&mut self, rec: &TraceRecord, values: &[u64], skipped: u64) -> bool;
+    /// The reader reached the end of the trace without an error, at `line` with
+    /// `skipped` lines skipped, `examples` the first of them. (After an error the tee
+    /// is dropped instead.)
+    fn finish(self: Box<Self>, line: u64, skipped: u64, examples: &[SkippedLine]);
+}
+
 /// A streaming reader of one trace; an iterator of `Result<TraceRecord>`.
 ///
 /// After an error that stops it (see the module docs) the iterator returns `None`.
@@ -133,6 +144,8 @@ pub struct TraceReader {
     skipped: u64,
     examples: Vec<SkippedLine>,
     done: bool,
+    /// Sees everything returned (a trace cache's recorder).
+    tee: Option<Box<dyn Tee>>,
 }
 
 impl fmt::Debug for TraceReader {
@@ -183,7 +196,13 @@ impl TraceReader {
             skipped: 0,
             examples: Vec::new(),
             done: false,
+            tee: None,
         })
+    }
+
+    /// Hand every record returned from here on, and the end of the trace, to `tee`.
+    pub(crate) fn tee(&mut self, tee: Box<dyn Tee>) {
+        self.tee = Some(tee);
     }
 
     /// The file name errors use.
@@ -582,10 +601,35 @@ impl Iterator for TraceReader {
         if self.done {
             return None;
         }
-        if self.format == TraceFormat::Native {
+        let next = if self.format == TraceFormat::Native {
             self.next_native()
         } else {
             self.next_text()
+        };
+        if self.tee.is_some() {
+            self.tee_record(&next);
+        }
+        next
+    }
+}
+
+impl TraceReader {
+    /// Hand what `next` returns to the recorder: a record, the end (the entry is
+    /// written), or an error (recording is given up).
+    #[cold]
+    fn tee_record(&mut self, next: &Option<Result<TraceRecord>>) {
+        match next {
+            Some(Ok(rec)) => {
+                let tee = self.tee.as_mut().expect("recording");
+                if !tee.record(rec, self.parser.values(), self.skipped) {
+                    self.tee = None;
+                }
+            }
+            Some(Err(_)) => self.tee = None,
+            None => {
+                let tee = self.tee.take().expect("recording");
+                tee.finish(self.line, self.skipped, &self.examples);
+            }
         }
     }
 }

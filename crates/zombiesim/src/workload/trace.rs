@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::fingerprint::combine;
 use crate::trace::{
     HostBuffer, NativeHeader, PlacementCounter, ReadAhead, ReadOptions, RemapMode, Remapper,
-    TraceFormat, TraceOp, TraceReader,
+    TraceCache, TraceFormat, TraceOp, TraceReader,
 };
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -55,6 +55,7 @@ pub struct TraceWorkload {
     /// `read_ahead` is off).
     reader: ReadAhead,
     read_ahead: bool,
+    cache: Option<TraceCache>,
     remapper: Remapper,
     pending: VecDeque<Request>,
     records: u64,
@@ -76,13 +77,16 @@ impl TraceWorkload {
     /// `placement_ids`: how many placement identifiers the device has (an FDP device's
     /// `reclaim_groups × handles`); a write carrying another is an input error. `None`
     /// carries them unchecked. `read_ahead`: a text trace is parsed on a thread of its
-    /// own ([`ReadAhead`]); off, on the caller's.
+    /// own ([`ReadAhead`]); off, on the caller's. `cache`: a text trace's records come
+    /// from this trace cache when it has them, and are written into it when it does
+    /// not (and the trace is read to its end); the replay is the same either way.
     pub fn open(
         spec: &TraceSpec,
         logical_pages: u64,
         page_size: u64,
         placement_ids: Option<u32>,
         read_ahead: bool,
+        cache: Option<&TraceCache>,
     ) -> Result<Self> {
         if spec.format.has_values() && page_size != 4096 {
             return Err(Error::config(
@@ -93,12 +97,25 @@ impl TraceWorkload {
                 ),
             ));
         }
-        let mut reader = TraceReader::open(&spec.path, spec.format, &spec.options)?;
-        let header = reader.native_header()?;
+        let cached = cache.and_then(|c| c.lookup(&spec.path, spec.format, &spec.options));
+        let (reader, header) = match cached {
+            Some(trace) => (ReadAhead::cached(trace, read_ahead)?, None),
+            None => {
+                let mut reader = TraceReader::open(&spec.path, spec.format, &spec.options)?;
+                let header = reader.native_header()?;
+                if let Some(tee) =
+                    cache.and_then(|c| c.recorder(&spec.path, spec.format, &spec.options))
+                {
+                    reader.tee(Box::new(tee));
+                }
+                (ReadAhead::new(reader, read_ahead)?, header)
+            }
+        };
         Ok(TraceWorkload {
             header,
-            reader: ReadAhead::new(reader, read_ahead)?,
+            reader,
             read_ahead,
+            cache: cache.cloned(),
             remapper: Remapper::new(spec.remap, logical_pages * page_size, page_size)?,
             spec: spec.clone(),
             pending: VecDeque::new(),
@@ -121,6 +138,7 @@ impl TraceWorkload {
             self.page_size,
             self.placement_ids,
             self.read_ahead,
+            self.cache.as_ref(),
         )
     }
 
