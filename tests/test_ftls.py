@@ -176,3 +176,18 @@ def test_the_run_summary_counts_and_times_merges_as_gc(cli, kind):
     # GC latency is the collections' flash time: the timing model's GC busy time.
     assert rep.raw["gc"]["latency_s"] == pytest.approx(rep.raw["timing"]["gc_busy_s"], rel=1e-9)
     assert rep.raw["gc"]["latency_s"] > 0
+
+
+def test_a_cmt_for_under_one_percent_of_the_pages_under_random_writes_is_noted(cli):
+    """DFTL with a cached mapping table far smaller than the device, under random writes,
+    runs at a WAF made of translation traffic: the run says so (and not otherwise)."""
+    base = ["run", "--preset", "default", "-w", UNIFORM, "--set", "ftl.kind=dftl"]
+    for key, value in SMALL.items():
+        base += ["--set", f"{key}={value}"]
+    small = cli(*base, "--set", "ftl.cmt_entries=64")
+    assert small.returncode == 0, small.stderr
+    assert "ftl.cmt_entries = 64 covers 0.49% of the 13,107 logical pages" in small.stderr
+    assert "translation traffic" in small.stderr
+    whole = cli(*base, "--set", "ftl.cmt_entries=65536")
+    assert whole.returncode == 0, whole.stderr
+    assert "ftl.cmt_entries" not in whole.stderr

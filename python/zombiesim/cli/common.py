@@ -149,6 +149,43 @@ def unaware_note(report: Report, label: str = "") -> None:
         )
 
 
+#: A DFTL cached mapping table covering less than this share of the logical pages gets a
+#: note when most lookups missed.
+SMALL_CMT_SHARE = 0.01
+
+
+def small_cmt_note(report: Report, label: str = "") -> None:
+    """Say (on stderr) that a DFTL run's cached mapping table covered less than 1% of the
+    logical pages and most lookups missed (random writes): its WAF is then mostly
+    translation-page traffic, which a table sized to the device would not have."""
+    raw = report.raw
+    ftl = raw["run"]["config"]["ftl"]
+    cmt = (raw.get("ftl") or {}).get("cmt")
+    if ftl["kind"] != "dftl" or not cmt:
+        return
+    logical = raw["device"]["logical_pages"]
+    entries = min(int(ftl["cmt_entries"]), logical)
+    if entries >= SMALL_CMT_SHARE * logical or (cmt["hit_ratio"] or 0.0) >= 0.5:
+        return
+    say_notes(
+        [
+            f"ftl.cmt_entries = {entries:,} covers {entries / logical:.2%} of the "
+            f"{logical:,} logical pages and {cmt['hit_ratio']:.1%} of lookups hit: most "
+            "writes read and later rewrite a translation page, and GC rewrites the "
+            "translation pages of the pages it moves, so the WAF is mostly DFTL's "
+            "translation traffic (docs/ftl.md); a table covering the pages written "
+            "removes it"
+        ],
+        label,
+    )
+
+
+def report_notes(report: Report, label: str = "") -> None:
+    """The notes a finished run's report calls for (on stderr)."""
+    unaware_note(report, label)
+    small_cmt_note(report, label)
+
+
 def write_json(path: str, text: str) -> None:
     atomic_write(path, text if text.endswith("\n") else text + "\n")
 

@@ -37,9 +37,9 @@ from .common import (
     origin,
     out,
     progress_bar,
+    report_notes,
     say_notes,
     source,
-    unaware_note,
     write_json,
 )
 from .parser import (
@@ -316,7 +316,7 @@ def cmd_compare(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     written = _write_outputs(args, reports, cfg, spec)
     if not args.quiet:
         for label, rep in reports.items():
-            unaware_note(rep, label)
+            report_notes(rep, label)
     if show:
         out.print(compare_table(reports, f"{spec} · seed {args.seed} · {origin(args)}"))
         for path in written:

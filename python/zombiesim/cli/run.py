@@ -35,8 +35,8 @@ from .common import (
     out,
     print_fields,
     progress_bar,
+    report_notes,
     source,
-    unaware_note,
     write_json,
 )
 from .parser import (
@@ -136,7 +136,7 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.json:
         write_json(args.json, rep.to_json())
     if not args.quiet:
-        unaware_note(rep)
+        report_notes(rep)
     if show:
         _print_summary(rep, origin(args))
         if args.json:
