@@ -7,8 +7,8 @@ use pyo3::prelude::*;
 use std::io::Write;
 use zombiesim::trace::TraceRecord;
 use zombiesim::trace::{
-    NativeHeader, OnError, ReadOptions, RemapMode, TraceCache, TraceFormat, TraceReader, TraceStats,
-    TraceWriter,
+    NativeHeader, OnError, ReadOptions, RemapMode, TraceCache, TraceFormat, TraceReader,
+    TraceStats, TraceWriter,
 };
 use zombiesim::workload::TraceSpec;
 use zombiesim::{Phase, Progress, RunOptions};

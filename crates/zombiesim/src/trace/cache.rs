@@ -45,8 +45,8 @@
 
 use super::reader::Tee;
 use super::{
-    NativeHeader, ReadOptions, SkippedLine, TraceFormat, TraceReader, TraceRecord,
-    TraceWriter, MAX_SKIPPED_EXAMPLES,
+    NativeHeader, ReadOptions, SkippedLine, TraceFormat, TraceReader, TraceRecord, TraceWriter,
+    MAX_SKIPPED_EXAMPLES,
 };
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -117,9 +117,8 @@ impl TraceCache {
     /// The size bound is `$ZOMBIESIM_TRACE_CACHE_MAX` either way.
     pub fn from_setting(setting: Option<&str>) -> Result<Option<TraceCache>> {
         let max_bytes = match std::env::var(CACHE_MAX_ENV) {
-            Ok(v) => crate::units::parse_bytes(&v).map_err(|e| {
-                Error::config(CACHE_MAX_ENV, format!("`{v}` is not a size: {e}"))
-            })?,
+            Ok(v) => crate::units::parse_bytes(&v)
+                .map_err(|e| Error::config(CACHE_MAX_ENV, format!("`{v}` is not a size: {e}")))?,
             Err(_) => DEFAULT_MAX_BYTES,
         };
         let named = match setting {

@@ -1,5 +1,6 @@
 use super::*;
 use crate::trace::OnError;
+use crate::trace::ReadAhead;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// A fresh directory under the system's temporary one, removed when dropped.
@@ -39,7 +40,8 @@ struct Seen {
     end: (Option<String>, u64, Vec<SkippedLine>),
 }
 
-fn drain_reader(mut r: TraceReader) -> Seen {
+/// Everything a replay sees, read through a [`ReadAhead`] (inline or on a thread).
+fn drain(mut r: ReadAhead) -> Seen {
     let mut steps = Vec::new();
     loop {
         match r.next() {
@@ -60,25 +62,12 @@ fn drain_reader(mut r: TraceReader) -> Seen {
     }
 }
 
-fn drain_cached(mut c: CachedTrace) -> Seen {
-    let mut steps = Vec::new();
-    loop {
-        match c.next() {
-            Some(Ok(rec)) => steps.push((
-                rec,
-                c.values().to_vec(),
-                c.skipped(),
-                c.skipped_examples().to_vec(),
-            )),
-            end => {
-                let error = end.map(|e| e.unwrap_err().to_string());
-                return Seen {
-                    steps,
-                    end: (error, c.skipped(), c.skipped_examples().to_vec()),
-                };
-            }
-        }
-    }
+fn drain_reader(r: TraceReader) -> Seen {
+    drain(ReadAhead::new(r, false).unwrap())
+}
+
+fn drain_cached(c: CachedTrace) -> Seen {
+    drain(ReadAhead::cached(c, false).unwrap())
 }
 
 fn entries(cache: &TraceCache) -> Vec<String> {
@@ -109,6 +98,7 @@ fn round_trip(path: &Path, format: TraceFormat, opts: &ReadOptions) -> Seen {
     let cached = cache.lookup(path, format, opts).expect("an entry");
     assert_eq!(cached.name(), path.display().to_string());
     assert_eq!(cached.format(), format);
+    let threaded = cache.lookup(path, format, opts).expect("an entry");
     // A device number beyond 16 bits is cached as 0 (it was only for the filter).
     let mut expected = drain_reader(TraceReader::open(path, format, opts).unwrap());
     for step in &mut expected.steps {
@@ -117,6 +107,7 @@ fn round_trip(path: &Path, format: TraceFormat, opts: &ReadOptions) -> Seen {
         }
     }
     assert_eq!(drain_cached(cached), expected);
+    assert_eq!(drain(ReadAhead::cached(threaded, true).unwrap()), expected);
     direct
 }
 
@@ -143,7 +134,10 @@ fn text_traces_replay_alike_from_the_cache() {
     assert_eq!(seen.steps.len(), 4);
     assert_eq!(seen.end.1, 3, "the three malformed lines skipped");
     assert_eq!(seen.steps[0].2, 0);
-    assert_eq!(seen.steps[2].2, 1, "the first malformed line came before record 3");
+    assert_eq!(
+        seen.steps[2].2, 1,
+        "the first malformed line came before record 3"
+    );
     assert_eq!(seen.steps[3].2, 3);
     // The device filter, a time offset and a scale.
     let shaped = ReadOptions {
@@ -158,9 +152,17 @@ fn text_traces_replay_alike_from_the_cache() {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let default = ReadOptions::default();
     round_trip(&data.join("spc_synthetic.spc"), TraceFormat::Spc, &default);
-    round_trip(&data.join("disksim_synthetic.trace"), TraceFormat::Disksim, &default);
+    round_trip(
+        &data.join("disksim_synthetic.trace"),
+        TraceFormat::Disksim,
+        &default,
+    );
     // Device numbers beyond 16 bits (major << 20 | minor), filtered before caching.
-    let seen = round_trip(&data.join("blkparse_synthetic.txt"), TraceFormat::Blkparse, &default);
+    let seen = round_trip(
+        &data.join("blkparse_synthetic.txt"),
+        TraceFormat::Blkparse,
+        &default,
+    );
     assert!(!seen.steps.is_empty());
     // A hashed format: every write carries its content values.
     let fiu = scratch.file(
@@ -184,7 +186,9 @@ fn only_a_trace_read_to_its_end_is_cached() {
     };
     // Dropped after two records: nothing is left behind.
     let mut r = TraceReader::open(&msr, TraceFormat::Msr, &skip).unwrap();
-    r.tee(Box::new(cache.recorder(&msr, TraceFormat::Msr, &skip).unwrap()));
+    r.tee(Box::new(
+        cache.recorder(&msr, TraceFormat::Msr, &skip).unwrap(),
+    ));
     r.next().unwrap().unwrap();
     r.next().unwrap().unwrap();
     drop(r);
@@ -192,7 +196,9 @@ fn only_a_trace_read_to_its_end_is_cached() {
     // Stopped by a malformed line: nothing either.
     let stop = ReadOptions::default();
     let mut r = TraceReader::open(&msr, TraceFormat::Msr, &stop).unwrap();
-    r.tee(Box::new(cache.recorder(&msr, TraceFormat::Msr, &stop).unwrap()));
+    r.tee(Box::new(
+        cache.recorder(&msr, TraceFormat::Msr, &stop).unwrap(),
+    ));
     assert!(r.any(|x| x.is_err()));
     assert!(entries(&cache).is_empty(), "{:?}", entries(&cache));
     // Native traces are not cached.
@@ -210,7 +216,9 @@ fn an_entry_serves_only_its_file_as_it_was_and_its_options() {
     };
     let record = |opts: &ReadOptions| {
         let mut r = TraceReader::open(&msr, TraceFormat::Msr, opts).unwrap();
-        r.tee(Box::new(cache.recorder(&msr, TraceFormat::Msr, opts).unwrap()));
+        r.tee(Box::new(
+            cache.recorder(&msr, TraceFormat::Msr, opts).unwrap(),
+        ));
         r.for_each(drop);
     };
     record(&skip);
@@ -248,12 +256,18 @@ fn the_least_recently_used_entries_go_first() {
     let cache = TraceCache::new(scratch.0.join("c"), 1200);
     for path in [&a, &b] {
         let mut r = TraceReader::open(path, TraceFormat::Msr, &skip).unwrap();
-        r.tee(Box::new(cache.recorder(path, TraceFormat::Msr, &skip).unwrap()));
+        r.tee(Box::new(
+            cache.recorder(path, TraceFormat::Msr, &skip).unwrap(),
+        ));
         r.for_each(drop);
         // The first entry was used a minute ago.
         for name in entries(&cache).iter().filter(|n| n.ends_with(".json")) {
-            let f = File::options().append(true).open(cache.dir.join(name)).unwrap();
-            f.set_modified(SystemTime::now() - Duration::from_secs(60)).unwrap();
+            let f = File::options()
+                .append(true)
+                .open(cache.dir.join(name))
+                .unwrap();
+            f.set_modified(SystemTime::now() - Duration::from_secs(60))
+                .unwrap();
         }
     }
     assert!(cache.lookup(&a, TraceFormat::Msr, &skip).is_none());
