@@ -53,6 +53,7 @@ use serde::{Deserialize, Serialize};
 use std::fs::{self, File};
 use std::hash::Hasher;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 /// Bytes the cache may hold unless `$ZOMBIESIM_TRACE_CACHE_MAX` says otherwise: 8 GiB.
@@ -235,12 +236,13 @@ impl TraceCache {
     ) -> Option<Recorder> {
         let (key, hash) = TraceCache::key(path, format, opts)?;
         fs::create_dir_all(&self.dir).ok()?;
-        let nanos = SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
+        // Unique among the recorders of every process: several runs of one trace may
+        // record it at once (the last to finish writes the entry; they are alike).
+        static RECORDERS: AtomicU64 = AtomicU64::new(0);
+        let n = RECORDERS.fetch_add(1, Ordering::Relaxed);
         let tmp = self
             .dir
-            .join(format!("{hash}.{}.{nanos}.tmp", std::process::id()));
+            .join(format!("{hash}.{}.{n}.tmp", std::process::id()));
         let file = File::create(&tmp).ok()?;
         let header = NativeHeader::new(false, format.has_values());
         let writer = TraceWriter::new(TraceFormat::Native, file)
