@@ -23,7 +23,8 @@
 //! **The key.** The trace file's canonical path, length and modification time, the
 //! format, every read option, and this version of zombiesim; the `.json` holds the whole
 //! key and a lookup compares all of it (the file name is only its hash). A trace edited
-//! in place with the same length and modification time is not noticed.
+//! in place with the same length and modification time is not noticed. Only regular
+//! files are cached: a pipe or a device says nothing of what it will hold.
 //!
 //! **When an entry is written.** Only when the reader reaches the end of the trace
 //! without an error: a replay stopped early (a record limit, an interrupted run, an
@@ -139,14 +140,18 @@ impl TraceCache {
     }
 
     /// The key of `path` read as `format` with `opts`, and its hash (the entry's file
-    /// name); `None` for a format that is not cached (native) or a file whose identity
-    /// cannot be read.
+    /// name); `None` for a format that is not cached (native), for what is not a regular
+    /// file (a pipe, a device), or a file whose identity cannot be read.
     fn key(path: &Path, format: TraceFormat, opts: &ReadOptions) -> Option<(String, String)> {
         if format == TraceFormat::Native {
             return None;
         }
         let canonical = fs::canonicalize(path).ok()?;
         let meta = fs::metadata(&canonical).ok()?;
+        // A pipe or a device has no length and time that say what it holds.
+        if !meta.is_file() {
+            return None;
+        }
         let mtime = meta
             .modified()
             .ok()?

@@ -201,8 +201,15 @@ fn only_a_trace_read_to_its_end_is_cached() {
     ));
     assert!(r.any(|x| x.is_err()));
     assert!(entries(&cache).is_empty(), "{:?}", entries(&cache));
-    // Native traces are not cached.
+    // Native traces are not cached, nor what is not a regular file.
     assert!(cache.recorder(&msr, TraceFormat::Native, &stop).is_none());
+    assert!(cache
+        .recorder(&scratch.0, TraceFormat::Msr, &stop)
+        .is_none());
+    #[cfg(unix)]
+    assert!(cache
+        .recorder(Path::new("/dev/null"), TraceFormat::Msr, &stop)
+        .is_none());
 }
 
 #[test]
