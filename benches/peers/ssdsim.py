@@ -68,6 +68,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import cpu_model  # noqa: E402
 
+# WAF over the whole trace and after the fill, as the MQSim recipe computes them.
+from mqsim import add_waf  # noqa: E402
+
 SECTOR = 512
 PAGE_SIZE = 4096
 SECTORS_PER_PAGE = PAGE_SIZE // SECTOR
@@ -359,14 +362,6 @@ def run_zombiesim(exe: str, work: Path, trace: Path, config: Path, records: int)
         }
     )
     return r
-
-
-def add_waf(r: dict, fill: int) -> None:
-    host = r["host_writes"]
-    r["waf"] = r["programs"] / host
-    # No GC during the fill (every block it needs is free), so every copy belongs to the
-    # random phase.
-    r["waf_after_fill"] = (host - fill + r["gc_copies"]) / (host - fill)
 
 
 COUNT_ROWS = [
