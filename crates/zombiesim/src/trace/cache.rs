@@ -44,6 +44,7 @@
 //! caches only when asked ([`crate::RunOptions::trace_cache`]); the command line and
 //! the Python package ask by default.
 
+use super::native::RECORD_BYTES;
 use super::reader::Tee;
 use super::{
     NativeHeader, ReadOptions, SkippedLine, TraceFormat, TraceReader, TraceRecord, TraceWriter,
@@ -185,6 +186,19 @@ impl TraceCache {
         )
     }
 
+    /// What the cache has for `path` read as `format` with `opts`: its records, or else
+    /// a recorder to keep them (`None` when the trace is not cached). The file's
+    /// identity is read once for both.
+    pub(crate) fn find(&self, path: &Path, format: TraceFormat, opts: &ReadOptions) -> Found {
+        let Some((key, hash)) = TraceCache::key(path, format, opts) else {
+            return Found::Miss(None);
+        };
+        match self.entry(&key, &hash, path, format) {
+            Some(trace) => Found::Hit(trace),
+            None => Found::Miss(self.record(key, hash, format)),
+        }
+    }
+
     /// The cached records of `path` read as `format` with `opts`, if an entry matches.
     /// Anything wrong with an entry (missing, another key, a length that does not match)
     /// is a miss.
@@ -195,8 +209,28 @@ impl TraceCache {
         opts: &ReadOptions,
     ) -> Option<CachedTrace> {
         let (key, hash) = TraceCache::key(path, format, opts)?;
-        let (records, entry_path) = self.paths(&hash);
-        let entry: Entry = serde_json::from_slice(&fs::read(&entry_path).ok()?).ok()?;
+        self.entry(&key, &hash, path, format)
+    }
+
+    /// A recorder for `path` read as `format` with `opts`, writing its entry when the
+    /// reader reaches the end; `None` when the trace is not cached (native, not a
+    /// regular file, or no temporary file can be created).
+    #[cfg(test)]
+    fn recorder(&self, path: &Path, format: TraceFormat, opts: &ReadOptions) -> Option<Recorder> {
+        let (key, hash) = TraceCache::key(path, format, opts)?;
+        self.record(key, hash, format)
+    }
+
+    /// The entry named `hash`, if it holds `key`, read as the text trace `path`.
+    fn entry(
+        &self,
+        key: &str,
+        hash: &str,
+        path: &Path,
+        format: TraceFormat,
+    ) -> Option<CachedTrace> {
+        let (records, entry_path) = self.paths(hash);
+        let mut entry: Entry = serde_json::from_slice(&fs::read(&entry_path).ok()?).ok()?;
         if entry.key != key || fs::metadata(&records).ok()?.len() != entry.bytes {
             return None;
         }
@@ -210,6 +244,10 @@ impl TraceCache {
         if let Ok(f) = File::options().append(true).open(&entry_path) {
             let _ = f.set_modified(SystemTime::now());
         }
+        let examples = std::mem::take(&mut entry.examples)
+            .into_iter()
+            .map(|(line, reason)| SkippedLine { line, reason })
+            .collect();
         Some(CachedTrace {
             reader,
             name: path.display().to_string(),
@@ -217,29 +255,14 @@ impl TraceCache {
             returned: 0,
             next_skip: 0,
             skipped: 0,
-            examples: entry
-                .examples
-                .iter()
-                .map(|(line, reason)| SkippedLine {
-                    line: *line,
-                    reason: reason.clone(),
-                })
-                .collect(),
+            examples,
             entry,
             ended: false,
         })
     }
 
-    /// A recorder for `path` read as `format` with `opts`, writing its entry when the
-    /// reader reaches the end; `None` when the trace is not cached (native, or no
-    /// temporary file can be created).
-    pub(crate) fn recorder(
-        &self,
-        path: &Path,
-        format: TraceFormat,
-        opts: &ReadOptions,
-    ) -> Option<Recorder> {
-        let (key, hash) = TraceCache::key(path, format, opts)?;
+    /// A recorder of the entry `hash` holding `key`.
+    fn record(&self, key: String, hash: String, format: TraceFormat) -> Option<Recorder> {
         fs::create_dir_all(&self.dir).ok()?;
         // Unique among the recorders of every process: several runs of one trace may
         // record it at once (the last to finish writes the entry; they are alike).
@@ -311,6 +334,14 @@ impl TraceCache {
     }
 }
 
+/// What the cache has for a trace ([`TraceCache::find`]).
+pub(crate) enum Found {
+    /// Its records.
+    Hit(CachedTrace),
+    /// None: a recorder to keep them, if the trace can be cached.
+    Miss(Option<Recorder>),
+}
+
 /// Writes the records a text reader returns into a cache entry; see the module docs.
 /// Dropped before the end of the trace, it removes what it wrote.
 pub(crate) struct Recorder {
@@ -341,7 +372,7 @@ impl Tee for Recorder {
         };
         let first = *self.first_time_ns.get_or_insert(rec.time_ns);
         let fits = i64::try_from(first).is_ok()
-            && (self.records + 1) * 24 <= self.cache.max_bytes
+            && (self.records + 1) * RECORD_BYTES as u64 <= self.cache.max_bytes
             && self.skips.len() < MAX_SKIP_CHANGES;
         if !fits || writer.write_values(&rec, values).is_err() {
             self.give_up();
@@ -387,8 +418,11 @@ impl Tee for Recorder {
             .and_then(|()| fs::rename(&self.tmp, &records).ok())
             .and_then(|()| fs::rename(&entry_tmp, &entry_path).ok());
         if committed.is_none() {
+            // Whichever step failed: no half of an entry stays (its records without
+            // their `.json` would never be evicted).
             let _ = fs::remove_file(&entry_tmp);
             let _ = fs::remove_file(&self.tmp);
+            let _ = fs::remove_file(&records);
             return;
         }
         self.cache.evict();

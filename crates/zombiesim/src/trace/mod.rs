@@ -34,7 +34,7 @@
 //! ```
 
 pub mod blkparse;
-mod cache;
+pub(crate) mod cache;
 mod codec;
 pub mod disksim;
 pub mod fio;

@@ -23,6 +23,7 @@ use super::trace_info::{NotifiedInfo, TraceInfo};
 use super::{Op, Request, Workload, WriteHint};
 use crate::error::{Error, Result};
 use crate::fingerprint::combine;
+use crate::trace::cache::Found;
 use crate::trace::{
     HostBuffer, NativeHeader, PlacementCounter, ReadAhead, ReadOptions, RemapMode, Remapper,
     TraceCache, TraceFormat, TraceOp, TraceReader,
@@ -97,16 +98,14 @@ impl TraceWorkload {
                 ),
             ));
         }
-        let cached = cache.and_then(|c| c.lookup(&spec.path, spec.format, &spec.options));
-        let (reader, header) = match cached {
-            Some(trace) => (ReadAhead::cached(trace, read_ahead)?, None),
-            None => {
+        let found = cache.map(|c| c.find(&spec.path, spec.format, &spec.options));
+        let (reader, header) = match found {
+            Some(Found::Hit(trace)) => (ReadAhead::cached(trace, read_ahead)?, None),
+            found => {
                 let mut reader = TraceReader::open(&spec.path, spec.format, &spec.options)?;
                 let header = reader.native_header()?;
-                if let Some(tee) =
-                    cache.and_then(|c| c.recorder(&spec.path, spec.format, &spec.options))
-                {
-                    reader.tee(Box::new(tee));
+                if let Some(Found::Miss(Some(recorder))) = found {
+                    reader.tee(Box::new(recorder));
                 }
                 (ReadAhead::new(reader, read_ahead)?, header)
             }

@@ -70,6 +70,18 @@ fn drain_cached(c: CachedTrace) -> Seen {
     drain(ReadAhead::cached(c, false).unwrap())
 }
 
+/// `path` opened as `format` with `opts`, teed into a recorder of `cache`.
+fn recording(
+    cache: &TraceCache,
+    path: &Path,
+    format: TraceFormat,
+    opts: &ReadOptions,
+) -> TraceReader {
+    let mut r = TraceReader::open(path, format, opts).unwrap();
+    r.tee(Box::new(cache.recorder(path, format, opts).unwrap()));
+    r
+}
+
 fn entries(cache: &TraceCache) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(&cache.dir)
         .map(|l| {
@@ -90,9 +102,7 @@ fn round_trip(path: &Path, format: TraceFormat, opts: &ReadOptions) -> Seen {
     let direct = drain_reader(TraceReader::open(path, format, opts).unwrap());
     assert!(direct.end.0.is_none(), "{:?}", direct.end);
     assert!(cache.lookup(path, format, opts).is_none());
-    let mut teed = TraceReader::open(path, format, opts).unwrap();
-    teed.tee(Box::new(cache.recorder(path, format, opts).unwrap()));
-    assert_eq!(drain_reader(teed), direct);
+    assert_eq!(drain_reader(recording(&cache, path, format, opts)), direct);
     let names = entries(&cache);
     assert_eq!(names.len(), 2, "{names:?}");
     let cached = cache.lookup(path, format, opts).expect("an entry");
@@ -185,20 +195,14 @@ fn only_a_trace_read_to_its_end_is_cached() {
         ..ReadOptions::default()
     };
     // Dropped after two records: nothing is left behind.
-    let mut r = TraceReader::open(&msr, TraceFormat::Msr, &skip).unwrap();
-    r.tee(Box::new(
-        cache.recorder(&msr, TraceFormat::Msr, &skip).unwrap(),
-    ));
+    let mut r = recording(&cache, &msr, TraceFormat::Msr, &skip);
     r.next().unwrap().unwrap();
     r.next().unwrap().unwrap();
     drop(r);
     assert!(entries(&cache).is_empty(), "{:?}", entries(&cache));
     // Stopped by a malformed line: nothing either.
     let stop = ReadOptions::default();
-    let mut r = TraceReader::open(&msr, TraceFormat::Msr, &stop).unwrap();
-    r.tee(Box::new(
-        cache.recorder(&msr, TraceFormat::Msr, &stop).unwrap(),
-    ));
+    let mut r = recording(&cache, &msr, TraceFormat::Msr, &stop);
     assert!(r.any(|x| x.is_err()));
     assert!(entries(&cache).is_empty(), "{:?}", entries(&cache));
     // Native traces are not cached, nor what is not a regular file.
@@ -221,13 +225,8 @@ fn an_entry_serves_only_its_file_as_it_was_and_its_options() {
         on_error: OnError::Skip,
         ..ReadOptions::default()
     };
-    let record = |opts: &ReadOptions| {
-        let mut r = TraceReader::open(&msr, TraceFormat::Msr, opts).unwrap();
-        r.tee(Box::new(
-            cache.recorder(&msr, TraceFormat::Msr, opts).unwrap(),
-        ));
-        r.for_each(drop);
-    };
+    let record =
+        |opts: &ReadOptions| recording(&cache, &msr, TraceFormat::Msr, opts).for_each(drop);
     record(&skip);
     assert!(cache.lookup(&msr, TraceFormat::Msr, &skip).is_some());
     let other = ReadOptions {
@@ -262,11 +261,7 @@ fn the_least_recently_used_entries_go_first() {
     // Room for one entry of the four records (16 + 4 × 24 bytes, and the .json).
     let cache = TraceCache::new(scratch.0.join("c"), 1200);
     for path in [&a, &b] {
-        let mut r = TraceReader::open(path, TraceFormat::Msr, &skip).unwrap();
-        r.tee(Box::new(
-            cache.recorder(path, TraceFormat::Msr, &skip).unwrap(),
-        ));
-        r.for_each(drop);
+        recording(&cache, path, TraceFormat::Msr, &skip).for_each(drop);
         // The first entry was used a minute ago.
         for name in entries(&cache).iter().filter(|n| n.ends_with(".json")) {
             let f = File::options()
