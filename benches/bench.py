@@ -119,6 +119,11 @@ def verdict(ok: bool) -> str:
     return "met" if ok else "NOT met"
 
 
+def record_rates(results: list[tuple[dict, float]]) -> list[float]:
+    """Trace records replayed per wall second of each run's measured phase."""
+    return [r["trace"]["records"] / r["run"]["measured_wall_s"] for r, _ in results]
+
+
 def goal(label: str, ok: bool) -> str:
     """A speed goal beyond the case's target: reported, never failing the bench."""
     return f"goal {label}: {'met' if ok else 'not yet'}"
@@ -220,7 +225,7 @@ def replay(n: int) -> bool:
     for records in (1_000_000, 10_000_000):
         path = msr_trace(records)
         results = runs("benches/configs/replay-1g.toml", f"trace:msr:modulo:{path}", n)
-        rates = [r["trace"]["records"] / r["run"]["measured_wall_s"] for r, _ in results]
+        rates = record_rates(results)
         peaks[records] = med([rss for _, rss in results])
         rate_10m = med(rates)
         print(
@@ -237,7 +242,7 @@ def replay(n: int) -> bool:
     results = runs(
         "benches/configs/replay-1g.toml", f"trace:native:modulo:{native_trace(10_000_000)}", n
     )
-    rates = [r["trace"]["records"] / r["run"]["measured_wall_s"] for r, _ in results]
+    rates = record_rates(results)
     print(
         f"  the same 10 M records, native format: {med(rates) / 1e6:.2f} M records / wall s "
         f"(runs: {fmt_runs(rates)});  {goal('>= 15 M records/s', med(rates) >= 15e6)}"
@@ -257,7 +262,7 @@ def replay(n: int) -> bool:
     )
     for label, env in cases:
         results = runs("benches/configs/replay-1g.toml", workload, n, (), env)
-        rates = [r["trace"]["records"] / r["run"]["measured_wall_s"] for r, _ in results]
+        rates = record_rates(results)
         print(
             f"  the 10 M MSR records {label}: {med(rates) / 1e6:.2f} M records / wall s "
             f"(runs: {fmt_runs(rates)})"
@@ -287,7 +292,7 @@ def notified(n: int) -> bool:
     for records in (1_000_000, 10_000_000):
         path = notified_trace(records)
         results = runs("benches/configs/replay-1g.toml", f"trace:native:none:{path}", n, sets)
-        rates = [r["trace"]["records"] / r["run"]["measured_wall_s"] for r, _ in results]
+        rates = record_rates(results)
         peaks[records] = med([rss for _, rss in results])
         if records == 1_000_000:
             rates_1m = rates
