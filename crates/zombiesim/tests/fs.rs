@@ -2,7 +2,8 @@
 
 use proptest::prelude::*;
 use zombiesim::fs::crash::crash_and_recover;
-use zombiesim::fs::{FsParams, JournalMode, Layout, Role};
+use zombiesim::fs::{Ext3, FsIo, FsParams, JournalMode, Layout, Role};
+use zombiesim::workload::IoKind;
 use zombiesim::{simulate, Config, Error, Report, RunOptions, WorkloadSpec};
 
 /// The vma-journaling preset scaled to `mib` MiB of flash, under `ftl`.
@@ -270,6 +271,74 @@ fn vma_keeps_a_deleted_files_page_until_its_checkpoint_has_written_it() {
         "{:?}",
         &v.inconsistent[..v.inconsistent.len().min(3)]
     );
+}
+
+#[test]
+fn a_checkpoint_before_a_delete_commits_writes_the_deleted_copy_home() {
+    // A deleted file's page is dropped at the delete even though a committed
+    // transaction holds its copy (JBD cleans it: nothing writes it home). If that
+    // transaction is checkpointed before the delete commits, recovery still needs the
+    // copy: the checkpoint writes it home itself. Without that write this case (found
+    // by `recovery_restores_a_consistent_state`) recovers a stale block.
+    let v = crash(JournalMode::Journal, 418557, 5871, 0.10227666891690079);
+    assert!(
+        v.inconsistent.is_empty(),
+        "{:?}",
+        &v.inconsistent[..v.inconsistent.len().min(3)]
+    );
+}
+
+#[test]
+fn a_deleted_files_committed_data_is_dropped_at_the_delete() {
+    // Full data journaling: a file's data committed, then the file deleted. JBD cleans
+    // the pages at once (`journal_unmap_buffer`): the flusher must not write them home
+    // in the seconds until the delete commits. A checkpoint of the copy's transaction
+    // in that window writes the copy home from the journal (recovery needs it), and the
+    // delete's commit drops that page again.
+    let drops = |out: &std::collections::VecDeque<FsIo>| -> u64 {
+        out.iter()
+            .map(|io| match io {
+                FsIo::Drop { count, .. } => *count as u64,
+                _ => 0,
+            })
+            .sum()
+    };
+    for mode in [JournalMode::Journal, JournalMode::Vma] {
+        let layout = Layout::new(8192, 4096, 128).unwrap();
+        let mut fs = Ext3::new(layout, mode, 5_000_000_000, 4096).unwrap();
+        let file = fs.create(fs.root(), false).unwrap();
+        fs.write(file, 0, 8 * 4096).unwrap();
+        fs.commit();
+        fs.commit_finished();
+        fs.out.clear();
+        fs.delete(file);
+        assert_eq!(drops(&fs.out), 8, "{mode:?}: dropped at the delete");
+        fs.out.clear();
+        fs.journal.checkpoint(&mut fs.out);
+        let rewritten: u64 = fs
+            .out
+            .iter()
+            .map(|io| match io {
+                FsIo::Write {
+                    kind: IoKind::Data,
+                    count,
+                    version,
+                    ..
+                } => {
+                    assert_eq!(*version, 1, "{mode:?}: the committed copy");
+                    *count as u64
+                }
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(
+            rewritten, 8,
+            "{mode:?}: the checkpoint writes the copies home"
+        );
+        fs.out.clear();
+        fs.commit();
+        assert_eq!(drops(&fs.out), 8, "{mode:?}: dropped again at the commit");
+    }
 }
 
 #[test]

@@ -594,20 +594,20 @@ impl Ext3 {
             self.meta(block, false);
             self.meta(self.layout.inode_block(parent as u64), false);
         }
-        // Data: blocks freed, cached pages dropped unwritten — at once, except what a
-        // commit still has to write: `ordered` data on the committing transaction's
-        // list (the commit writes it first) and, under `journal` and `vma`, blocks
-        // whose copy in a committed transaction is not checkpointed yet (dropped when
-        // this transaction commits: it revokes them, or under `vma` the VMM drops
-        // their entries; until then a checkpoint of the older transaction may still
-        // write the page home).
+        // Data: blocks freed, cached pages dropped unwritten at once (JBD's
+        // `journal_unmap_buffer` cleans them), except what a commit in progress still
+        // has to write: `ordered` data on the committing transaction's list (the commit
+        // writes it first) and, under `journal` and `vma`, blocks whose committed copy
+        // that commit is checkpointing (its queued write-back needs the page; dropped
+        // when this transaction commits). Other journaled copies are `zap`ped: a
+        // checkpoint before this transaction commits writes them home from the journal.
         for e in &node.extents {
             if !self.quiet {
                 let journals_data =
                     matches!(self.journal.mode, JournalMode::Journal | JournalMode::Vma);
                 let keep = |b: u64| {
                     if journals_data {
-                        self.journal.has_live_copy(b)
+                        self.journal.checkpointing_copy(b)
                     } else {
                         self.journal.committing_data(b)
                     }
@@ -618,10 +618,12 @@ impl Ext3 {
                     |block, count| FsIo::Drop { block, count },
                 );
                 if journals_data {
-                    let deferred: Vec<u64> =
-                        (e.pblk..e.pblk + e.len).filter(|&b| keep(b)).collect();
-                    for b in deferred {
-                        self.journal.drop_at_commit(b, 1);
+                    for b in e.pblk..e.pblk + e.len {
+                        if self.journal.checkpointing_copy(b) {
+                            self.journal.drop_at_commit(b, 1);
+                        } else if self.journal.has_live_copy(b) {
+                            self.journal.zap(b);
+                        }
                     }
                 }
             }

@@ -13,7 +13,8 @@
 //!   then      the journaled blocks become dirty in the page cache (home locations)
 //!
 //!   checkpoint (the log or the VMM's area is short of space): write back the oldest
-//!   committed transaction's blocks still dirty, drop it, move the tail (journal
+//!   committed transaction's blocks still dirty (and, from the journal, its copies of
+//!   deleted data whose delete has not committed), drop it, move the tail (journal
 //!   superblock write; `vma`: a release to the VMM)
 //! ```
 //!
@@ -93,7 +94,16 @@ pub struct Journal {
     /// Blocks of transactions checkpointed by the commit in progress, with their tid:
     /// they keep their live copy until that commit's steps (the write-backs) are done,
     /// so a file deleted meanwhile does not drop a page a queued write-back still needs.
-    checkpointing: Vec<(u64, u64)>,
+    checkpointing: FxHashMap<u64, u64>,
+    /// Deleted files' data blocks whose cached pages were dropped at the delete while a
+    /// committed transaction still held their copy (JBD's `journal_unmap_buffer`: the
+    /// buffer is cleaned at once and forgotten when the deleting transaction commits),
+    /// with the id of that transaction. A checkpoint of the copy's transaction before
+    /// then writes the copy home itself: until the delete commits, recovery needs it.
+    zapped: FxHashMap<u64, u64>,
+    /// Blocks such a checkpoint wrote home, with the deleting transaction's id: their
+    /// pages are dropped once it commits.
+    rewritten: Vec<(u64, u64)>,
     vmm_entries: u64,
     vmm_capacity: u64,
     /// `ordered`: the data the commit in progress writes before its commit block.
@@ -132,7 +142,9 @@ impl Journal {
             running: Running::default(),
             live: VecDeque::new(),
             last_journaled: FxHashMap::default(),
-            checkpointing: Vec::new(),
+            checkpointing: FxHashMap::default(),
+            zapped: FxHashMap::default(),
+            rewritten: Vec::new(),
             vmm_entries: 0,
             vmm_capacity: vmm_entries,
             committing: FxHashSet::default(),
@@ -211,6 +223,23 @@ impl Journal {
     #[inline]
     pub fn has_live_copy(&self, block: u64) -> bool {
         self.last_journaled.contains_key(&block)
+    }
+
+    /// Whether the commit in progress checkpointed the transaction holding `block`'s
+    /// live copy: its queued write-back still needs the cached page.
+    #[inline]
+    pub fn checkpointing_copy(&self, block: u64) -> bool {
+        !self.checkpointing.is_empty()
+            && self
+                .checkpointing
+                .get(&block)
+                .is_some_and(|t| self.last_journaled.get(&block) == Some(t))
+    }
+
+    /// A deleted file's data `block`, whose live copy is in a committed transaction,
+    /// was dropped from the cache unwritten (see `zapped`).
+    pub fn zap(&mut self, block: u64) {
+        self.zapped.insert(block, self.next_tid);
     }
 
     /// Whether `block` is data the commit in progress writes first (`ordered`).
@@ -345,6 +374,21 @@ impl Journal {
         for &(block, count) in &run.drops {
             out.push_back(FsIo::Drop { block, count });
         }
+        if !self.zapped.is_empty() || !self.rewritten.is_empty() {
+            self.zapped.retain(|_, t| *t != tid);
+            let mut redrop = Vec::new();
+            self.rewritten.retain(|&(b, t)| {
+                if t == tid {
+                    redrop.push(b);
+                }
+                t != tid
+            });
+            redrop.sort_unstable();
+            push_runs(out, redrop.into_iter(), |block, count| FsIo::Drop {
+                block,
+                count,
+            });
+        }
         // Committed blocks are dirty at home now, for the flusher or a checkpoint: the
         // data the transaction held first (unpinned), then the metadata.
         let mut sorted = run.journaled;
@@ -405,6 +449,24 @@ impl Journal {
         self.counters.checkpoints += 1;
         let mut blocks = old.blocks;
         blocks.sort_unstable();
+        if !self.zapped.is_empty() {
+            // Copies of deleted data the delete has not committed yet: write them home
+            // from the journal's copy (the page was dropped), then as the rest.
+            for &b in &blocks {
+                if let Some(&by) = self.zapped.get(&b) {
+                    if self.last_journaled.get(&b) == Some(&old.tid) {
+                        self.zapped.remove(&b);
+                        self.rewritten.push((b, by));
+                        out.push_back(FsIo::Write {
+                            block: b,
+                            count: 1,
+                            kind: IoKind::Data,
+                            version: old.tid,
+                        });
+                    }
+                }
+            }
+        }
         push_runs(out, blocks.iter().copied(), |block, count| {
             FsIo::WriteBack { block, count }
         });
