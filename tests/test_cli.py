@@ -238,3 +238,38 @@ def test_ctrl_c_writes_partial_report_and_exits_130(tmp_path):
     assert "interrupted" in stderr and "Traceback" not in stderr
     run = json.loads(out.read_text())["run"]
     assert run["interrupted"] is True and 0 <= run["progress"] < 1
+
+
+def test_a_run_imports_only_what_it_uses():
+    """`zombiesim run` (and `import zombiesim`) start without the sweep engines, the
+    reproductions, the studies, the analyses, the plots and the capture tools; those load
+    on first use (`zs.sweep`, `zs.reproduce`, ...) and for the commands that need them."""
+    import subprocess
+    import sys
+
+    heavy = (
+        "zombiesim.sweeps",
+        "zombiesim.reproduce",
+        "zombiesim.studies",
+        "zombiesim.analyze",
+        "zombiesim.plot",
+        "zombiesim.capture",
+    )
+    code = f"""
+import sys
+from zombiesim.cli import COMMANDS, build_parser
+build_parser(["run", "--preset", "default"])
+loaded = [m for m in {heavy!r} if m in sys.modules]
+assert not loaded, loaded
+import zombiesim as zs
+assert callable(zs.sweep) and callable(zs.load) and callable(zs.study)
+assert "vma-journaling" in zs.reproduce.PAPERS and zs.analyze and zs.plot
+from zombiesim import sweep  # noqa: F401
+names = set()
+for module, commands in COMMANDS.items():
+    names.update(commands)
+parser = build_parser()
+sub = next(a for a in parser._actions if a.dest == "command")
+assert set(sub.choices) == names, set(sub.choices) ^ names
+"""
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -9,7 +9,9 @@ presents.
 True
 """
 
-from . import analyze, plot, reproduce, trace, workload
+from typing import TYPE_CHECKING, Any
+
+from . import trace, workload
 from ._core import __version__, analytic_wa
 from ._errors import (
     ConfigError,
@@ -43,10 +45,44 @@ from .catalog import (
 )
 from .config import Config
 from .report import Report
-from .studies import study
-from .sweeps import load, sweep
 from .trace import TraceInput
 from .workload import Workload
+
+if TYPE_CHECKING:
+    from . import analyze, plot, reproduce
+    from .studies import study
+    from .sweeps import load, sweep
+
+#: What is imported on first use (`zs.sweep`, `zs.analyze`, ...): the command line and a
+#: plain `zs.simulate` start without the sweep engines, the reproductions, the analyses
+#: and the plots. Name -> (module, attribute or None for the module itself).
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "analyze": (".analyze", None),
+    "plot": (".plot", None),
+    "reproduce": (".reproduce", None),
+    "study": (".studies", "study"),
+    "load": (".sweeps", "load"),
+    "sweep": (".sweeps", "sweep"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'zombiesim' has no attribute {name!r}") from None
+    value = importlib.import_module(module, __name__)
+    if attr is not None:
+        value = getattr(value, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "DEFAULT_SEED",

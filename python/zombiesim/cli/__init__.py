@@ -14,6 +14,7 @@ written (a partial report is marked `run.interrupted`).
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import signal
 import sys
@@ -23,26 +24,45 @@ from contextlib import contextmanager
 
 from .. import _core
 from .._errors import ZombiesimError
-from . import (
-    capture,
-    common,
-    compare,
-    demo,
-    listings,
-    reproduce,
-    run,
-    study,
-    sweep,
-    trace,
-    validate,
-)
+from . import common
 from .common import EXIT_BAD_INPUT, EXIT_OK, error, interrupted
 from .parser import Formatter
 
 __all__ = ["build_parser", "main"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: The command modules, in the order `zombiesim --help` lists them, and the commands each
+#: registers. A command line naming one of them imports that module only: `zombiesim run`
+#: starts without the sweep engines, the reproductions or the capture tools.
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "run": ("run",),
+    "compare": ("compare",),
+    "sweep": ("sweep", "report"),
+    "study": ("study",),
+    "validate": ("validate",),
+    "reproduce": ("reproduce",),
+    "listings": ("presets", "schemes", "workloads", "policies"),
+    "trace": ("trace",),
+    "demo": ("demo",),
+    "capture": ("capture",),
+}
+
+
+def _modules_for(argv: Sequence[str] | None) -> list[str]:
+    """The command modules a parser for `argv` needs: the one that owns the command it
+    names, or all of them (no command, `--help`, or a name that is not a command)."""
+    if argv is not None:
+        # The top-level parser's options take no values: the first word is the command.
+        command = next((a for a in argv if not a.startswith("-")), None)
+        for module, names in COMMANDS.items():
+            if command in names:
+                return [module]
+    return list(COMMANDS)
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command-line parser: with `argv`, only the commands it can name are registered
+    (see `COMMANDS`); without, all of them."""
     parser = argparse.ArgumentParser(
         prog="zombiesim",
         description="An SSD simulator whose garbage collector knows what the buffers "
@@ -52,19 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"zombiesim {_core.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in (
-        run,
-        compare,
-        sweep,
-        study,
-        validate,
-        reproduce,
-        listings,
-        trace,
-        demo,
-        capture,
-    ):
-        command.register(sub)
+    for module in _modules_for(argv):
+        importlib.import_module(f".{module}", __name__).register(sub)
     return parser
 
 
@@ -88,7 +97,8 @@ def _sigterm_interrupts() -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
