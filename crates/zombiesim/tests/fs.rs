@@ -196,6 +196,14 @@ fn crash(mode: JournalMode, seed: u64, at: u64, flush: f64) -> zombiesim::fs::cr
     crash_and_recover(&p, layout, seed, at, flush).unwrap()
 }
 
+fn assert_consistent(v: &zombiesim::fs::crash::Verdict) {
+    assert!(
+        v.inconsistent.is_empty(),
+        "{:?}",
+        &v.inconsistent[..v.inconsistent.len().min(3)]
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 1000,
@@ -265,12 +273,7 @@ fn vma_keeps_a_deleted_files_page_until_its_checkpoint_has_written_it() {
     // A regression case: a file was deleted while the checkpoint of an older
     // transaction that held one of its blocks was queued; the page was dropped, the
     // checkpoint wrote nothing and the VMM released the only copy.
-    let v = crash(JournalMode::Vma, 437164, 1562, 0.0);
-    assert!(
-        v.inconsistent.is_empty(),
-        "{:?}",
-        &v.inconsistent[..v.inconsistent.len().min(3)]
-    );
+    assert_consistent(&crash(JournalMode::Vma, 437164, 1562, 0.0));
 }
 
 #[test]
@@ -280,12 +283,12 @@ fn a_checkpoint_before_a_delete_commits_writes_the_deleted_copy_home() {
     // transaction is checkpointed before the delete commits, recovery still needs the
     // copy: the checkpoint writes it home itself. Without that write this case (found
     // by `recovery_restores_a_consistent_state`) recovers a stale block.
-    let v = crash(JournalMode::Journal, 418557, 5871, 0.10227666891690079);
-    assert!(
-        v.inconsistent.is_empty(),
-        "{:?}",
-        &v.inconsistent[..v.inconsistent.len().min(3)]
-    );
+    assert_consistent(&crash(
+        JournalMode::Journal,
+        418557,
+        5871,
+        0.10227666891690079,
+    ));
 }
 
 #[test]
@@ -346,11 +349,7 @@ fn a_commit_block_that_lands_while_the_other_thread_runs_is_recovered() {
     // A regression case: the journal daemon's commit block landed, then the crash hit
     // an application step before the daemon recorded the commit.
     let v = crash(JournalMode::Journal, 267443, 4086, 0.24682665582352217);
-    assert!(
-        v.inconsistent.is_empty(),
-        "{:?}",
-        &v.inconsistent[..v.inconsistent.len().min(3)]
-    );
+    assert_consistent(&v);
     assert_eq!(v.recovered_tid, v.committed);
 }
 
