@@ -116,6 +116,30 @@ fn every_benchmark_runs_on_every_ftl_of_002() {
 }
 
 #[test]
+fn with_upkeep_off_the_clock_every_ftl_sees_the_same_io_stream() {
+    // 002 recorded its traces on disks and replayed them on each FTL. With
+    // `timing.upkeep_time = false` GC, merges and translation pages take no device time,
+    // so the hosts' requests do not depend on the FTL; with them timed they do.
+    // One partition size for all three (their logical spaces differ).
+    let wl = "fs:untar,vms=2,files=600,dirs=30,memory=2MiB,journal=ordered,partition=24MiB";
+    let streams = |upkeep: &str| {
+        ["fast", "superblock", "dftl"].map(|ftl| {
+            let mut cfg = device(64, ftl);
+            cfg.set_many(&[("timing.upkeep_time".to_string(), upkeep.to_string())])
+                .unwrap();
+            let r = run(&cfg, wl);
+            let fs = r.fs.as_ref().unwrap();
+            assert!(r.flash.erases > 0, "{ftl}: the run collects");
+            (fs.requests, fs.bytes, fs.transactions)
+        })
+    };
+    let untimed = streams("false");
+    assert!(untimed.iter().all(|s| *s == untimed[0]), "{untimed:?}");
+    let timed = streams("true");
+    assert!(timed.iter().any(|s| *s != timed[0]), "{timed:?}");
+}
+
+#[test]
 fn seq_write_writes_its_file_once_and_metadata_a_little() {
     // 8 MiB appended in 8 KiB pieces, synced at the end: the data reaches the device
     // once (writeback mode), metadata is a few per cent of it.

@@ -359,6 +359,12 @@ impl Config {
                     "is read only by timed runs (the suspend scheduler): set timing.enabled = true",
                 ));
             }
+            if key == "timing.upkeep_time" {
+                return Err(Error::unread(
+                    key,
+                    "is read only by timed runs: set timing.enabled = true",
+                ));
+            }
         }
         Ok(())
     }

@@ -287,6 +287,15 @@ fn presets_name_the_scheduler_their_timed_runs_use() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("timing.max_suspensions"), "{e}");
+    // Upkeep off the clock means nothing to a counting run.
+    let e = counting
+        .set("timing.upkeep_time", "false")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("timing.upkeep_time") && e.contains("timing.enabled"),
+        "{e}"
+    );
     // The paper presets say which scheduler their devices had.
     for (preset, scheduler) in [
         ("zombie-chasing", Scheduler::Fifo),

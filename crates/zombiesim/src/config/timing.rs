@@ -35,6 +35,11 @@ pub struct TimingConfig {
     pub suspend_us: f64,
     /// Suspensions one program or erase allows before it runs to completion.
     pub max_suspensions: u32,
+    /// `false`: garbage collection, block-mapped merges and DFTL's translation-page
+    /// reads and writes are counted (WAF, erases, GC latency) but take no device time,
+    /// so the host runs at the pace of a device without them, as a trace recorded on
+    /// another device and replayed does (002's method).
+    pub upkeep_time: bool,
 }
 
 impl Default for TimingConfig {
@@ -53,6 +58,7 @@ impl Default for TimingConfig {
             scheduler: Scheduler::Fifo,
             suspend_us: 20.0,
             max_suspensions: 4,
+            upkeep_time: true,
         }
     }
 }

@@ -53,6 +53,9 @@ pub struct FlashOps {
     cost: NominalCost,
     /// The timing model is running (off while preconditioning).
     on: bool,
+    /// `timing.upkeep_time`: collections (GC, merges) and translation-page traffic
+    /// take device time; when `false` they are counted but not timed.
+    upkeep_timed: bool,
     /// Issue time of the current request, and when its operations complete (ns).
     now: u64,
     done: u64,
@@ -67,6 +70,7 @@ impl FlashOps {
             timing: cfg.timing.enabled.then(|| FlashTiming::new(cfg, geo)),
             cost: NominalCost::new(cfg, geo),
             on: cfg.timing.enabled,
+            upkeep_timed: cfg.timing.upkeep_time,
             now: 0,
             done: 0,
             programs: ByCause::default(),
@@ -80,6 +84,17 @@ impl FlashOps {
     fn clock(&mut self) -> Option<&mut FlashTiming> {
         if self.on {
             self.timing.as_mut()
+        } else {
+            None
+        }
+    }
+
+    /// The timing model, when it is running and times operations for `cause` (see
+    /// `upkeep_timed`).
+    #[inline]
+    fn clock_for(&mut self, cause: Cause) -> Option<&mut FlashTiming> {
+        if self.upkeep_timed || !(cause.collects() || cause == Cause::Translation) {
+            self.clock()
         } else {
             None
         }
@@ -136,7 +151,7 @@ impl FlashOps {
     pub fn program(&mut self, plane: u32, cause: Cause, start: u64) {
         self.programs.add(cause, 1);
         if !cause.relocates() {
-            if let Some(t) = self.clock() {
+            if let Some(t) = self.clock_for(cause) {
                 let end = t.program(plane, start, false, cause);
                 self.done = self.done.max(end);
             }
@@ -151,7 +166,7 @@ impl FlashOps {
         if !kind.from_buffer {
             self.reads.add(cause, n);
         }
-        if let Some(t) = self.clock() {
+        if let Some(t) = self.clock_for(cause) {
             for _ in 0..n {
                 t.copy(plane, start, kind, cause);
             }
@@ -172,7 +187,7 @@ impl FlashOps {
     pub fn read(&mut self, plane: u32, cause: Cause) {
         self.reads.add(cause, 1);
         let now = self.now;
-        if let Some(t) = self.clock() {
+        if let Some(t) = self.clock_for(cause) {
             let end = t.read(plane, now, cause);
             self.done = self.done.max(end);
         }
@@ -186,7 +201,7 @@ impl FlashOps {
         if !kind.from_buffer {
             self.reads.add(cause, 1);
         }
-        if let Some(t) = self.clock() {
+        if let Some(t) = self.clock_for(cause) {
             t.copy(plane, start, kind, cause);
         }
     }
@@ -195,7 +210,7 @@ impl FlashOps {
     #[inline]
     pub fn erase(&mut self, plane: u32, block: u32, start: u64, cause: Cause) {
         self.erases.add(cause, 1);
-        if let Some(t) = self.clock() {
+        if let Some(t) = self.clock_for(cause) {
             t.erase(plane, block, start, cause);
         }
     }
@@ -253,7 +268,7 @@ impl FlashOps {
     /// Firmware time to score `blocks` GC candidates (0 with timing off).
     #[inline]
     pub fn search(&mut self, blocks: u64) -> u64 {
-        self.clock().map_or(0, |t| t.search(blocks))
+        self.clock_for(Cause::Gc).map_or(0, |t| t.search(blocks))
     }
 
     /// A block on `plane` is about to be written: its queued erase must run first.
