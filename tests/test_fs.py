@@ -144,6 +144,14 @@ def test_reproduce_vma_journaling_tiny(cli, tmp_path):
     missed = any(c["verdict"] == "missed" for c in claims)
     assert proc.returncode == (1 if missed else 0), proc.stdout
     assert "VMA" in (tmp_path / "report.html").read_text()
+    # The ablation: the grid again on a device filled in order only, filled then given a
+    # quarter drive of random writes, and with upkeep off the host's clock.
+    with open(tmp_path / "ablation.csv") as f:
+        ablation = {r["variant"]: r for r in csv.DictReader(f)}
+    assert list(ablation) == ["claims", "fill", "fill+quarter", "upkeep-untimed"]
+    # A sequential fill leaves the page-mapped FTLs nothing to collect for a while.
+    assert int(ablation["fill"]["erases_dftl"]) < int(ablation["claims"]["erases_dftl"])
+    assert int(ablation["fill"]["page_mapped_cells_without_erases"]) > 0
 
 
 @pytest.mark.parametrize(
