@@ -139,3 +139,24 @@ def test_default_config_is_the_default_preset():
 def test_analytic_wa_is_exposed():
     assert zs.analytic_wa("greedy", 1.07, 256) == pytest.approx(7.6, abs=0.1)
     assert zs.analytic_wa("cost-benefit", 1.07, 256) is None
+
+
+def test_simulate_many_starts_the_oracle_first_and_returns_the_order_given(small):
+    """The oracle's envelope runs 21 simulations: it starts first, so that it does not run
+    alone at the end; the reports still come back in the order the runs were given."""
+    started: list[str] = []
+
+    def progress(label, phase, fraction, pages):
+        if label not in started:
+            started.append(label)
+
+    workload = "hotcold:r=0.8,f=0.2,drive_writes=0.2"
+    runs = {
+        "greedy": (small.scheme("gc-gd"), workload),
+        "oracle": (small.scheme("oracle"), workload),
+        "cost-benefit": (small.scheme("gc-cb"), workload),
+    }
+    reports = zs.simulate_many(runs, jobs=1, progress=progress, reproducible=True)
+    assert list(reports) == ["greedy", "oracle", "cost-benefit"]
+    assert started == ["oracle", "greedy", "cost-benefit"]
+    assert reports["oracle"].raw["oracle"] is not None
