@@ -269,33 +269,23 @@ fn presets_name_the_scheduler_their_timed_runs_use() {
     assert_eq!(round_trip.timing.scheduler, Scheduler::Suspend);
     cfg.set("timing.enabled", "true").unwrap();
     assert_eq!(cfg.timing.scheduler, Scheduler::Suspend);
-    // Set by name, a scheduler that a counting run would not use is refused.
+    // Set by name on a counting run, keys only a timed run reads are refused, naming
+    // the key and `timing.enabled`: a scheduler other than fifo, the suspend
+    // scheduler's keys, and upkeep off the clock.
+    let refused = |key: &str, value: &str| {
+        let mut counting = Config::preset("default").unwrap();
+        counting.set(key, value).unwrap_err().to_string()
+    };
+    for (key, value) in [
+        ("timing.scheduler", "rps"),
+        ("timing.max_suspensions", "2"),
+        ("timing.upkeep_time", "false"),
+    ] {
+        let e = refused(key, value);
+        assert!(e.contains(key) && e.contains("timing.enabled"), "{e}");
+    }
     let mut counting = Config::preset("default").unwrap();
-    let e = counting
-        .set("timing.scheduler", "rps")
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("timing.scheduler") && e.contains("timing.enabled"),
-        "{e}"
-    );
     counting.set("timing.scheduler", "fifo").unwrap();
-    // So are the suspend scheduler's keys, on a counting run that would not read them.
-    let mut counting = Config::preset("default").unwrap();
-    let e = counting
-        .set("timing.max_suspensions", "2")
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("timing.max_suspensions"), "{e}");
-    // Upkeep off the clock means nothing to a counting run.
-    let e = counting
-        .set("timing.upkeep_time", "false")
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("timing.upkeep_time") && e.contains("timing.enabled"),
-        "{e}"
-    );
     // The paper presets say which scheduler their devices had.
     for (preset, scheduler) in [
         ("zombie-chasing", Scheduler::Fifo),
