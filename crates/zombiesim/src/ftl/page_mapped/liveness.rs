@@ -144,7 +144,11 @@ impl PageMappedFtl {
     /// The host lost or discarded its dirty copy of `lpn`: the flash copy is live again.
     pub fn unmark_zombie(&mut self, lpn: u64) -> Result<()> {
         let l = self.check_lpn(lpn)?;
-        self.forget_zombie(l, self.l2p[l], false);
+        // Most pages the host cleans were never marked: ask the marks before the
+        // mapping table (a cache miss on a large device).
+        if self.base.marks.is_marked(l) {
+            self.forget_zombie(l, self.l2p[l], false);
+        }
         Ok(())
     }
 
