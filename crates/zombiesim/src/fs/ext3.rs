@@ -601,31 +601,27 @@ impl Ext3 {
         // that commit is checkpointing (its queued write-back needs the page; dropped
         // when this transaction commits). Other journaled copies are `zap`ped: a
         // checkpoint before this transaction commits writes them home from the journal.
+        let journals_data = matches!(self.journal.mode, JournalMode::Journal | JournalMode::Vma);
         for e in &node.extents {
             if !self.quiet {
-                let journals_data =
-                    matches!(self.journal.mode, JournalMode::Journal | JournalMode::Vma);
-                let keep = |b: u64| {
-                    if journals_data {
-                        self.journal.checkpointing_copy(b)
+                let mut dropped = Vec::with_capacity(e.len as usize);
+                for b in e.pblk..e.pblk + e.len {
+                    if !journals_data {
+                        if !self.journal.committing_data(b) {
+                            dropped.push(b);
+                        }
+                    } else if self.journal.checkpointing_copy(b) {
+                        self.journal.drop_at_commit(b, 1);
                     } else {
-                        self.journal.committing_data(b)
-                    }
-                };
-                super::journal::push_runs(
-                    &mut self.out,
-                    (e.pblk..e.pblk + e.len).filter(|&b| !keep(b)),
-                    |block, count| FsIo::Drop { block, count },
-                );
-                if journals_data {
-                    for b in e.pblk..e.pblk + e.len {
-                        if self.journal.checkpointing_copy(b) {
-                            self.journal.drop_at_commit(b, 1);
-                        } else if self.journal.has_live_copy(b) {
+                        dropped.push(b);
+                        if self.journal.has_live_copy(b) {
                             self.journal.zap(b);
                         }
                     }
                 }
+                super::journal::push_runs(&mut self.out, dropped.into_iter(), |block, count| {
+                    FsIo::Drop { block, count }
+                });
             }
             for b in e.pblk..e.pblk + e.len {
                 self.free_block(b);
