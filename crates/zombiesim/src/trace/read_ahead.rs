@@ -132,41 +132,30 @@ trait Positioned: Iterator<Item = Result<TraceRecord>> + Send + 'static {
     fn skipped_examples(&self) -> &[SkippedLine];
 }
 
-impl Positioned for TraceReader {
-    fn name(&self) -> &str {
-        TraceReader::name(self)
-    }
-    fn line(&self) -> u64 {
-        TraceReader::line(self)
-    }
-    fn values(&self) -> &[u64] {
-        TraceReader::values(self)
-    }
-    fn skipped(&self) -> u64 {
-        TraceReader::skipped(self)
-    }
-    fn skipped_examples(&self) -> &[SkippedLine] {
-        TraceReader::skipped_examples(self)
-    }
+/// Both readers already have these as inherent methods.
+macro_rules! positioned {
+    ($($reader:ty),*) => {$(
+        impl Positioned for $reader {
+            fn name(&self) -> &str {
+                <$reader>::name(self)
+            }
+            fn line(&self) -> u64 {
+                <$reader>::line(self)
+            }
+            fn values(&self) -> &[u64] {
+                <$reader>::values(self)
+            }
+            fn skipped(&self) -> u64 {
+                <$reader>::skipped(self)
+            }
+            fn skipped_examples(&self) -> &[SkippedLine] {
+                <$reader>::skipped_examples(self)
+            }
+        }
+    )*};
 }
 
-impl Positioned for CachedTrace {
-    fn name(&self) -> &str {
-        CachedTrace::name(self)
-    }
-    fn line(&self) -> u64 {
-        CachedTrace::line(self)
-    }
-    fn values(&self) -> &[u64] {
-        CachedTrace::values(self)
-    }
-    fn skipped(&self) -> u64 {
-        CachedTrace::skipped(self)
-    }
-    fn skipped_examples(&self) -> &[SkippedLine] {
-        CachedTrace::skipped_examples(self)
-    }
-}
+positioned!(TraceReader, CachedTrace);
 
 /// A [`TraceReader`] read on a thread of its own or on the caller's; the same
 /// records, errors and positions as the reader either way.

@@ -24,6 +24,19 @@ impl Scratch {
         fs::write(&path, text).unwrap();
         path
     }
+
+    /// A cache of at most `max_bytes` in a directory of its own here.
+    fn cache(&self, max_bytes: u64) -> TraceCache {
+        TraceCache::new(self.0.join("c"), max_bytes)
+    }
+}
+
+/// Read options that skip malformed lines (`MSR` below has two).
+fn skip_malformed() -> ReadOptions {
+    ReadOptions {
+        on_error: OnError::Skip,
+        ..ReadOptions::default()
+    }
 }
 
 impl Drop for Scratch {
@@ -98,7 +111,7 @@ fn entries(cache: &TraceCache) -> Vec<String> {
 /// entry), then from the entry: all three alike.
 fn round_trip(path: &Path, format: TraceFormat, opts: &ReadOptions) -> Seen {
     let scratch = Scratch::new("cache");
-    let cache = TraceCache::new(scratch.0.join("c"), DEFAULT_MAX_BYTES);
+    let cache = scratch.cache(DEFAULT_MAX_BYTES);
     let direct = drain_reader(TraceReader::open(path, format, opts).unwrap());
     assert!(direct.end.0.is_none(), "{:?}", direct.end);
     assert!(cache.lookup(path, format, opts).is_none());
@@ -135,10 +148,7 @@ also not a record
 fn text_traces_replay_alike_from_the_cache() {
     let scratch = Scratch::new("formats");
     let msr = scratch.file("t.csv", MSR);
-    let skip = ReadOptions {
-        on_error: OnError::Skip,
-        ..ReadOptions::default()
-    };
+    let skip = skip_malformed();
     let seen = round_trip(&msr, TraceFormat::Msr, &skip);
     // MSR has no flush: that line is malformed too.
     assert_eq!(seen.steps.len(), 4);
@@ -188,12 +198,9 @@ fn text_traces_replay_alike_from_the_cache() {
 #[test]
 fn only_a_trace_read_to_its_end_is_cached() {
     let scratch = Scratch::new("end");
-    let cache = TraceCache::new(scratch.0.join("c"), DEFAULT_MAX_BYTES);
+    let cache = scratch.cache(DEFAULT_MAX_BYTES);
     let msr = scratch.file("t.csv", MSR);
-    let skip = ReadOptions {
-        on_error: OnError::Skip,
-        ..ReadOptions::default()
-    };
+    let skip = skip_malformed();
     // Dropped after two records: nothing is left behind.
     let mut r = recording(&cache, &msr, TraceFormat::Msr, &skip);
     r.next().unwrap().unwrap();
@@ -219,12 +226,9 @@ fn only_a_trace_read_to_its_end_is_cached() {
 #[test]
 fn an_entry_serves_only_its_file_as_it_was_and_its_options() {
     let scratch = Scratch::new("key");
-    let cache = TraceCache::new(scratch.0.join("c"), DEFAULT_MAX_BYTES);
+    let cache = scratch.cache(DEFAULT_MAX_BYTES);
     let msr = scratch.file("t.csv", MSR);
-    let skip = ReadOptions {
-        on_error: OnError::Skip,
-        ..ReadOptions::default()
-    };
+    let skip = skip_malformed();
     let record =
         |opts: &ReadOptions| recording(&cache, &msr, TraceFormat::Msr, opts).for_each(drop);
     record(&skip);
@@ -254,12 +258,9 @@ fn the_least_recently_used_entries_go_first() {
     let scratch = Scratch::new("evict");
     let a = scratch.file("a.csv", MSR);
     let b = scratch.file("b.csv", MSR);
-    let skip = ReadOptions {
-        on_error: OnError::Skip,
-        ..ReadOptions::default()
-    };
+    let skip = skip_malformed();
     // Room for one entry of the four records (16 + 4 × 24 bytes, and the .json).
-    let cache = TraceCache::new(scratch.0.join("c"), 1200);
+    let cache = scratch.cache(1200);
     for path in [&a, &b] {
         recording(&cache, path, TraceFormat::Msr, &skip).for_each(drop);
         // The first entry was used a minute ago.
