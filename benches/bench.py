@@ -254,7 +254,7 @@ def replay(n: int) -> bool:
     cache = DATA / "trace-cache"
     shutil.rmtree(cache, ignore_errors=True)
     cached = inline | {"ZOMBIESIM_TRACE_CACHE": str(cache)}
-    first = run_once("benches/configs/replay-1g.toml", workload, (), cached)[0]
+    first = run_once("benches/configs/replay-1g.toml", workload, (), cached)
     cases = (
         ("parsed inline", inline),
         ("from the trace cache, inline", cached),
@@ -267,7 +267,7 @@ def replay(n: int) -> bool:
             f"  the 10 M MSR records {label}: {med(rates) / 1e6:.2f} M records / wall s "
             f"(runs: {fmt_runs(rates)})"
         )
-    first_rate = first["trace"]["records"] / first["run"]["measured_wall_s"]
+    first_rate = record_rates([first])[0]
     print(f"  (the replay that filled the cache, inline: {first_rate / 1e6:.2f} M records / s)")
     shutil.rmtree(cache, ignore_errors=True)
     return ok

@@ -369,7 +369,6 @@ def _run_pool(
     interrupted = False
     futures: dict[cf.Future, Any] = {}
     reported: set[cf.Future] = set()
-    keys: list[Any] = []  # in the order given, each before its task is submitted
 
     def recorded(key: Any, fn: Callable[[], Any]) -> Callable[[], Any]:
         def run() -> Any:
@@ -393,7 +392,6 @@ def _run_pool(
     pool = cf.ThreadPoolExecutor(max_workers=_jobs(jobs, len(tasks)))
     try:
         for key, fn in tasks.items():
-            keys.append(key)
             futures[pool.submit(recorded(key, fn))] = key
         while True:
             try:
@@ -424,7 +422,7 @@ def _run_pool(
             interrupted = True
             halt()
     results: dict[Any, Any] = {}
-    for key in keys:
+    for key in tasks:
         if key not in outcomes:
             continue
         ok, value = outcomes[key]
@@ -532,12 +530,10 @@ def simulate_many(
 
     # The longest runs start first, so that none is left to run alone at the end (the
     # reports still come back in the order given).
-    start = sorted(prepared, key=lambda label: -_relative_cost(prepared[label][0]))
-    tasks = {
-        label: (lambda lbl=label, c=cfg, s=src: one(lbl, c, s))
-        for label in start
-        for cfg, src in [prepared[label]]
-    }
+    tasks = {}
+    for label in sorted(prepared, key=lambda label: -_relative_cost(prepared[label][0])):
+        cfg, src = prepared[label]
+        tasks[label] = lambda lbl=label, c=cfg, s=src: one(lbl, c, s)
     results, failure, interrupted = _run_pool(tasks, jobs, stop)
     ordered = {label: results[label] for label in prepared if label in results}
     if interrupted:

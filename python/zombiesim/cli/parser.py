@@ -217,11 +217,7 @@ def source_options(parser: argparse.ArgumentParser, required: bool) -> None:
         "--limit", metavar="N", type=non_negative_int, help="replay only the first N records"
     )
     time_options(tr)
-    trace_cache_option(tr)
-
-
-def trace_cache_option(group: Any) -> None:
-    group.add_argument(
+    tr.add_argument(
         "--trace-cache",
         metavar="DIR",
         help="keep text traces parsed in DIR and replay them from there the next time "
