@@ -405,6 +405,26 @@ ROWS = [
 ]
 
 
+def print_rows(head: list[str], body: list[list[str]]) -> None:
+    """A plain table: the first column left-aligned, the others right-aligned."""
+    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
+    for r in [head, *body]:
+        cells = [
+            c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        ]
+        print("  " + "  ".join(cells))
+
+
+def add_trace_options(p: argparse.ArgumentParser) -> None:
+    """The generated trace's keys, shared with the SSDSim recipe."""
+    p.add_argument(
+        "--gap-us", type=int, default=5000, help="time between trace records (default %(default)s)"
+    )
+    p.add_argument(
+        "--seed", type=int, default=1, help="the trace's random addresses (default %(default)s)"
+    )
+
+
 def print_table(case: str, fill: int, total: int, runs: dict) -> None:
     names = list(runs)
     print(f"\n{case}: {fill:,} fill writes, then {total - fill:,} random page writes")
@@ -417,12 +437,7 @@ def print_table(case: str, fill: int, total: int, runs: dict) -> None:
             *(f"{(runs[n]['waf_after_fill'] / base - 1) * 100:+.2f}%" for n in names),
         ]
     )
-    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
-    for r in [head, *body]:
-        cells = [
-            c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
-        ]
-        print("  " + "  ".join(cells))
+    print_rows(head, body)
     for n in names:
         r = runs[n]
         if r.get("wl_runs"):
@@ -476,12 +491,7 @@ def main(argv: list[str] | None = None) -> int:
         default=3.0,
         help="random writes after the fill (default %(default)s)",
     )
-    p.add_argument(
-        "--gap-us", type=int, default=5000, help="time between trace records (default %(default)s)"
-    )
-    p.add_argument(
-        "--seed", type=int, default=1, help="the trace's random addresses (default %(default)s)"
-    )
+    add_trace_options(p)
     p.add_argument(
         "--no-withhold",
         action="store_true",

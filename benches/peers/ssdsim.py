@@ -69,7 +69,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import cpu_model  # noqa: E402
 
 # WAF over the whole trace and after the fill, as the MQSim recipe computes them.
-from mqsim import add_waf  # noqa: E402
+from mqsim import add_trace_options, add_waf, print_rows  # noqa: E402
 
 SECTOR = 512
 PAGE_SIZE = 4096
@@ -375,15 +375,6 @@ COUNT_ROWS = [
 ]
 
 
-def print_rows(head: list[str], body: list[list[str]]) -> None:
-    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
-    for r in [head, *body]:
-        cells = [
-            c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
-        ]
-        print("  " + "  ".join(cells))
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     p.add_argument("--ssdsim", type=Path, required=True, help="a built SSDSim executable")
@@ -405,12 +396,7 @@ def main(argv: list[str] | None = None) -> int:
         default=DEFAULT_GC_THRESHOLD,
         help="GC starts below this many free blocks in a plane (default %(default)s)",
     )
-    p.add_argument(
-        "--gap-us", type=int, default=5000, help="time between trace records (default %(default)s)"
-    )
-    p.add_argument(
-        "--seed", type=int, default=1, help="the trace's random addresses (default %(default)s)"
-    )
+    add_trace_options(p)
     p.add_argument(
         "--discard-ssdsim-log",
         action="store_true",
