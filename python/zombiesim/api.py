@@ -369,6 +369,7 @@ def _run_pool(
     interrupted = False
     futures: dict[cf.Future, Any] = {}
     reported: set[cf.Future] = set()
+    keys: list[Any] = []  # in the order given, each before its task is submitted
 
     def recorded(key: Any, fn: Callable[[], Any]) -> Callable[[], Any]:
         def run() -> Any:
@@ -392,6 +393,7 @@ def _run_pool(
     pool = cf.ThreadPoolExecutor(max_workers=_jobs(jobs, len(tasks)))
     try:
         for key, fn in tasks.items():
+            keys.append(key)
             futures[pool.submit(recorded(key, fn))] = key
         while True:
             try:
@@ -422,7 +424,7 @@ def _run_pool(
             interrupted = True
             halt()
     results: dict[Any, Any] = {}
-    for key in tasks:
+    for key in keys:
         if key not in outcomes:
             continue
         ok, value = outcomes[key]
