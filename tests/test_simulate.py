@@ -160,3 +160,66 @@ def test_simulate_many_starts_the_oracle_first_and_returns_the_order_given(small
     assert list(reports) == ["greedy", "oracle", "cost-benefit"]
     assert started == ["oracle", "greedy", "cost-benefit"]
     assert reports["oracle"].raw["oracle"] is not None
+
+
+def _vma_device() -> zs.Config:
+    return zs.Config.preset("vma-journaling").override({"flash.blocks_per_plane": 2048})
+
+
+def test_simulate_many_ages_each_device_once_and_changes_no_report(small):
+    """Runs that differ only on the host side (journaling modes, notification channels,
+    workloads) start from one preconditioned device; every report is byte-identical to
+    the run's own preconditioning, and the first run of each device starts before the
+    second run of any."""
+    fs = "fs:postmark,files=100,transactions=400,vms=4,memory=6MiB"
+    hot = "hotcold:r=0.8,f=0.2,drive_writes=0.2"
+    runs = {f"fs/{m}": (_vma_device(), f"{fs},journal={m}") for m in ("writeback", "vma")}
+    for mode in ("ideal", "piggyback"):
+        marks = {"gc.policy": "z-greedy", "host.buffer": "1MiB", "notify.mode": mode}
+        runs[f"zgc/{mode}"] = (small.override(marks), hot)
+    runs["gc-gd"] = (small.scheme("gc-gd"), hot)
+    started: list[str] = []
+
+    def progress(label, phase, fraction, pages):
+        if label not in started:
+            started.append(label)
+
+    shared = zs.simulate_many(runs, jobs=1, reproducible=True, progress=progress)
+    alone = zs.simulate_many(runs, jobs=2, reproducible=True, share_preconditioning=False)
+    assert list(shared) == list(runs)
+    for label in runs:
+        assert shared[label].to_json() == alone[label].to_json(), label
+    assert started.index("gc-gd") < started.index("zgc/piggyback")
+    assert started.index("zgc/ideal") < started.index("fs/vma")
+
+
+def test_a_precondition_cache_serves_only_devices_configured_alike(small):
+    """The binding's cache, by hand: alike devices hit, a changed device key misses, a
+    preconditioning that replays the workload is never kept, an empty budget keeps
+    nothing and changes no report."""
+    from zombiesim import _core, api
+
+    def run(cfg, workload, cache):
+        opts = api._RunOptions(1, reproducible=True)
+        return api._simulate(cfg, workload, opts, api._Watch(None), cache)
+
+    hot = "hotcold:r=0.8,f=0.2,drive_writes=0.1"
+    cache = _core.PreconditionCache(1 << 30)
+    first = run(small, hot, cache)
+    again = run(small.override({"notify.mode": "command", "stats.series_points": 7}), hot, cache)
+    assert cache.stats()["hits"] == 1 and cache.stats()["misses"] == 1
+    assert again.waf == first.waf
+    run(small.override({"gc.policy": "cost-benefit"}), hot, cache)
+    run(small.override({"ftl.over_provisioning": 0.2}), hot, cache)
+    stats = cache.stats()
+    assert (stats["hits"], stats["misses"], stats["devices"]) == (1, 3, 3)
+    assert stats["bytes"] > 0
+    replay = {"precondition.pattern": "workload", "precondition.random_drive_writes": 1}
+    own = small.override(replay)
+    run(own, hot, cache)
+    run(own, hot, cache)
+    assert cache.stats()["hits"] == 1 and cache.stats()["misses"] == 3
+    empty = _core.PreconditionCache(0)
+    assert run(small, hot, empty).to_json() == first.to_json()
+    assert run(small, hot, empty).to_json() == first.to_json()
+    assert empty.stats() == {"hits": 0, "misses": 2, "devices": 0, "bytes": 0}

@@ -9,10 +9,12 @@ mod config;
 mod content;
 mod errors;
 mod trace;
+mod warm;
 
 use config::PyConfig;
 use errors::IntoPy;
 use pyo3::prelude::*;
+use warm::PyPreconditionCache;
 use zombiesim::trace::TraceCache;
 use zombiesim::{Phase, Progress, RunOptions, WorkloadSpec};
 
@@ -72,7 +74,7 @@ pub(crate) fn detached<T: Send>(
 #[pyfunction]
 #[pyo3(signature = (config, workload, seed = 0, verify = false, reproducible = false,
     max_memory = None, force_unsafe = false, inline_trace = false, trace_cache = None,
-    progress = None))]
+    precondition_cache = None, progress = None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
@@ -85,6 +87,7 @@ fn simulate(
     force_unsafe: bool,
     inline_trace: bool,
     trace_cache: Option<&str>,
+    precondition_cache: Option<PyRef<'_, PyPreconditionCache>>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let spec = WorkloadSpec::parse(workload).py()?;
@@ -97,6 +100,7 @@ fn simulate(
         force_unsafe,
         inline_trace,
         trace_cache: TraceCache::from_setting(trace_cache).py()?,
+        precondition_cache: precondition_cache.map(|c| c.inner.clone()),
     };
     let report = detached(py, &progress, |p| {
         zombiesim::simulate(&cfg, &spec, &opts, p)
@@ -252,6 +256,7 @@ fn ftl_kinds() -> Vec<&'static str> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", zombiesim::VERSION)?;
     m.add_class::<PyConfig>()?;
+    m.add_class::<PyPreconditionCache>()?;
     errors::register(m)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(memory_estimate, m)?)?;

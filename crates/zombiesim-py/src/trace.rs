@@ -3,6 +3,7 @@
 use crate::config::PyConfig;
 use crate::detached;
 use crate::errors::IntoPy;
+use crate::warm::PyPreconditionCache;
 use pyo3::prelude::*;
 use std::io::Write;
 use zombiesim::trace::TraceRecord;
@@ -104,7 +105,7 @@ fn format(name: &str) -> PyResult<TraceFormat> {
 #[pyo3(signature = (config, path, format_name, seed = 0, verify = false, reproducible = false,
     device = None, on_error = "stop", remap = "none", limit = None, time_scale = 1.0,
     time_offset_s = 0.0, max_memory = None, force_unsafe = false, inline_trace = false,
-    trace_cache = None, progress = None))]
+    trace_cache = None, precondition_cache = None, progress = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate_trace(
     py: Python<'_>,
@@ -124,6 +125,7 @@ pub fn simulate_trace(
     force_unsafe: bool,
     inline_trace: bool,
     trace_cache: Option<&str>,
+    precondition_cache: Option<PyRef<'_, PyPreconditionCache>>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let spec = TraceSpec {
@@ -142,6 +144,7 @@ pub fn simulate_trace(
         force_unsafe,
         inline_trace,
         trace_cache: TraceCache::from_setting(trace_cache).py()?,
+        precondition_cache: precondition_cache.map(|c| c.inner.clone()),
     };
     let report = detached(py, &progress, |p| {
         zombiesim::simulate_trace(&cfg, &spec, &opts, p)

@@ -51,7 +51,10 @@ pub mod workload;
 pub use config::{Config, PolicySpec};
 pub use error::{Error, Result};
 pub use report::Report;
-pub use sim::{simulate, simulate_trace, Phase, Progress, RunOptions};
+pub use sim::{
+    simulate, simulate_trace, Phase, PreconditionCache, PreconditionCacheStats, Progress,
+    RunOptions,
+};
 pub use workload::WorkloadSpec;
 
 /// The version of this build.

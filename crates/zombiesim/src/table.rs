@@ -16,12 +16,58 @@
 /// Tables smaller than this stay on ordinary pages (a huge page is 2 MiB).
 pub const HUGE_MIN_BYTES: usize = 4 << 20;
 
-/// A `Vec` of `n` copies of `value`, on huge pages where the OS allows.
-pub fn filled<T: Copy>(n: usize, value: T) -> Vec<T> {
+/// A flat table: a `Vec` (it derefs to one) whose copy keeps what the original had,
+/// its capacity (the report's memory figures count capacity) and, for a large one,
+/// its huge-page advice. A device cloned from a preconditioned one
+/// ([`crate::sim::PreconditionCache`]) then reports the same figures and keeps its
+/// tables off the TLB's critical path.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Table<T>(Vec<T>);
+
+impl<T: Clone> Clone for Table<T> {
+    fn clone(&self) -> Self {
+        let mut table = Vec::with_capacity(self.0.capacity());
+        advise_huge(&table);
+        table.extend_from_slice(&self.0);
+        Table(table)
+    }
+}
+
+impl<T> From<Vec<T>> for Table<T> {
+    fn from(v: Vec<T>) -> Self {
+        Table(v)
+    }
+}
+
+impl<T> std::ops::Deref for Table<T> {
+    type Target = Vec<T>;
+    #[inline(always)]
+    fn deref(&self) -> &Vec<T> {
+        &self.0
+    }
+}
+
+impl<T> std::ops::DerefMut for Table<T> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut Vec<T> {
+        &mut self.0
+    }
+}
+
+impl<'a, T> IntoIterator for &'a Table<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+/// A table of `n` copies of `value`, on huge pages where the OS allows.
+pub fn filled<T: Copy>(n: usize, value: T) -> Table<T> {
     let mut table = Vec::with_capacity(n);
     advise_huge(&table);
     table.resize(n, value);
-    table
+    Table(table)
 }
 
 /// Ask for transparent huge pages over `table`'s allocation (before it is touched).
@@ -69,7 +115,7 @@ pub fn prefetch<T>(table: &[T], index: usize) {
 /// The last `N` indices handed to [`Lookbehind::push`], for a second prefetch stage:
 /// an entry prefetched `N` steps ago has had time to arrive, so what it points to
 /// can be prefetched in turn. Shared access (`Cell`s), as prefetching reads only.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Lookbehind<const N: usize> {
     slots: [std::cell::Cell<u32>; N],
     next: std::cell::Cell<usize>,
@@ -101,11 +147,27 @@ mod tests {
     #[test]
     fn filled_holds_the_value_small_and_large() {
         let small = filled(10, 7u32);
-        assert_eq!(small, vec![7u32; 10]);
+        assert_eq!(*small, vec![7u32; 10]);
         let n = HUGE_MIN_BYTES / 4 + 3;
         let large = filled(n, u32::MAX);
         assert_eq!(large.len(), n);
         assert!(large.iter().all(|&x| x == u32::MAX));
+    }
+
+    #[test]
+    fn a_copy_keeps_the_capacity_the_memory_figures_count() {
+        let mut t: Table<u32> = Vec::with_capacity(100).into();
+        t.extend([1, 2, 3]);
+        let copy = t.clone();
+        assert_eq!(copy, t);
+        assert_eq!(copy.capacity(), t.capacity());
+        let large = filled(HUGE_MIN_BYTES / 4 + 3, 5u32);
+        let copy = large.clone();
+        assert_eq!(
+            (copy.len(), copy.capacity()),
+            (large.len(), large.capacity())
+        );
+        assert!(copy.iter().all(|&x| x == 5));
     }
 
     #[test]

@@ -37,11 +37,14 @@
 use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 use zombiesim::config::scheme_settings;
 use zombiesim::trace::{ReadOptions, RemapMode, TraceFormat};
 use zombiesim::workload::TraceSpec;
-use zombiesim::{simulate, simulate_trace, Config, Report, RunOptions, WorkloadSpec};
+use zombiesim::{
+    simulate, simulate_trace, Config, PreconditionCache, Report, RunOptions, WorkloadSpec,
+};
 
 /// Differing paths shown per failing case.
 const MAX_DIFFS: usize = 8;
@@ -225,6 +228,57 @@ fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
 }
 
+/// Every case run a second time from a copy of the device its first run preconditioned
+/// (`RunOptions::precondition_cache`) gives its golden report, byte for byte: a cached
+/// device is the same state a fresh preconditioning gives, under every preset, scheme
+/// and FTL the goldens cover.
+#[test]
+fn a_device_from_the_precondition_cache_gives_the_golden_report() {
+    if std::env::var_os("ZOMBIESIM_BLESS").is_some_and(|v| v == "1") {
+        return;
+    }
+    let cache = Arc::new(PreconditionCache::new(1 << 30));
+    let opts = RunOptions {
+        precondition_cache: Some(cache.clone()),
+        ..case_opts()
+    };
+    let mut failures = Vec::new();
+    let mut ran = 0u64;
+    for case in &cases() {
+        let Outcome::Report(first) = run_case(case, &opts) else {
+            continue;
+        };
+        // A preconditioning that replays the workload's own writes is never kept.
+        let pre = &first.run.config["precondition"];
+        let own = pre["pattern"] == "workload" && pre["random_drive_writes"].as_f64() > Some(0.0);
+        let hits = cache.stats().hits;
+        let again = match run_case(case, &opts) {
+            Outcome::Report(r) => normalized(*r),
+            _ => panic!("{}: the second run did not report", case.name),
+        };
+        let hit = cache.stats().hits - hits;
+        // (One whose workload writes nothing to replay, an application's, is kept.)
+        assert!(
+            hit == 1 || own,
+            "{}: its second run preconditioned again",
+            case.name
+        );
+        ran += hit;
+        let path = golden_dir().join(format!("{}.json", case.name));
+        let golden = std::fs::read_to_string(&path).unwrap_or_default();
+        if let Some(why) = mismatch(&golden, &again) {
+            failures.push(format!("{} from the cache: {why}", case.name));
+        }
+        assert_eq!(normalized(*first), again, "{}", case.name);
+    }
+    let stats = cache.stats();
+    assert!(ran > 20, "{ran} cases started from the cache");
+    // Each of their two runs started from the cache or filled it (a first run may find
+    // the device of another case whose settings differ only on the host side).
+    assert_eq!(stats.hits + stats.misses, 2 * ran);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// What a case produced: a report, or the message of the check that refused it.
 enum Outcome {
     Report(Box<Report>),
@@ -233,7 +287,17 @@ enum Outcome {
     Skipped(String),
 }
 
-fn run_case(case: &Case) -> Outcome {
+/// The options of every case: seed 1, the integrity oracle on, reproducible.
+fn case_opts() -> RunOptions {
+    RunOptions {
+        seed: 1,
+        verify: true,
+        reproducible: true,
+        ..Default::default()
+    }
+}
+
+fn run_case(case: &Case, opts: &RunOptions) -> Outcome {
     let mut sets: Vec<(String, String)> = match case.scheme {
         Some(s) => scheme_settings(s).expect("a known scheme"),
         None => Vec::new(),
@@ -249,16 +313,10 @@ fn run_case(case: &Case) -> Outcome {
     if let Err(e) = cfg.set_many(&sets) {
         return Outcome::Refused(e.to_string());
     }
-    let opts = RunOptions {
-        seed: 1,
-        verify: true,
-        reproducible: true,
-        ..Default::default()
-    };
     let result = match &case.source {
         Source::Synthetic(w) => {
             let spec = WorkloadSpec::parse(w).expect("a valid workload");
-            simulate(&cfg, &spec, &opts, &mut |_| true)
+            simulate(&cfg, &spec, opts, &mut |_| true)
         }
         Source::Trace(file) => {
             let path = traces_dir().join(file);
@@ -272,7 +330,7 @@ fn run_case(case: &Case) -> Outcome {
                 remap: RemapMode::Modulo,
                 limit: None,
             };
-            simulate_trace(&cfg, &spec, &opts, &mut |_| true)
+            simulate_trace(&cfg, &spec, opts, &mut |_| true)
         }
     };
     match result {
@@ -434,7 +492,7 @@ fn reports_match_the_goldens() {
     let start = Instant::now();
     for case in &cases {
         let t = Instant::now();
-        let text = match run_case(case) {
+        let text = match run_case(case, &case_opts()) {
             Outcome::Report(r) => {
                 if r.gc.pages_copied == 0 {
                     failures.push(format!(

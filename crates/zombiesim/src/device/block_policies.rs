@@ -38,6 +38,7 @@ use rustc_hash::FxHashMap;
 const END: u32 = u32::MAX;
 
 /// Several doubly linked lists over entry indices (an entry is in at most one).
+#[derive(Clone)]
 struct Lists {
     prev: Vec<u32>,
     next: Vec<u32>,
@@ -120,6 +121,7 @@ impl Lists {
 }
 
 /// The buffered pages grouped by logical block.
+#[derive(Clone)]
 struct BlockTable {
     ppb: u64,
     entry_of: FxHashMap<u64, u32>,
@@ -185,6 +187,7 @@ impl BlockTable {
 }
 
 /// FAB: the block with the most buffered pages goes (ties: least recently written).
+#[derive(Clone)]
 pub struct Fab {
     table: BlockTable,
     /// One list per page count (index = count).
@@ -249,6 +252,7 @@ impl Replacement for Fab {
 }
 
 /// BPLRU: block-level LRU with page padding and LRU compensation.
+#[derive(Clone)]
 pub struct Bplru {
     table: BlockTable,
     lists: Lists,
@@ -322,6 +326,7 @@ const TBE: u32 = 2;
 const P_UPDATE: [f64; 3] = [0.3, 1.0, 0.0];
 
 /// The 3-region LRU of BA-GC.
+#[derive(Clone)]
 pub struct ThreeRegion {
     table: BlockTable,
     lists: Lists,

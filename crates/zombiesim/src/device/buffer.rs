@@ -99,6 +99,7 @@ pub struct Destaged {
 }
 
 /// The write buffer.
+#[derive(Clone)]
 pub struct WriteBuffer {
     capacity: u32,
     slot_of: FxHashMap<u64, u32>,

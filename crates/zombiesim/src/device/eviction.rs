@@ -15,8 +15,10 @@ pub struct SlotView<'a> {
     pub dirty: &'a [bool],
 }
 
+dyn_clone::clone_trait_object!(Replacement);
+
 /// A replacement policy over the slots of a buffer.
-pub trait Replacement: Send {
+pub trait Replacement: Send + dyn_clone::DynClone {
     /// `slot` now holds logical page `lpn` (most recently used).
     fn insert(&mut self, slot: u32, lpn: u64);
     /// `slot` (holding `lpn`) was read (`write` false) or written again.

@@ -52,6 +52,7 @@ macro_rules! view {
 }
 
 /// The simulated device.
+#[derive(Clone)]
 pub struct Device {
     ftl: Box<dyn Ftl>,
     /// The DRAM write buffer (`device.buffer` > 0).

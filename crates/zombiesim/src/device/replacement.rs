@@ -44,6 +44,7 @@ pub fn build(
 const END: u32 = u32::MAX;
 
 /// A doubly linked list of slots, most recently used at the head.
+#[derive(Clone)]
 struct Recency {
     prev: Vec<u32>,
     next: Vec<u32>,
@@ -108,6 +109,7 @@ impl Recency {
 
 /// Least recently used; with a clean window, clean-first LRU (Park et al.): a clean
 /// page among the `clean_window` least recently used goes before the LRU page.
+#[derive(Clone)]
 struct Lru {
     order: Recency,
     clean_window: Option<u32>,

@@ -10,6 +10,7 @@ use crate::workload::Op;
 use std::sync::{Arc, Mutex};
 
 /// An FTL that records every page write it is given, then hands it on.
+#[derive(Clone)]
 struct Recording {
     inner: Box<dyn Ftl>,
     seen: Arc<Mutex<Vec<PageWrite>>>,

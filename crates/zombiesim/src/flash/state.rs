@@ -34,7 +34,7 @@ pub struct FlashState {
     /// `log2(pages_per_block)` when it is a power of two (a shift is cheaper than a division).
     shift: Option<u32>,
     /// Logical page last programmed into each physical page (`NONE` once erased).
-    pub owner: Vec<u32>,
+    pub owner: crate::table::Table<u32>,
     valid: Vec<u64>,
     pub valid_count: Vec<u32>,
     pub write_ptr: Vec<u32>,
@@ -97,7 +97,7 @@ impl FlashState {
         FlashState {
             pages_per_block: pages_per_unit,
             shift: None,
-            owner: Vec::new(),
+            owner: Default::default(),
             valid: Vec::new(),
             valid_count: vec![0; n],
             write_ptr: vec![0; n],

@@ -24,6 +24,7 @@ use crate::verify::Oracle;
 use serde::Serialize;
 
 /// The state every FTL shares.
+#[derive(Clone)]
 pub struct FtlBase {
     pub geo: Geometry,
     pub flash: FlashState,

@@ -33,6 +33,7 @@ use crate::ftl::{BlockMapping, BufferView, FreeBlocks, FtlBase, Space};
 use crate::stats::Cause;
 
 /// Block-mapped FTL.
+#[derive(Clone)]
 pub struct BlockMappedFtl {
     base: FtlBase,
     /// Erased blocks per plane.

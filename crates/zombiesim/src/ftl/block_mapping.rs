@@ -15,7 +15,7 @@ use crate::ftl::{BufferView, DeviceEvent, Ftl, FtlBase, FtlSummary, PageWrite, S
 use crate::stats::Cause;
 
 /// A block-mapped FTL: what it answers itself.
-pub trait BlockMapping: Send {
+pub trait BlockMapping: Send + Clone {
     /// Its shared state.
     fn shared(&self) -> &FtlBase;
     /// Its shared state, to change.

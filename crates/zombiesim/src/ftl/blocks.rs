@@ -24,6 +24,7 @@ use crate::placement::{
 use std::collections::VecDeque;
 
 /// A contiguous range of planes served by one garbage collector.
+#[derive(Clone)]
 pub struct GcUnit {
     pub first_plane: u32,
     pub planes: u32,
@@ -43,6 +44,7 @@ pub struct GcUnit {
 
 /// Free lists, write frontiers, GC units and the placement policy over a device's
 /// blocks.
+#[derive(Clone)]
 pub struct BlockManager {
     pub units: Vec<GcUnit>,
     /// Which stream (write frontier) each page goes to (`ftl.placement`).

@@ -20,6 +20,7 @@ pub trait BufferView {
 }
 
 /// The view of a device without a write buffer.
+#[derive(Clone)]
 pub struct NoBuffer;
 
 impl BufferView for NoBuffer {

@@ -38,10 +38,12 @@ pub struct FtlSummary {
     pub streams: Option<Vec<crate::ftl::StreamCounts>>,
 }
 
+dyn_clone::clone_trait_object!(Ftl);
+
 /// A flash translation layer: only what differs between FTLs. What every FTL
 /// answers the same way (counters, timing, wear, the host-shadow marks) comes from
 /// the shared [`FtlBase`] through [`FtlExt`].
-pub trait Ftl: Send {
+pub trait Ftl: Send + dyn_clone::DynClone {
     /// The state every FTL shares.
     fn base(&self) -> &FtlBase;
     /// The state every FTL shares, to change.

@@ -17,6 +17,7 @@ use crate::stats::Cause;
 use std::collections::VecDeque;
 
 /// Erased blocks per plane, FIFO.
+#[derive(Clone)]
 pub struct FreeBlocks {
     free: Vec<VecDeque<u32>>,
     count: u32,

@@ -14,7 +14,7 @@
 //! each block's count of marked valid pages beside them (`FlashState::zombies`).
 
 /// One bit per logical page the device knows as host-shadow.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct ZombieMarks {
     bits: Vec<u64>,
     known: u64,

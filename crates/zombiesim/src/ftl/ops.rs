@@ -48,6 +48,7 @@ impl NominalCost {
 }
 
 /// Counts and times flash operations.
+#[derive(Clone)]
 pub struct FlashOps {
     timing: Option<FlashTiming>,
     cost: NominalCost,

@@ -88,6 +88,7 @@ impl FdpCounts {
 
 /// Reclaim units of every reclaim group, their free lists, the open RU of each
 /// (slot, stream), and their summed statistics.
+#[derive(Clone)]
 pub struct ReclaimUnits {
     pub layout: FdpLayout,
     bpp: u32,

@@ -49,7 +49,7 @@ const STREAM: u8 = 0;
 #[derive(Clone, Debug)]
 struct Superblock {
     /// Physical blocks it owns (closed ones and the open one).
-    blocks: Vec<u32>,
+    blocks: crate::table::Table<u32>,
     /// The block host and buffer writes go to (`NONE` before the first write).
     open: u32,
     /// The most blocks it may own: `N + E_i`.
@@ -59,6 +59,7 @@ struct Superblock {
 }
 
 /// The SuperBlock FTL.
+#[derive(Clone)]
 pub struct SuperblockFtl {
     base: FtlBase,
     /// Erased blocks per plane.
@@ -69,7 +70,7 @@ pub struct SuperblockFtl {
     l2p: Vec<u32>,
     sbs: Vec<Superblock>,
     /// Scratch for the valid pages of a victim.
-    victim_pages: Vec<u32>,
+    victim_pages: crate::table::Table<u32>,
 }
 
 /// Build it for the registry (`ftl.kind = "superblock"`; it draws no random numbers).
@@ -110,7 +111,7 @@ impl SuperblockFtl {
                 let data = n.min(logical_blocks - i * n);
                 let extra = shared / count + u32::from(i < shared % count);
                 Superblock {
-                    blocks: Vec::with_capacity((data + extra) as usize + 1),
+                    blocks: Vec::with_capacity((data + extra) as usize + 1).into(),
                     open: NONE,
                     cap: data + extra,
                     valid: 0,
@@ -121,7 +122,7 @@ impl SuperblockFtl {
             l2p: vec![NONE; base.geo.logical_pages as usize],
             sb_pages,
             sbs,
-            victim_pages: Vec::with_capacity(ppb as usize),
+            victim_pages: Vec::with_capacity(ppb as usize).into(),
             base,
             free,
         })

@@ -29,6 +29,7 @@ use crate::placement::ChainGroup;
 use std::collections::VecDeque;
 
 /// A chain of FIFO groups in front of a tail policy.
+#[derive(Clone)]
 pub struct Chained {
     tail: Box<dyn VictimPolicy>,
     first_block: u32,

@@ -15,6 +15,7 @@ use crate::config::CbAge;
 use crate::flash::FlashState;
 
 /// Exact-scan cost-benefit victim selection.
+#[derive(Clone)]
 pub struct CostBenefit {
     candidates: CandidateList,
     scored: u64,

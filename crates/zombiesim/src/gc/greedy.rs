@@ -3,6 +3,7 @@
 use super::{BlockStats, BucketIndex, SelectCtx, VictimPolicy};
 
 /// Greedy victim selection over a [`BucketIndex`] keyed by valid count.
+#[derive(Clone)]
 pub struct Greedy {
     index: BucketIndex,
 }

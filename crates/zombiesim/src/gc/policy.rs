@@ -17,8 +17,10 @@ pub struct SelectCtx<'a> {
     pub chain: &'a [ChainGroup],
 }
 
+dyn_clone::clone_trait_object!(VictimPolicy);
+
 /// A victim-selection policy for one GC unit.
-pub trait VictimPolicy: Send {
+pub trait VictimPolicy: Send + dyn_clone::DynClone {
     /// A block of this unit became a candidate (fully programmed).
     fn insert(&mut self, stats: &BlockStats);
     /// A statistic of candidate `stats.block` changed: a page died or was revived, its

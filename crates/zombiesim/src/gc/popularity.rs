@@ -13,6 +13,7 @@
 use super::{BlockStats, BucketIndex, SelectCtx, VictimPolicy};
 
 /// Popularity-aware greedy for one GC unit.
+#[derive(Clone)]
 pub struct Popularity {
     index: BucketIndex,
     pages_per_block: u32,

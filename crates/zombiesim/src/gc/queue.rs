@@ -5,7 +5,7 @@ use super::{BlockStats, SelectCtx, VictimPolicy};
 use std::collections::VecDeque;
 
 /// FIFO (least-recently-written) cleaning: the oldest closed block.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Fifo {
     queue: VecDeque<u32>,
 }
@@ -26,6 +26,7 @@ impl VictimPolicy for Fifo {
 }
 
 /// Windowed greedy: the fewest valid pages among the `w` oldest closed blocks.
+#[derive(Clone)]
 pub struct WindowedGreedy {
     window: usize,
     queue: VecDeque<u32>,

@@ -59,6 +59,7 @@ impl CandidateList {
 
 /// d-choices: sample `d` candidates uniformly (with replacement) and take the one
 /// with the fewest valid pages (ties: lowest block number).
+#[derive(Clone)]
 pub struct DChoices {
     d: u32,
     candidates: CandidateList,

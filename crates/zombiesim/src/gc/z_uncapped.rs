@@ -23,6 +23,7 @@ pub(super) fn build(args: &PolicyArgs) -> Box<dyn VictimPolicy> {
 }
 
 /// z-greedy without its cap, for one GC unit.
+#[derive(Clone)]
 pub struct ZGreedyUncapped {
     index: BucketIndex,
 }

@@ -28,13 +28,14 @@ pub fn z_greedy_key(pages_per_block: u32, valid: u32, zombies: u32) -> u32 {
 
 /// How a zombie-aware policy keys a candidate block by its valid and known-zombie
 /// counts in its bucket index (lower keys are taken first).
-pub trait ZombieKey: Send {
+pub trait ZombieKey: Send + Clone {
     /// The largest key.
     fn max_key(&self) -> u32;
     fn key(&self, valid: u32, zombies: u32) -> u32;
 }
 
 /// z-greedy's key, `2v + min(2z, i)`.
+#[derive(Clone)]
 pub struct ZGreedyKey {
     pages_per_block: u32,
 }
@@ -52,6 +53,7 @@ impl ZombieKey for ZGreedyKey {
 
 /// greedy-delay's key: `v` for blocks whose zombie share `z / v` is at most the
 /// threshold, `n + 1 + v` for the delayed ones (after all others).
+#[derive(Clone)]
 pub struct DelayKey {
     pages_per_block: u32,
     /// Zombie share threshold, percent of valid pages.
@@ -76,6 +78,7 @@ impl ZombieKey for DelayKey {
 
 /// A zombie-aware policy over a bucket index: O(1) per update like greedy; ties go to
 /// the lowest block number.
+#[derive(Clone)]
 pub struct ZombieKeyed<K: ZombieKey> {
     index: BucketIndex,
     key: K,

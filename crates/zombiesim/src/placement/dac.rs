@@ -26,6 +26,7 @@ pub(super) const ENTRY: PlacementEntry = PlacementEntry {
 };
 
 /// Hot/cold regions and the zombie block.
+#[derive(Clone)]
 pub struct Dac {
     regions: u32,
     gc_first: u32,

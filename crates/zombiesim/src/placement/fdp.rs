@@ -89,6 +89,7 @@ impl FdpLayout {
 }
 
 /// Handles to streams, GC copies to their isolation's destination.
+#[derive(Clone)]
 pub struct FdpPlacement {
     layout: FdpLayout,
     zombie: Option<u32>,

@@ -34,6 +34,7 @@ pub(super) const ENTRY: PlacementEntry = PlacementEntry {
 };
 
 /// GC copies by age class.
+#[derive(Clone)]
 pub struct GcAge {
     classes: u32,
     gc_first: u32,

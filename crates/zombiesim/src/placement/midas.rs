@@ -79,6 +79,7 @@ const SAMPLES: u64 = 65_536;
 const NEVER: u64 = u64::MAX;
 
 /// MiDAS's chain of groups and its models.
+#[derive(Clone)]
 pub struct Midas {
     groups: u32,
     gc_first: u32,

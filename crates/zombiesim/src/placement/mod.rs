@@ -123,8 +123,10 @@ pub struct StreamPlan {
     pub pages_per_block: u32,
 }
 
+dyn_clone::clone_trait_object!(Placement);
+
 /// A placement policy: which stream each page goes to.
-pub trait Placement: Send {
+pub trait Placement: Send + dyn_clone::DynClone {
     /// The stream of a host or buffer write (one of the host streams).
     fn host_stream(&mut self, write: &HostWrite) -> u32;
     /// The stream of a GC or refresh copy (a GC stream or the zombie stream).

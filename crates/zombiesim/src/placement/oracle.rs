@@ -41,6 +41,7 @@ pub(super) const ENTRY: PlacementEntry = PlacementEntry {
 const NEVER: u64 = u64::MAX;
 
 /// Streams by the time each page dies.
+#[derive(Clone)]
 pub struct DeathOracle {
     classes: u32,
     gc_first: u32,

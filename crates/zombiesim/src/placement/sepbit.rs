@@ -53,6 +53,7 @@ pub const BATCH: u64 = 16;
 const NEVER: u64 = u64::MAX;
 
 /// SepBIT's six classes.
+#[derive(Clone)]
 pub struct SepBit {
     gc_first: u32,
     zombie: Option<u32>,

@@ -27,6 +27,7 @@ pub(super) const ENTRY: PlacementEntry = PlacementEntry {
 };
 
 /// Classes by write count.
+#[derive(Clone)]
 pub struct WriteCount {
     classes: u32,
     gc_first: u32,

@@ -35,10 +35,12 @@ mod progress;
 mod recorder;
 mod seeds;
 mod source;
+mod warm;
 
 pub use options::RunOptions;
 pub use progress::{Phase, Progress};
 pub use seeds::stream_seed;
+pub use warm::{PreconditionCache, PreconditionCacheStats};
 
 use dispatch::{run_measured_phase, MeasuredPhase};
 use precondition::{own_writes, precondition};
@@ -213,16 +215,7 @@ fn run(
 ) -> Result<Report> {
     let started = Instant::now();
     refuse_for_run(cfg, &source, opts)?;
-    let mut device = Device::new(cfg, stream_seed(opts.seed, STREAM_GC), opts.verify)?;
-
-    device.set_timing(false);
-    let own = own_writes(
-        cfg,
-        &source,
-        synthetic,
-        stream_seed(opts.seed, STREAM_PRECONDITION),
-    )?;
-    let steady = precondition(cfg, &mut device, own, opts, ticker)?;
+    let (mut device, steady) = preconditioned_device(cfg, &source, synthetic, opts, ticker)?;
     let start = start_measured_phase(cfg, &mut device, opts)?;
 
     let measure_start = Instant::now();
@@ -274,6 +267,44 @@ fn run(
         fs: phase.fs,
         oracle: phase.oracle,
     })
+}
+
+/// A new device of `cfg`, preconditioned (timing off), and whether its WA settled: a
+/// copy of the one in `opts.precondition_cache` when it holds this device aged by this
+/// seed; else aged here, and a copy kept there when the budget allows.
+fn preconditioned_device(
+    cfg: &Config,
+    source: &Source,
+    synthetic: Option<&Synthetic>,
+    opts: &RunOptions,
+    ticker: &mut Ticker,
+) -> Result<(Device, bool)> {
+    let own = own_writes(
+        cfg,
+        source,
+        synthetic,
+        stream_seed(opts.seed, STREAM_PRECONDITION),
+    )?;
+    // A preconditioning that replays the workload's own writes depends on the workload.
+    let cache = opts.precondition_cache.as_deref().filter(|_| own.is_none());
+    let key = cache.map(|_| warm::key(cfg, opts.seed, opts.verify));
+    if let (Some(cache), Some(key)) = (cache, &key) {
+        if let Some(hit) = cache.get(key) {
+            return Ok(hit);
+        }
+    }
+    let mut device = Device::new(cfg, stream_seed(opts.seed, STREAM_GC), opts.verify)?;
+    device.set_timing(false);
+    let steady = precondition(cfg, &mut device, own, opts, ticker)?;
+    if let (Some(cache), Some(key)) = (cache, key) {
+        // An interrupted preconditioning is not the device the key names.
+        if !ticker.stopped {
+            if let Some(bytes) = cache.would_keep(cfg, opts.verify) {
+                cache.put(key, device.clone(), steady, bytes);
+            }
+        }
+    }
+    Ok((device, steady))
 }
 
 /// What a run refuses once its source is known: the oracle under an application

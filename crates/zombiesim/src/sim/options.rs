@@ -1,9 +1,11 @@
 //! What a run is asked to do besides simulating the configured device: its seed,
 //! verification, reproducible reports, the memory bound, whether to run a
 //! configuration refused as unsafe, whether a text trace is parsed on a thread of
-//! its own, and the trace cache.
+//! its own, the trace cache and the cache of preconditioned devices.
 
+use super::PreconditionCache;
 use crate::trace::TraceCache;
+use std::sync::Arc;
 
 /// Options of one run that are not part of the device's configuration.
 #[derive(Clone, Debug, Default)]
@@ -28,4 +30,8 @@ pub struct RunOptions {
     /// write it there when it does not ([`crate::trace::TraceCache`]; `None`: parse
     /// every time). Changes no result.
     pub trace_cache: Option<TraceCache>,
+    /// Start from a copy of a device this cache holds when one was preconditioned
+    /// under the same configuration and seed, and keep a copy of a device aged here
+    /// ([`PreconditionCache`]; `None`: precondition every run). Changes no result.
+    pub precondition_cache: Option<Arc<PreconditionCache>>,
 }

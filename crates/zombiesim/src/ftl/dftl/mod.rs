@@ -30,6 +30,7 @@ use translation::Translation;
 mod translation;
 
 /// DFTL: a page-mapped FTL whose mapping table costs translation-page traffic.
+#[derive(Clone)]
 pub struct DftlFtl {
     pages: PageMappedFtl,
     cmt: Translation,

@@ -44,6 +44,7 @@ use crate::flash::NONE;
 use rustc_hash::FxHashMap;
 
 /// The CMT, the translation-page bookkeeping and the pending batch.
+#[derive(Clone)]
 pub(crate) struct Translation {
     /// Host logical pages: translation page `t` is internal page `host + t`.
     pub host: u64,
@@ -57,7 +58,7 @@ pub(crate) struct Translation {
     map: FxHashMap<u32, u32>,
     /// Per slot: the logical page, its LRU neighbours (towards MRU / towards LRU), the
     /// tick of its last mapping change (0: clean since loaded).
-    lpn: Vec<u32>,
+    lpn: crate::table::Table<u32>,
     prev: Vec<u32>,
     next: Vec<u32>,
     dirtied_at: Vec<u64>,
@@ -65,11 +66,11 @@ pub(crate) struct Translation {
     head: u32,
     tail: u32,
     /// Slots evicted and not yet reused.
-    free: Vec<u32>,
+    free: crate::table::Table<u32>,
     /// Per translation page: the tick of its last write (0: never).
     flushed_at: Vec<u64>,
     /// Translation pages GC changed uncached mappings of, to write once each.
-    pending: Vec<u32>,
+    pending: crate::table::Table<u32>,
     is_pending: Vec<bool>,
     /// The operation counter.
     tick: u64,
@@ -102,15 +103,15 @@ impl Translation {
             pages,
             capacity,
             map,
-            lpn: Vec::with_capacity(n),
+            lpn: Vec::with_capacity(n).into(),
             prev: Vec::with_capacity(n),
             next: Vec::with_capacity(n),
             dirtied_at: Vec::with_capacity(n),
             head: NONE,
             tail: NONE,
-            free: Vec::new(),
+            free: Default::default(),
             flushed_at: vec![0; pages as usize],
-            pending: Vec::new(),
+            pending: Default::default(),
             is_pending: vec![false; pages as usize],
             tick: 0,
             held: NONE,

@@ -70,6 +70,7 @@ struct Costs {
 }
 
 /// The FAST FTL.
+#[derive(Clone)]
 pub struct FastFtl {
     base: FtlBase,
     /// Erased blocks per plane.

@@ -12,6 +12,7 @@ pub(super) const NO_VALUE: u64 = 0;
 pub(super) const ZERO_VALUE: u64 = 0x5a5a_5a5a_5a5a_5a5a;
 
 /// The content layer's state, kept by the FTL when `content` is enabled.
+#[derive(Clone)]
 pub(super) struct ContentState {
     pub(super) pool_policy: PoolPolicy,
     /// Fingerprint of each physical page's content (`NO_VALUE` if unknown).

@@ -37,12 +37,13 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
 /// The page-mapped FTL.
+#[derive(Clone)]
 pub struct PageMappedFtl {
     /// Flash state, operations, counters, oracle, zombie marks, logical clock.
     base: FtlBase,
     /// GC units and write streams.
     layout: FtlLayout,
-    l2p: Vec<u32>,
+    l2p: crate::table::Table<u32>,
     /// Free lists, write frontiers, GC units and their victim policies.
     blocks: BlockManager,
     host_cursor: u32,

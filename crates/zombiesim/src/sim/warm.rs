@@ -1,0 +1,164 @@
+//! Preconditioned devices kept for reuse: runs that differ only in what happens after
+//! preconditioning start from one copy of the aged device.
+//!
+//! ```text
+//!  run(cfg, source) ─► key = the config as the device sees it (every section but
+//!                      host, notify, stats and the description) + seed + verify
+//!      │
+//!      ├─ cached? ─► clone the preconditioned device (and whether WA settled)
+//!      └─ no      ─► Device::new + precondition ─► keep a copy, if it fits the budget
+//!      ▼
+//!  measured phase (the clone is the same state a fresh preconditioning gives)
+//! ```
+//!
+//! Preconditioning is deterministic in the device's configuration and the run's seed:
+//! it writes past every buffer the host side has, with a seeded stream of its own, and
+//! nothing of the workload (a run whose preconditioning replays the workload's own
+//! writes, `precondition.pattern = "workload"`, is never cached). So a run that starts
+//! from a cached copy gives the same report, byte for byte, as one that preconditions
+//! itself; only the wall time differs. Twelve journaling modes and workloads on one
+//! FTL, or every notification setting of one device, then age the device once.
+//!
+//! The cache is an explicit object the caller owns and passes in [`RunOptions`]
+//! (`zs.simulate_many` makes one per call): there is no process-wide state. It holds
+//! devices up to a byte budget (by [`MemoryEstimate`]), dropping the least recently
+//! used; a device larger than the whole budget is not kept. Two runs that miss the
+//! same key at the same time both precondition (the second copy is not kept twice).
+//!
+//! [`RunOptions`]: super::RunOptions
+
+use crate::config::{Config, MemoryEstimate};
+use crate::device::Device;
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+/// What one cached device is looked up by.
+pub(super) fn key(cfg: &Config, seed: u64, verify: bool) -> String {
+    let mut c = cfg.clone();
+    // What the device never reads: the host side and what the report keeps.
+    c.description = String::new();
+    c.host = Default::default();
+    c.notify = Default::default();
+    c.stats = Default::default();
+    let text = serde_json::to_string(&c).expect("configs serialize");
+    format!("{seed}/{verify}/{text}")
+}
+
+/// Preconditioned devices by the configuration that aged them (see the module docs).
+pub struct PreconditionCache {
+    inner: Mutex<Inner>,
+}
+
+struct Inner {
+    budget: u64,
+    used: u64,
+    /// Least recently used first.
+    entries: VecDeque<Entry>,
+    hits: u64,
+    misses: u64,
+}
+
+struct Entry {
+    key: String,
+    device: Device,
+    steady: bool,
+    bytes: u64,
+}
+
+/// What a cache has done so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PreconditionCacheStats {
+    /// Runs that started from a cached device, and runs that preconditioned.
+    pub hits: u64,
+    pub misses: u64,
+    /// Devices held now, and their estimated bytes.
+    pub devices: u64,
+    pub bytes: u64,
+}
+
+impl PreconditionCache {
+    /// An empty cache that holds devices of at most `budget` estimated bytes in all.
+    pub fn new(budget: u64) -> PreconditionCache {
+        PreconditionCache {
+            inner: Mutex::new(Inner {
+                budget,
+                used: 0,
+                entries: VecDeque::new(),
+                hits: 0,
+                misses: 0,
+            }),
+        }
+    }
+
+    /// Its counters and contents.
+    pub fn stats(&self) -> PreconditionCacheStats {
+        let g = self.lock();
+        PreconditionCacheStats {
+            hits: g.hits,
+            misses: g.misses,
+            devices: g.entries.len() as u64,
+            bytes: g.used,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // A run that panicked while holding the lock left the entries whole: each
+        // change below is made before or after the lock's only fallible step.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A copy of the device preconditioned under `key`, and whether its WA settled;
+    /// counts a hit or a miss.
+    pub(super) fn get(&self, key: &str) -> Option<(Device, bool)> {
+        let mut g = self.lock();
+        match g.entries.iter().position(|e| e.key == key) {
+            Some(i) => {
+                g.hits += 1;
+                let e = g.entries.remove(i).expect("found");
+                let copy = (e.device.clone(), e.steady);
+                g.entries.push_back(e);
+                Some(copy)
+            }
+            None => {
+                g.misses += 1;
+                None
+            }
+        }
+    }
+
+    /// Whether a device of `cfg` could be kept at all (the budget holds it).
+    pub(super) fn would_keep(&self, cfg: &Config, verify: bool) -> Option<u64> {
+        let bytes = MemoryEstimate::new(cfg, verify).ok()?.total();
+        (bytes <= self.lock().budget).then_some(bytes)
+    }
+
+    /// Keep `device`, preconditioned under `key`, dropping the least recently used
+    /// devices until it fits.
+    pub(super) fn put(&self, key: String, device: Device, steady: bool, bytes: u64) {
+        let mut g = self.lock();
+        if bytes > g.budget || g.entries.iter().any(|e| e.key == key) {
+            return;
+        }
+        while g.used + bytes > g.budget {
+            let old = g.entries.pop_front().expect("used > 0 means entries");
+            g.used -= old.bytes;
+        }
+        g.used += bytes;
+        g.entries.push_back(Entry {
+            key,
+            device,
+            steady,
+            bytes,
+        });
+    }
+}
+
+impl std::fmt::Debug for PreconditionCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = self.stats();
+        f.debug_struct("PreconditionCache")
+            .field("budget", &self.lock().budget)
+            .field("stats", &s)
+            .finish()
+    }
+}
