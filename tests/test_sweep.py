@@ -282,6 +282,40 @@ def test_same_grid_gives_identical_reports(tmp_path):
     assert reports(tmp_path / "a") == reports(tmp_path / "b")
 
 
+#: One device, four workloads: the local engine's worker ages it once.
+WORKLOADS = """\
+title = "workloads"
+preset = "default"
+
+[set]
+"flash.blocks_per_plane" = 64
+"precondition.random_drive_writes" = 0.5
+
+[axes]
+workload = ["uniform:drive_writes=0.3", "hotcold:r=0.8,f=0.2,drive_writes=0.3",
+            "zipf:theta=0.9,drive_writes=0.3", "sequential:drive_writes=0.3"]
+"""
+
+
+def test_cells_on_one_device_share_its_preconditioning_and_change_no_report(tmp_path):
+    """A worker keeps the devices it preconditioned for its next cells
+    (`_core.PreconditionCache`): every cell's report equals the plain run's."""
+    from zombiesim import _core
+    from zombiesim.sweeps import cells
+
+    path = write(tmp_path, WORKLOADS)
+    grid = sweeps.load_grid(path)
+    zs.sweep(path, out=tmp_path / "out", jobs=1, report=False)
+    for cell in grid.cells:
+        alone = zs.simulate(cell.config, cell.source, seed=cell.seed, reproducible=True)
+        record = tmp_path / "out" / "cells" / f"{cells.cell_key(cell, False)}.json"
+        assert json.loads(record.read_text())["report"] == json.loads(alone.to_json())
+    warm = _core.PreconditionCache(1 << 30)
+    for i, cell in enumerate(grid.cells):
+        assert cells.run_cell(cells.task_for(cell, f"k{i}", False), None, warm)["status"] == "ok"
+    assert warm.stats()["hits"] == len(grid.cells) - 1
+
+
 # -- engines -----------------------------------------------------------------------------------
 
 

@@ -170,9 +170,10 @@ def _run_one(
     source: _Source,
     opts: _RunOptions,
     progress: ProgressFn | None,
+    warm: _core.PreconditionCache | None = None,
 ) -> Report:
     watch = _Watch(progress)
-    report = _simulate(Config.coerce(config), source, opts, watch)
+    report = _simulate(Config.coerce(config), source, opts, watch, warm)
     if report.interrupted and not watch.stopped_by_user:
         raise SimulationInterrupted(report=report)
     return report
@@ -522,9 +523,13 @@ def _device_key(cfg: Config) -> str:
     return json.dumps(d, sort_keys=True)
 
 
-def _precondition_cache() -> _core.PreconditionCache:
+def _precondition_cache(sharers: int = 1) -> _core.PreconditionCache:
+    """A cache of preconditioned devices holding at most a quarter of the memory available
+    now, split among `sharers` processes, and at most `PRECONDITION_CACHE_MAX`."""
     free = _core.available_memory()
-    budget = PRECONDITION_CACHE_MAX if free is None else min(PRECONDITION_CACHE_MAX, free // 4)
+    budget = PRECONDITION_CACHE_MAX
+    if free is not None:
+        budget = min(budget, free // 4 // max(1, sharers))
     return _core.PreconditionCache(budget)
 
 

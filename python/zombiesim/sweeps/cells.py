@@ -77,14 +77,16 @@ def task_for(cell: Cell, key: str, verify: bool) -> CellTask:
     return CellTask(key, cell.config.to_toml(), source, cell.seed, verify)
 
 
-def run_cell(task: CellTask, stop: Any = None) -> dict[str, Any]:
+def run_cell(task: CellTask, stop: Any = None, warm: Any = None) -> dict[str, Any]:
     """Run one cell (in a worker). Returns `{"status": "ok", "report": JSON text, "wall_s"}`,
     `{"status": "failed", "error", "kind", "wall_s"}` — a bad cell is an outcome, not an
     exception, so it never stops the others — or `{"status": "interrupted"}` when `stop`
     (anything with `is_set()`) was set while it ran. Reports are reproducible: no wall
     times inside, so identical cells give identical bytes. A text trace is parsed on the
-    cell's own thread (`inline_trace`): the engines run one cell per core."""
-    from ..api import simulate
+    cell's own thread (`inline_trace`): the engines run one cell per core. `warm`, a
+    `_core.PreconditionCache` the worker keeps, lets cells whose devices are configured
+    alike start from one preconditioned device (their reports are unchanged)."""
+    from ..api import _run_one, _RunOptions, _source
     from ..config import Config
 
     started = time.perf_counter()
@@ -95,16 +97,9 @@ def run_cell(task: CellTask, stop: Any = None) -> dict[str, Any]:
     try:
         config = Config.from_toml(task.config_toml, f"<cell {task.key}>")
         source = task.source if isinstance(task.source, str) else TraceInput(**task.source)
-        report = simulate(
-            config,
-            source,
-            seed=task.seed,
-            verify=task.verify,
-            reproducible=True,
-            # The pool runs a cell per core: no second thread to parse a text trace.
-            inline_trace=True,
-            progress=keep_going,
-        )
+        # The pool runs a cell per core: no second thread to parse a text trace.
+        opts = _RunOptions(task.seed, task.verify, reproducible=True, inline_trace=True)
+        report = _run_one(config, _source(source), opts, keep_going, warm)
     except Exception as e:  # a bad cell is recorded, whatever went wrong in it
         return {
             "status": "failed",

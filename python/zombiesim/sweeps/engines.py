@@ -78,15 +78,22 @@ def _lost(e: BaseException, engine: str) -> dict[str, Any]:
 # -- local -----------------------------------------------------------------------------------
 
 _STOP: Any = None
+#: This worker's preconditioned devices, for the cells it runs next.
+_WARM: Any = None
 
 
-def _init_worker(stop: Any) -> None:
+def _init_worker(stop: Any, workers: int) -> None:
     """In each pool process: Ctrl-C is the parent's to handle (it stops cells through
-    `stop`), the stop flag is kept for `run_cell`, and the worker ends when the sweep's
-    process does (even killed with SIGKILL: no orphan goes on simulating)."""
-    global _STOP
+    `stop`), the stop flag is kept for `run_cell`, so is a cache of preconditioned
+    devices (its share of the memory budget: `workers` processes keep one each), and the
+    worker ends when the sweep's process does (even killed with SIGKILL: no orphan goes
+    on simulating)."""
+    global _STOP, _WARM
+    from ..api import _precondition_cache
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _STOP = stop
+    _WARM = _precondition_cache(workers)
     parent = multiprocessing.parent_process()
     if parent is not None:
 
@@ -98,7 +105,7 @@ def _init_worker(stop: Any) -> None:
 
 
 def _run_local(task: CellTask) -> dict[str, Any]:
-    return run_cell(task, _STOP)
+    return run_cell(task, _STOP, _WARM)
 
 
 class LocalEngine(Engine):
@@ -119,7 +126,7 @@ class LocalEngine(Engine):
             max_workers=self._workers,
             mp_context=self._ctx,
             initializer=_init_worker,
-            initargs=(self._stop,),
+            initargs=(self._stop, self._workers),
         )
 
     @property
