@@ -507,20 +507,9 @@ def _relative_cost(cfg: Config) -> int:
     return 1
 
 
-#: The host-side sections, which the device never reads: runs that differ only in them
-#: (and in their workloads) age the same device.
-_HOST_SIDE = ("description", "host", "notify", "stats")
-
 #: The most a `simulate_many` call keeps of preconditioned devices: a quarter of the
 #: memory available when it starts, and at most this many bytes.
 PRECONDITION_CACHE_MAX = 4 << 30
-
-
-def _device_key(cfg: Config) -> str:
-    """What tells apart the devices runs precondition (the core keys its cache on the
-    same sections; here it only orders the runs)."""
-    d = {k: v for k, v in cfg.to_dict().items() if k not in _HOST_SIDE}
-    return json.dumps(d, sort_keys=True)
 
 
 def _precondition_cache(sharers: int = 1) -> _core.PreconditionCache:
@@ -575,16 +564,8 @@ def simulate_many(
         return _simulate(cfg, src, opts, _Watch(user, stop), warm)
 
     # The longest runs start first, so that none is left to run alone at the end (the
-    # reports still come back in the order given); among equals, the first run of each
-    # device goes before the second of any, so that parallel runs age different devices
-    # while the others wait for theirs.
-    seen: dict[str, int] = {}
-    nth = {}
-    for label, (cfg, _) in prepared.items():
-        key = _device_key(cfg)
-        nth[label] = seen.get(key, 0)
-        seen[key] = nth[label] + 1
-    order = sorted(prepared, key=lambda label: (-_relative_cost(prepared[label][0]), nth[label]))
+    # reports still come back in the order given).
+    order = sorted(prepared, key=lambda label: -_relative_cost(prepared[label][0]))
     tasks = {}
     for label in order:
         cfg, src = prepared[label]

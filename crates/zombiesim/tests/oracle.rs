@@ -16,9 +16,12 @@
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 use std::io::Write as _;
+use std::sync::Arc;
 use zombiesim::trace::{ReadOptions, RemapMode, TraceFormat};
 use zombiesim::workload::TraceSpec;
-use zombiesim::{simulate, simulate_trace, Config, Error, Report, RunOptions, WorkloadSpec};
+use zombiesim::{
+    simulate, simulate_trace, Config, Error, PreconditionCache, Report, RunOptions, WorkloadSpec,
+};
 
 use crate::common;
 
@@ -400,4 +403,32 @@ fn a_future_too_big_for_the_memory_limit_is_refused_naming_the_policy() {
         matches!(&e, Error::Config { key, reason, .. } if key == "gc.policy" && reason.contains("--max-memory")),
         "{e}"
     );
+}
+
+/// The envelope's members at each horizon differ only in what the measured phase is told:
+/// with a cache of preconditioned devices the oracle ages one device per scoring (greedy,
+/// cost-benefit twice, z-greedy, z-cost-benefit twice: 6 of its 21 runs) and reports the
+/// same, byte for byte.
+#[test]
+fn the_oracle_ages_one_device_per_scoring_and_reports_the_same() {
+    let mut cfg = device(160, 16, 0.1, &[("gc.policy", "oracle")]);
+    cfg.set_many(&[("precondition.pattern".to_string(), "uniform".to_string())])
+        .unwrap();
+    let wl = WorkloadSpec::parse("hotcold:r=0.8,f=0.2,drive_writes=2").unwrap();
+    let alone = RunOptions {
+        seed: 5,
+        verify: true,
+        reproducible: true,
+        ..Default::default()
+    };
+    let cache = Arc::new(PreconditionCache::new(1 << 30));
+    let shared = RunOptions {
+        precondition_cache: Some(cache.clone()),
+        ..alone.clone()
+    };
+    let a = simulate(&cfg, &wl, &alone, &mut |_| true).unwrap();
+    let b = simulate(&cfg, &wl, &shared, &mut |_| true).unwrap();
+    assert_eq!(a.to_json(), b.to_json());
+    let s = cache.stats();
+    assert_eq!((s.misses, s.hits, s.devices), (6, 15, 6));
 }

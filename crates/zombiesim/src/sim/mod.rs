@@ -9,6 +9,10 @@
 //!                                                              ── reported at the top level
 //! ```
 //!
+//! A run given a [`PreconditionCache`] (`RunOptions::precondition_cache`) starts from a
+//! copy of a device aged under the same device settings and seed when the cache holds
+//! one, and leaves a copy of the device it aged there (`sim::warm`): same report, less time.
+//!
 //! Randomness comes from independent seeded streams (workload, preconditioning,
 //! GC), so two runs that differ only in GC policy see the same requests. The
 //! progress callback is called at most every ~100 ms; returning `false` stops the

@@ -3,7 +3,8 @@
 //!
 //! ```text
 //!  run(cfg, source) ─► key = the config as the device sees it (every section but
-//!                      host, notify, stats and the description) + seed + verify
+//!                      host, notify, stats and the description; not the oracle's
+//!                      horizon) + seed + verify
 //!      │
 //!      ├─ cached? ─► clone the preconditioned device (and whether WA settled)
 //!      └─ no      ─► Device::new + precondition ─► keep a copy, if it fits the budget
@@ -17,7 +18,8 @@
 //! writes, `precondition.pattern = "workload"`, is never cached). So a run that starts
 //! from a cached copy gives the same report, byte for byte, as one that preconditions
 //! itself; only the wall time differs. Twelve journaling modes and workloads on one
-//! FTL, or every notification setting of one device, then age the device once.
+//! FTL, every notification setting of one device, or the oracle envelope's members at
+//! each horizon then age the device once.
 //!
 //! The cache is an explicit object the caller owns and passes in [`RunOptions`]
 //! (`zs.simulate_many` makes one per call): there is no process-wide state. It holds
@@ -40,6 +42,9 @@ pub(super) fn key(cfg: &Config, seed: u64, verify: bool) -> String {
     c.host = Default::default();
     c.notify = Default::default();
     c.stats = Default::default();
+    // The oracle's horizon is read by its notifier in the measured phase, never by the
+    // device: the envelope's members at each horizon share one aged device.
+    c.gc.oracle_horizon = 0;
     let text = serde_json::to_string(&c).expect("configs serialize");
     format!("{seed}/{verify}/{text}")
 }
