@@ -214,3 +214,25 @@ def test_a_precondition_cache_serves_only_devices_configured_alike(small):
     assert run(small, hot, empty).to_json() == first.to_json()
     assert run(small, hot, empty).to_json() == first.to_json()
     assert empty.stats() == {"hits": 0, "misses": 2, "devices": 0, "bytes": 0}
+
+
+def test_a_precondition_cache_shared_by_plain_simulate_calls(small):
+    """`zs.PreconditionCache` from the public API: two `simulate` calls on one device age it
+    once and report as each run alone; a bad value names the key."""
+    cache = zs.PreconditionCache("1GiB")
+    assert cache.max_bytes == 1 << 30
+    hot = "hotcold:r=0.8,f=0.2,drive_writes=0.1"
+    a = zs.simulate(small, hot, reproducible=True, precondition_cache=cache)
+    b = zs.simulate(small, "uniform:drive_writes=0.1", reproducible=True, precondition_cache=cache)
+    assert (cache.stats()["misses"], cache.stats()["hits"]) == (1, 1)
+    assert a.to_json() == zs.simulate(small, hot, reproducible=True).to_json()
+    assert (
+        b.to_json() == zs.simulate(small, "uniform:drive_writes=0.1", reproducible=True).to_json()
+    )
+    many = zs.simulate_many({"hot": (small, hot)}, reproducible=True, share_preconditioning=cache)
+    assert many["hot"].to_json() == a.to_json() and cache.stats()["hits"] == 2
+    assert 0 < zs.PreconditionCache().max_bytes <= 4 << 30
+    with pytest.raises(zs.ConfigError, match="precondition_cache"):
+        zs.simulate(small, hot, precondition_cache="yes")
+    with pytest.raises(zs.ConfigError, match="max_bytes"):
+        zs.PreconditionCache("lots")

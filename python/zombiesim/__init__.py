@@ -25,6 +25,7 @@ from ._errors import (
 )
 from .api import (
     DEFAULT_SEED,
+    PreconditionCache,
     compare,
     compare_configs,
     compare_reports,
@@ -92,6 +93,7 @@ __all__ = [
     "InputError",
     "IntegrityError",
     "OutOfRangeError",
+    "PreconditionCache",
     "Report",
     "SimulationInterrupted",
     "TraceInput",

@@ -190,6 +190,7 @@ def simulate(
     force_unsafe: bool = False,
     inline_trace: bool = False,
     trace_cache: str | os.PathLike[str] | bool | None = None,
+    precondition_cache: PreconditionCache | None = None,
     progress: ProgressFn | None = None,
 ) -> Report:
     """Run one simulation and return its `Report`.
@@ -212,11 +213,13 @@ def simulate(
     to its end is kept parsed in the trace cache, and read from there the next time
     (docs/traces.md): `trace_cache` names its directory, False turns it off, None (the
     default) leaves it to `$ZOMBIESIM_TRACE_CACHE` (default `~/.cache/zombiesim/traces`);
-    it changes no result either."""
+    it changes no result either. `precondition_cache` (a `PreconditionCache`) lets runs
+    whose devices are configured alike age the device once: this run starts from its
+    copy when the cache holds one, and leaves one there; the report is the same."""
     opts = _RunOptions(
         seed, verify, reproducible, max_memory, force_unsafe, inline_trace, trace_cache
     )
-    return _run_one(config, _source(workload), opts, progress)
+    return _run_one(config, _source(workload), opts, progress, _warm(precondition_cache))
 
 
 def simulate_trace(
@@ -237,6 +240,7 @@ def simulate_trace(
     force_unsafe: bool = False,
     inline_trace: bool = False,
     trace_cache: str | os.PathLike[str] | bool | None = None,
+    precondition_cache: PreconditionCache | None = None,
     progress: ProgressFn | None = None,
 ) -> Report:
     """Replay a block trace (`format`: `zs.trace.formats()`) and return its `Report`.
@@ -250,8 +254,8 @@ def simulate_trace(
     first records; `time_scale` multiplies the trace's times and `time_offset` (seconds)
     is added after scaling (timing mode, open replay).
     `progress`'s fraction is `None` in the measured phase unless `limit` is given.
-    Interruption, `seed`, `max_memory`, `force_unsafe`, `inline_trace` and `trace_cache`
-    work as in `simulate`."""
+    Interruption, `seed`, `max_memory`, `force_unsafe`, `inline_trace`, `trace_cache` and
+    `precondition_cache` work as in `simulate`."""
     opts = _RunOptions(
         seed, verify, reproducible, max_memory, force_unsafe, inline_trace, trace_cache
     )
@@ -265,7 +269,7 @@ def simulate_trace(
         time_scale=time_scale,
         time_offset=time_offset,
     )
-    return _run_one(config, source, opts, progress)
+    return _run_one(config, source, opts, progress, _warm(precondition_cache))
 
 
 def compare_configs(
@@ -507,19 +511,53 @@ def _relative_cost(cfg: Config) -> int:
     return 1
 
 
-#: The most a `simulate_many` call keeps of preconditioned devices: a quarter of the
-#: memory available when it starts, and at most this many bytes.
+#: The most a cache of preconditioned devices keeps by default (bytes), and its share
+#: of the memory available when it is made.
 PRECONDITION_CACHE_MAX = 4 << 30
+PRECONDITION_CACHE_SHARE = 0.25
 
 
-def _precondition_cache(sharers: int = 1) -> _core.PreconditionCache:
-    """A cache of preconditioned devices holding at most a quarter of the memory available
-    now, split among `sharers` processes, and at most `PRECONDITION_CACHE_MAX`."""
-    free = _core.available_memory()
-    budget = PRECONDITION_CACHE_MAX
-    if free is not None:
-        budget = min(budget, free // 4 // max(1, sharers))
-    return _core.PreconditionCache(budget)
+class PreconditionCache:
+    """Preconditioned devices kept for reuse: a run given one starts from a copy of a
+    device aged under the same settings and seed when it holds one (every section but
+    `host`, `notify` and `stats`, which the device never reads), and leaves a copy of
+    the device it aged. Reports are byte-identical to the runs' own preconditioning;
+    only wall times shrink. `max_bytes` (a number or a size such as `"2GiB"`) bounds the
+    devices' estimated state; None: a quarter of the memory available now, at most
+    4 GiB. The least recently used device goes first. `simulate_many` makes one per call
+    unless given one; pass the same one to several calls to share across them."""
+
+    def __init__(self, max_bytes: int | str | None = None, *, _sharers: int = 1):
+        if max_bytes is None:
+            budget = PRECONDITION_CACHE_MAX
+            free = _core.available_memory()
+            if free is not None:
+                budget = min(budget, int(free * PRECONDITION_CACHE_SHARE) // max(1, _sharers))
+        else:
+            budget = parse_size(max_bytes, "max_bytes")
+        self.max_bytes = budget
+        self.core = _core.PreconditionCache(budget)
+
+    def stats(self) -> dict[str, int]:
+        """`hits` (runs that started from a kept device), `misses` (runs that aged their
+        own), `devices` kept now and their estimated `bytes`."""
+        return dict(self.core.stats())
+
+    def __repr__(self) -> str:
+        return f"PreconditionCache(max_bytes={self.max_bytes}, {self.stats()})"
+
+
+def _warm(cache: PreconditionCache | None) -> _core.PreconditionCache | None:
+    if cache is None:
+        return None
+    if not isinstance(cache, PreconditionCache):
+        raise make_error(
+            ConfigError,
+            "config key `precondition_cache`: expected a zs.PreconditionCache or None, "
+            f"found {cache!r}",
+            "config",
+        )
+    return cache.core
 
 
 def simulate_many(
@@ -531,7 +569,7 @@ def simulate_many(
     reproducible: bool = False,
     max_memory: int | str | None = None,
     force_unsafe: bool = False,
-    share_preconditioning: bool = True,
+    share_preconditioning: bool | PreconditionCache = True,
     progress: MultiProgressFn | None = None,
 ) -> dict[str, Report]:
     """Run each labelled `(config, workload or trace)` pair, in parallel (`jobs` threads,
@@ -543,16 +581,21 @@ def simulate_many(
 
     Runs whose devices are configured alike (every section but `host`, `notify` and
     `stats`: other workloads, journaling modes, notification channels) precondition
-    the device once and each start from a copy of it (`share_preconditioning`; the
-    copies kept take at most a quarter of the memory available, up to 4 GiB). Every
-    report is byte-identical to the run's alone; only wall times shrink."""
+    the device once and each start from a copy of it (`share_preconditioning`: True, a
+    new `PreconditionCache` for the call; a `PreconditionCache`, that one; False, none).
+    Every report is byte-identical to the run's alone; only wall times shrink."""
     opts = _RunOptions(seed, verify, reproducible, max_memory, force_unsafe)
     _check_jobs(jobs)
     prepared = {
         str(label): (Config.coerce(cfg), _source(source)) for label, (cfg, source) in runs.items()
     }
     stop = threading.Event()
-    warm = _precondition_cache() if share_preconditioning else None
+    if share_preconditioning is True:
+        warm = PreconditionCache().core
+    elif share_preconditioning is False:
+        warm = None
+    else:
+        warm = _warm(share_preconditioning)
 
     def one(label: str, cfg: Config, src: _Source) -> Report:
         user = None

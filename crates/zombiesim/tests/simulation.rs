@@ -172,6 +172,33 @@ fn a_progress_callback_can_stop_a_run() {
     assert!(r.run.progress < 1.0);
 }
 
+/// A preconditioning stopped half-way is not the device its settings name: it is not
+/// kept for other runs, and the next run ages its own.
+#[test]
+fn a_stopped_preconditioning_is_not_kept() {
+    let cfg = small("greedy");
+    let cache = std::sync::Arc::new(zombiesim::PreconditionCache::new(1 << 30));
+    let opts = RunOptions {
+        seed: 1,
+        reproducible: true,
+        precondition_cache: Some(cache.clone()),
+        ..Default::default()
+    };
+    let wl = WorkloadSpec::parse("uniform:drive_writes=0.2").unwrap();
+    // Stopped at its first progress report: the start of the preconditioning.
+    let r = simulate(&cfg, &wl, &opts, &mut |p| {
+        assert_eq!(p.phase, zombiesim::Phase::Precondition);
+        false
+    })
+    .unwrap();
+    assert!(r.run.interrupted);
+    assert_eq!(cache.stats().devices, 0);
+    let whole = simulate(&cfg, &wl, &opts, &mut |_| true).unwrap();
+    assert!(!whole.run.interrupted);
+    let s = cache.stats();
+    assert_eq!((s.hits, s.misses, s.devices), (0, 2, 1));
+}
+
 #[test]
 fn bad_workloads_name_the_problem() {
     for (spec, want) in [

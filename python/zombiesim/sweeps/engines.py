@@ -89,11 +89,11 @@ def _init_worker(stop: Any, workers: int) -> None:
     worker ends when the sweep's process does (even killed with SIGKILL: no orphan goes
     on simulating)."""
     global _STOP, _WARM
-    from ..api import _precondition_cache
+    from ..api import PreconditionCache
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _STOP = stop
-    _WARM = _precondition_cache(workers)
+    _WARM = PreconditionCache(_sharers=workers).core
     parent = multiprocessing.parent_process()
     if parent is not None:
 
