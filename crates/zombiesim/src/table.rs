@@ -18,9 +18,9 @@ pub const HUGE_MIN_BYTES: usize = 4 << 20;
 
 /// A flat table: a `Vec` (it derefs to one) whose copy keeps what the original had,
 /// its capacity (the report's memory figures count capacity) and, for a large one,
-/// its huge-page advice. A device cloned from a preconditioned one
-/// ([`crate::sim::PreconditionCache`]) then reports the same figures and keeps its
-/// tables off the TLB's critical path.
+/// its huge-page advice. A device copied from the cache of preconditioned devices
+/// (`sim::warm`) then reports the same figures and keeps its tables off the TLB's
+/// critical path.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Table<T>(Vec<T>);
 
