@@ -24,12 +24,13 @@
 //! The cache is an explicit object the caller owns and passes in [`RunOptions`]
 //! (`zs.simulate_many` makes one per call): there is no process-wide state. It holds
 //! devices up to a byte budget (by [`MemoryEstimate`]), dropping the least recently
-//! used; a device larger than the whole budget is not kept. Two runs that miss the
+//! used; a device larger than the whole budget, or than a quarter of the memory
+//! available when it would be kept, is not kept. Two runs that miss the
 //! same key at the same time both precondition (the second copy is not kept twice).
 //!
 //! [`RunOptions`]: super::RunOptions
 
-use crate::config::{Config, MemoryEstimate};
+use crate::config::{available_memory, Config, MemoryEstimate};
 use crate::device::Device;
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -131,10 +132,14 @@ impl PreconditionCache {
         }
     }
 
-    /// Whether a device of `cfg` could be kept at all (the budget holds it).
+    /// The estimated bytes of a device of `cfg`, when it may be kept: the budget holds
+    /// it, and it takes at most a quarter of the memory available now (a copy kept must
+    /// not leave the next run too little: runs check the memory available before they
+    /// start).
     pub(super) fn would_keep(&self, cfg: &Config, verify: bool) -> Option<u64> {
         let bytes = MemoryEstimate::new(cfg, verify).ok()?.total();
-        (bytes <= self.lock().budget).then_some(bytes)
+        let room = available_memory().is_none_or(|free| bytes <= free / 4);
+        (room && bytes <= self.lock().budget).then_some(bytes)
     }
 
     /// Keep `device`, preconditioned under `key`, dropping the least recently used
