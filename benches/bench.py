@@ -35,7 +35,11 @@ with the machine's CPU model:
   then `kvcache` (two handles) on the FDP device;
 - fs: `fs:postmark` with 8 VMs (1 GiB partitions) on 8 GiB of FAST flash with timing on,
   in `ordered` and `journal` modes: file-system operations per wall second (target:
-  >= 200 K).
+  >= 200 K);
+- shared: eight file-system runs (postmark and untar, 8 VMs, the four journaling modes)
+  on one 2 GiB FAST device, through `zs.simulate_many` on one thread with its
+  preconditioned device shared and without: the wall-time ratio, paired run by run
+  (target <= 0.5), and the reports byte-identical.
 
     make bench            # builds, runs this, then `zombiesim validate --full`
     python benches/bench.py --runs 3
@@ -476,6 +480,50 @@ def sweep(n: int) -> bool:
     return ok_speed and ok_overhead
 
 
+#: The eight runs of the `shared` case: vma-journaling's small scale, one FTL.
+SHARED_FS = (
+    "fs:postmark,files=125,transactions=1250,vms=8,partition=239MiB,memory=6MiB,journal_size=4MiB",
+    "fs:untar,files=1562,dirs=94,cpu=100,vms=8,partition=239MiB,memory=6MiB,journal_size=4MiB",
+)
+
+
+def shared(n: int) -> bool:
+    import time
+
+    import zombiesim as zs
+
+    print("\nshared: 8 fs runs on one 2 GiB FAST device, simulate_many on 1 thread,")
+    print("  the preconditioned device shared vs each run ageing its own (paired)")
+    device = zs.Config.preset("vma-journaling").override(
+        {"flash.blocks_per_plane": 16384, "ftl.kind": "fast"}
+    )
+    runs = {
+        f"{bench.split(',')[0]}/{mode}": (device, f"{bench},journal={mode}")
+        for bench in SHARED_FS
+        for mode in ("writeback", "ordered", "journal", "vma")
+    }
+    ratios, walls, same = [], [], True
+    for _ in range(n):
+        timed = {}
+        for share in (True, False):
+            started = time.perf_counter()
+            timed[share] = zs.simulate_many(
+                runs, jobs=1, reproducible=True, share_preconditioning=share
+            )
+            walls.append((share, time.perf_counter() - started))
+        ratios.append(walls[-2][1] / walls[-1][1])
+        same = same and all(timed[True][k].to_json() == timed[False][k].to_json() for k in runs)
+    with_s = med([w for s, w in walls if s])
+    without = med([w for s, w in walls if not s])
+    ok = med(ratios) <= 0.5 and same
+    print(
+        f"  shared {with_s:.2f} s, each its own {without:.2f} s: ratio {med(ratios):.2f} "
+        f"(runs: {', '.join(f'{r:.2f}' for r in ratios)}; target <= 0.5: {verdict(ok)}); "
+        f"reports identical: {same}"
+    )
+    return ok
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3, help="runs per case (median reported)")
@@ -492,6 +540,7 @@ def main() -> int:
             "fdp",
             "fs",
             "sweep",
+            "shared",
         ),
         help="one case",
     )
@@ -510,6 +559,7 @@ def main() -> int:
         "fdp": fdp,
         "fs": fs,
         "sweep": sweep,
+        "shared": shared,
     }
     chosen = [args.only] if args.only else list(cases)
     results = [cases[name](args.runs) for name in chosen]
