@@ -234,5 +234,7 @@ def test_a_precondition_cache_shared_by_plain_simulate_calls(small):
     assert 0 < zs.PreconditionCache().max_bytes <= 4 << 30
     with pytest.raises(zs.ConfigError, match="precondition_cache"):
         zs.simulate(small, hot, precondition_cache="yes")
+    with pytest.raises(zs.ConfigError, match="share_preconditioning"):
+        zs.simulate_many({"hot": (small, hot)}, share_preconditioning="yes")
     with pytest.raises(zs.ConfigError, match="max_bytes"):
         zs.PreconditionCache("lots")

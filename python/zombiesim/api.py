@@ -547,14 +547,15 @@ class PreconditionCache:
         return f"PreconditionCache(max_bytes={self.max_bytes}, {self.stats()})"
 
 
-def _warm(cache: PreconditionCache | None) -> _core.PreconditionCache | None:
+def _warm(
+    cache: PreconditionCache | None, key: str = "precondition_cache"
+) -> _core.PreconditionCache | None:
     if cache is None:
         return None
     if not isinstance(cache, PreconditionCache):
         raise make_error(
             ConfigError,
-            "config key `precondition_cache`: expected a zs.PreconditionCache or None, "
-            f"found {cache!r}",
+            f"config key `{key}`: expected a zs.PreconditionCache or None, found {cache!r}",
             "config",
         )
     return cache.core
@@ -595,7 +596,7 @@ def simulate_many(
     elif share_preconditioning is False:
         warm = None
     else:
-        warm = _warm(share_preconditioning)
+        warm = _warm(share_preconditioning, "share_preconditioning")
 
     def one(label: str, cfg: Config, src: _Source) -> Report:
         user = None
