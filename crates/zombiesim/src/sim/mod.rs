@@ -290,23 +290,18 @@ fn preconditioned_device(
         stream_seed(opts.seed, STREAM_PRECONDITION),
     )?;
     // A preconditioning that replays the workload's own writes depends on the workload.
-    let cache = opts.precondition_cache.as_deref().filter(|_| own.is_none());
-    let key = cache.map(|_| warm::key(cfg, opts.seed, opts.verify));
-    if let (Some(cache), Some(key)) = (cache, &key) {
-        if let Some(hit) = cache.get(key) {
-            return Ok(hit);
-        }
+    let cached = (opts.precondition_cache.as_deref())
+        .filter(|_| own.is_none())
+        .map(|cache| (cache, warm::key(cfg, opts.seed, opts.verify)));
+    if let Some(hit) = cached.as_ref().and_then(|(cache, key)| cache.get(key)) {
+        return Ok(hit);
     }
     let mut device = Device::new(cfg, stream_seed(opts.seed, STREAM_GC), opts.verify)?;
     device.set_timing(false);
     let steady = precondition(cfg, &mut device, own, opts, ticker)?;
-    if let (Some(cache), Some(key)) = (cache, key) {
-        // An interrupted preconditioning is not the device the key names.
-        if !ticker.stopped {
-            if let Some(bytes) = cache.would_keep(cfg, opts.verify) {
-                cache.put(key, device.clone(), steady, bytes);
-            }
-        }
+    // An interrupted preconditioning is not the device the key names.
+    if let Some((cache, key)) = cached.filter(|_| !ticker.stopped) {
+        cache.keep(key, cfg, opts.verify, &device, steady);
     }
     Ok((device, steady))
 }

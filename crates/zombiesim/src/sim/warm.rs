@@ -132,19 +132,27 @@ impl PreconditionCache {
         }
     }
 
-    /// The estimated bytes of a device of `cfg`, when it may be kept: the budget holds
-    /// it, and it takes at most a quarter of the memory available now (a copy kept must
-    /// not leave the next run too little: runs check the memory available before they
-    /// start).
-    pub(super) fn would_keep(&self, cfg: &Config, verify: bool) -> Option<u64> {
-        let bytes = MemoryEstimate::new(cfg, verify).ok()?.total();
-        let room = available_memory().is_none_or(|free| bytes <= free / 4);
-        (room && bytes <= self.lock().budget).then_some(bytes)
-    }
-
-    /// Keep `device`, preconditioned under `key`, dropping the least recently used
-    /// devices until it fits.
-    pub(super) fn put(&self, key: String, device: Device, steady: bool, bytes: u64) {
+    /// Keep a copy of `device`, aged under `key` by `cfg`, unless it is kept already, its
+    /// estimated state exceeds the budget, or it would take more than a quarter of the
+    /// memory available now (runs check the memory available before they start: a copy
+    /// kept must not leave the next one too little). The least recently used devices
+    /// are dropped until it fits.
+    pub(super) fn keep(
+        &self,
+        key: String,
+        cfg: &Config,
+        verify: bool,
+        device: &Device,
+        steady: bool,
+    ) {
+        let Ok(estimate) = MemoryEstimate::new(cfg, verify) else {
+            return;
+        };
+        let bytes = estimate.total();
+        if available_memory().is_some_and(|free| bytes > free / 4) {
+            return;
+        }
+        let copy = device.clone();
         let mut g = self.lock();
         if bytes > g.budget || g.entries.iter().any(|e| e.key == key) {
             return;
@@ -156,7 +164,7 @@ impl PreconditionCache {
         g.used += bytes;
         g.entries.push_back(Entry {
             key,
-            device,
+            device: copy,
             steady,
             bytes,
         });
@@ -165,10 +173,10 @@ impl PreconditionCache {
 
 impl std::fmt::Debug for PreconditionCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let s = self.stats();
+        let budget = self.lock().budget;
         f.debug_struct("PreconditionCache")
-            .field("budget", &self.lock().budget)
-            .field("stats", &s)
+            .field("budget", &budget)
+            .field("stats", &self.stats())
             .finish()
     }
 }
