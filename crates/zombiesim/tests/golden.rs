@@ -111,6 +111,21 @@ const SHADOWGC_SHRINK: &[(&str, &str)] = &[
     ("precondition.random_drive_writes", "1"),
 ];
 
+/// Four planes of 128 blocks (4 GiB, the tiny reproduction's shape) with 8 MiB host
+/// and device write buffers, as 003's experiments have them: GC meets zombies and
+/// pages dirty in the device buffer among the pages it copies (ZGC's zombie block,
+/// HGC's buffer reads and fast programs, SGC's skips).
+const SHADOWGC_BUFFERS_SHRINK: &[(&str, &str)] = &[
+    ("flash.channels", "2"),
+    ("flash.chips_per_channel", "2"),
+    ("gc.low_watermark", "8"),
+    ("gc.high_watermark", "8"),
+    ("flash.blocks_per_plane", "128"),
+    ("precondition.random_drive_writes", "1"),
+    ("host.buffer", "8MiB"),
+    ("device.buffer", "8MiB"),
+];
+
 /// 1024 blocks of 64 x 2 KiB pages: 128 MiB instead of 32 GiB.
 const VMA_SHRINK: &[(&str, &str)] = &[
     ("flash.blocks_per_plane", "1024"),
@@ -187,6 +202,12 @@ fn cases() -> Vec<Case> {
         &["baseline"],
         SHADOWGC_SHRINK,
         "uniform:read=0.3,drive_writes=1",
+    );
+    add(
+        "shadowgc-1tb",
+        &["zgc", "hgc", "sgc"],
+        SHADOWGC_BUFFERS_SHRINK,
+        "footprint:growth=0.02,window=64MiB,read=0.3,drive_writes=0.5,iops=20000",
     );
     add(
         "vma-journaling",
