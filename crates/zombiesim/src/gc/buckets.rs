@@ -11,12 +11,18 @@
 //! non-zero word, so the lowest set block is found by scanning at most
 //! `blocks / 4096` summary words. Greedy keys by valid count; later policies
 //! (z-greedy) key by their own integer score.
+//!
+//! The words are stored group by group, each group's keys side by side
+//! (`words[group * keys + key]`, a group being 64 blocks): a block's key mostly moves
+//! by one (a page of it died), so the word it leaves and the word it joins share a
+//! cache line.
 
 /// Blocks of one GC unit, bucketed by key.
 #[derive(Clone, Debug)]
 pub struct BucketIndex {
     first_block: u32,
-    words_per_key: usize,
+    /// Keys `0 .. keys`: the stride of `words` and `summary`.
+    keys: usize,
     summary_per_key: usize,
     words: Vec<u64>,
     summary: Vec<u64>,
@@ -36,7 +42,7 @@ impl BucketIndex {
         let keys = max_key as usize + 1;
         BucketIndex {
             first_block,
-            words_per_key,
+            keys,
             summary_per_key,
             words: vec![0; keys * words_per_key],
             summary: vec![0; keys * summary_per_key],
@@ -63,12 +69,12 @@ impl BucketIndex {
 
     #[inline]
     fn set(&mut self, local: usize, key: usize) {
-        let w = key * self.words_per_key + local / 64;
+        let w = (local / 64) * self.keys + key;
         let was_zero = self.words[w] == 0;
         self.words[w] |= 1u64 << (local % 64);
         if was_zero {
             let sw = local / 64;
-            self.summary[key * self.summary_per_key + sw / 64] |= 1u64 << (sw % 64);
+            self.summary[(sw / 64) * self.keys + key] |= 1u64 << (sw % 64);
         }
         self.count[key] += 1;
         if key < self.min_key {
@@ -78,11 +84,11 @@ impl BucketIndex {
 
     #[inline]
     fn clear(&mut self, local: usize, key: usize) {
-        let w = key * self.words_per_key + local / 64;
+        let w = (local / 64) * self.keys + key;
         self.words[w] &= !(1u64 << (local % 64));
         if self.words[w] == 0 {
             let sw = local / 64;
-            self.summary[key * self.summary_per_key + sw / 64] &= !(1u64 << (sw % 64));
+            self.summary[(sw / 64) * self.keys + key] &= !(1u64 << (sw % 64));
         }
         self.count[key] -= 1;
     }
@@ -129,12 +135,11 @@ impl BucketIndex {
         if key >= self.count.len() {
             return None;
         }
-        let sbase = key * self.summary_per_key;
         for s in 0..self.summary_per_key {
-            let sword = self.summary[sbase + s];
+            let sword = self.summary[s * self.keys + key];
             if sword != 0 {
                 let wi = s * 64 + sword.trailing_zeros() as usize;
-                let word = self.words[key * self.words_per_key + wi];
+                let word = self.words[wi * self.keys + key];
                 let local = wi * 64 + word.trailing_zeros() as usize;
                 return Some((key as u32, self.first_block + local as u32));
             }
