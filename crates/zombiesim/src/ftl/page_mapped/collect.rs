@@ -168,15 +168,15 @@ impl PageMappedFtl {
         let (mut buffer_reads, mut fast_programs) = (0u64, 0u64);
         // Pages that left the block (copied or skipped): the victim RU's sums, once.
         let mut left_victim = 0u32;
-        // Nothing to ask of any page one by one (no known zombie on the block, nothing
-        // dirty in the buffer, ...): the pages move in runs; else one by one below.
-        let runs = match self.blocks.fixed_gc_stream() {
+        // Copies that all go to one stream with nothing else to book (no content layer,
+        // oracle, reclaim units or internal pages) can move in runs: the pages that
+        // need no look of their own (not a known zombie, not dirty in the buffer) go
+        // in stretches, the others one by one below, in the victim's page order.
+        let batch = match self.blocks.fixed_gc_stream() {
             Some(stream)
                 if gc
-                    && !any_dirty
                     && !fdp
                     && internal.is_none()
-                    && self.base.flash.zombies[block as usize] == 0
                     && self.content.is_none()
                     && self.base.oracle.is_none() =>
             {
@@ -184,25 +184,42 @@ impl PageMappedFtl {
             }
             _ => None,
         };
-        let one_by_one = match runs {
-            Some(stream) => {
-                let (copied, outcome) = self.relocate_runs(u, plane, start, stream, &pages, buffer);
-                by_state[0] = copied;
-                result = outcome;
-                0
-            }
-            None => {
-                for &ppn in pages.iter().take(AHEAD) {
-                    crate::table::prefetch(&self.l2p, self.base.flash.owner[ppn as usize] as usize);
+        // No known zombie on the block: no page needs its mark read.
+        let no_zombies = self.base.flash.zombies[block as usize] == 0;
+        for &ppn in pages.iter().take(AHEAD) {
+            crate::table::prefetch(&self.l2p, self.base.flash.owner[ppn as usize] as usize);
+        }
+        let mut i = 0;
+        while i < pages.len() {
+            if let Some(stream) = batch {
+                // The stretch of pages from `i` that need no look of their own.
+                let mut end = i;
+                while end < pages.len() {
+                    let lpn = self.base.flash.owner[pages[end] as usize];
+                    if (!no_zombies && self.is_zombie(lpn as usize))
+                        || (any_dirty && buffer.is_dirty(lpn as u64))
+                    {
+                        break;
+                    }
+                    end += 1;
                 }
-                pages.len()
+                if end > i {
+                    let (copied, outcome) =
+                        self.relocate_runs(u, plane, start, stream, &pages[i..end], buffer);
+                    by_state[0] += copied;
+                    if outcome.is_err() {
+                        result = outcome;
+                        break;
+                    }
+                    i = end;
+                    continue;
+                }
             }
-        };
-        for i in 0..one_by_one {
             if let Some(&ahead) = pages.get(i + AHEAD) {
                 crate::table::prefetch(&self.l2p, self.base.flash.owner[ahead as usize] as usize);
             }
             let ppn = pages[i];
+            i += 1;
             let lpn = self.base.flash.owner[ppn as usize];
             let zombie = self.is_zombie(lpn as usize);
             let device = any_dirty && buffer.is_dirty(lpn as u64);
@@ -328,10 +345,10 @@ impl PageMappedFtl {
         result
     }
 
-    /// GC's copy of a victim's valid `pages` when none needs a look of its own (no
-    /// known zombies, nothing dirty in the write buffer, no content layer, oracle,
-    /// reclaim units or internal pages, and a placement that sends every copy to one
-    /// `stream`): [`PageMappedFtl::relocate_valid`]'s page-by-page loop done in runs,
+    /// GC's copy of a stretch of a victim's valid `pages` none of which needs a look
+    /// of its own (no known zombie, nothing dirty in the write buffer; no content
+    /// layer, oracle, reclaim units or internal pages, and a placement that sends every
+    /// copy to one `stream`): [`PageMappedFtl::relocate_valid`]'s page-by-page loop done in runs,
     /// each as many pages as the destination block has room for. The flash state of a
     /// run moves in one step ([`crate::flash::FlashState::move_pages`]); the mapping
     /// entries, scattered over the table, are prefetched `RUN_AHEAD` copies ahead.
