@@ -432,3 +432,84 @@ fn the_oracle_ages_one_device_per_scoring_and_reports_the_same() {
     let s = cache.stats();
     assert_eq!((s.misses, s.hits, s.devices), (6, 15, 6));
 }
+
+/// The envelope reads the measured phase's future once and lends it to each member that
+/// reads it: every member's WAF in the envelope is the WAF that member gives run on its
+/// own (reading its own future), on a trace and on a synthetic workload.
+#[test]
+fn each_member_of_the_envelope_gives_what_it_gives_alone() {
+    let cfg = device(
+        96,
+        16,
+        0.1,
+        &[("gc.policy", "oracle"), ("precondition.pattern", "uniform")],
+    );
+    let opts = RunOptions {
+        seed: 3,
+        reproducible: true,
+        ..Default::default()
+    };
+    let wl = WorkloadSpec::parse("hotcold:r=0.8,f=0.2,trim=0.02,drive_writes=2").unwrap();
+    let dir = std::env::temp_dir().join(format!("zombiesim-envelope-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("hotcold.csv");
+    {
+        let mut f = std::fs::File::create(&path).unwrap();
+        let pages = (96 * 16) as f64 * 0.9;
+        let mut x = 17u64;
+        for i in 0..6000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            // Hot/cold: four writes in five to the first fifth of the pages.
+            let span = if (x >> 60) < 13 { pages * 0.2 } else { pages };
+            let lpn = ((x >> 20) % span as u64) * 4096;
+            writeln!(
+                f,
+                "{},h,0,Write,{lpn},4096,10",
+                128_000_000_000u64 + i * 1000
+            )
+            .unwrap();
+        }
+    }
+    let spec = TraceSpec {
+        path: path.clone(),
+        format: TraceFormat::Msr,
+        options: ReadOptions::default(),
+        remap: RemapMode::Modulo,
+        limit: None,
+    };
+    let runs: [&dyn Fn(&Config) -> Report; 2] =
+        [&|c| simulate(c, &wl, &opts, &mut |_| true).unwrap(), &|c| {
+            simulate_trace(c, &spec, &opts, &mut |_| true).unwrap()
+        }];
+    for run in runs {
+        let envelope = run(&cfg);
+        let o = envelope.oracle.as_ref().expect("an oracle section");
+        let mut checked = 0;
+        for cand in &o.candidates {
+            // The future-reading members: "z-greedy@H" and "z-cost-benefit@H (AGE)".
+            let Some((score, rest)) = cand.schedule.split_once('@') else {
+                continue;
+            };
+            let (horizon, age) = match rest.split_once(" (") {
+                Some((h, a)) => (h, Some(a.trim_end_matches(')'))),
+                None => (rest, None),
+            };
+            let mut c = cfg.clone();
+            let mut set = vec![
+                ("gc.oracle_score".to_string(), score.to_string()),
+                ("gc.oracle_horizon".to_string(), horizon.to_string()),
+            ];
+            if let Some(age) = age {
+                set.push(("gc.cb_age".to_string(), age.to_string()));
+            }
+            c.set_many(&set).unwrap();
+            let alone = run(&c);
+            assert_eq!(alone.waf, cand.waf, "{}", cand.schedule);
+            checked += 1;
+        }
+        assert_eq!(checked, 18, "{:?}", o.candidates);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

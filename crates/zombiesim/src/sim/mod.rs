@@ -27,6 +27,7 @@ use crate::ftl::FtlExt;
 use crate::report::{EndState, Report, RunParts};
 use crate::stats::Counters;
 use crate::workload::{Synthetic, TraceSpec, TraceWorkload, WorkloadSpec};
+use oracle::FutureShare;
 use std::time::Instant;
 
 mod dispatch;
@@ -73,11 +74,25 @@ pub fn simulate(
     opts: &RunOptions,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Report> {
+    simulate_sharing(cfg, spec, opts, progress, &mut FutureShare::default())
+}
+
+/// [`simulate`], with the future `share` holds (an envelope member's).
+fn simulate_sharing(
+    cfg: &Config,
+    spec: &WorkloadSpec,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+    share: &mut FutureShare,
+) -> Result<Report> {
     cfg.validate()?;
     check_memory(cfg, opts)?;
     let geo = Geometry::new(cfg)?;
     if let Some(members) = oracle::envelope(cfg, &geo, false)? {
-        return oracle::best_of(cfg, members, |c| simulate(c, spec, opts, progress));
+        let mut share = FutureShare::default();
+        return oracle::best_of(cfg, members, |c| {
+            simulate_sharing(c, spec, opts, progress, &mut share)
+        });
     }
     let seed = stream_seed(opts.seed, STREAM_WORKLOAD);
     if let Some((fs, cfg)) =
@@ -110,7 +125,7 @@ pub fn simulate(
     let source = workload.clone();
     // gc.policy = "oracle": the measured phase's future, read from a second copy.
     let mut ticker = Ticker::new(progress);
-    let future = oracle::prepare(cfg, &geo, opts, || Ok(source.clone()), &mut ticker)?;
+    let future = oracle::prepare(cfg, &geo, opts, || Ok(source.clone()), &mut ticker, share)?;
     run(
         cfg,
         &geo,
@@ -130,6 +145,17 @@ pub fn simulate_trace(
     opts: &RunOptions,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Report> {
+    simulate_trace_sharing(cfg, trace, opts, progress, &mut FutureShare::default())
+}
+
+/// [`simulate_trace`], with the future `share` holds (an envelope member's).
+fn simulate_trace_sharing(
+    cfg: &Config,
+    trace: &TraceSpec,
+    opts: &RunOptions,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+    share: &mut FutureShare,
+) -> Result<Report> {
     cfg.validate()?;
     check_memory(cfg, opts)?;
     let geo = Geometry::new(cfg)?;
@@ -148,7 +174,10 @@ pub fn simulate_trace(
     };
     let workload = open()?;
     if let Some(members) = oracle::envelope(cfg, &geo, workload.is_notified())? {
-        return oracle::best_of(cfg, members, |c| simulate_trace(c, trace, opts, progress));
+        let mut share = FutureShare::default();
+        return oracle::best_of(cfg, members, |c| {
+            simulate_trace_sharing(c, trace, opts, progress, &mut share)
+        });
     }
     if workload.is_notified() {
         check_notified(cfg, &workload, geo.page_size)?;
@@ -170,7 +199,7 @@ pub fn simulate_trace(
     // gc.policy = "oracle": the measured phase's future, read from the trace again (a
     // notified trace's host events are not in it: the oracle's marks replace them).
     let mut ticker = Ticker::new(progress);
-    let future = oracle::prepare(cfg, &geo, opts, open, &mut ticker)?;
+    let future = oracle::prepare(cfg, &geo, opts, open, &mut ticker, share)?;
     run(
         cfg,
         &geo,

@@ -366,16 +366,25 @@ fn budget(cfg: &Config, opts: &RunOptions) -> Result<Budget> {
     })
 }
 
+/// The future of one envelope's measured phase, read by the first member that reads
+/// the future and lent (a copy) to the others: the members replay the same requests
+/// on the same geometry, and the future is the requests' alone. Empty outside an
+/// envelope.
+#[derive(Default)]
+pub struct FutureShare(Option<FutureList>);
+
 /// With `gc.policy = "oracle"`: the future of the measured phase, read from `replay` (a
-/// fresh copy of its request stream); `None` with any other policy. The pre-pass
-/// reports its progress (phase `Oracle`) through `ticker`; stopped there (Ctrl-C), it
-/// keeps what it read, and the run, which shares the ticker, stops at its first report.
+/// fresh copy of its request stream), or a copy of the one `share` holds; `None` with
+/// any other policy. The pre-pass reports its progress (phase `Oracle`) through
+/// `ticker`; stopped there (Ctrl-C), it keeps what it read, and the run, which shares
+/// the ticker, stops at its first report (a future read whole is left in `share`).
 pub fn prepare<W: Workload>(
     cfg: &Config,
     geo: &Geometry,
     opts: &RunOptions,
     replay: impl FnOnce() -> Result<W>,
     ticker: &mut Ticker,
+    share: &mut FutureShare,
 ) -> Result<Option<FutureList>> {
     let Some((key, what)) = reads_future(cfg) else {
         return Ok(None);
@@ -394,6 +403,9 @@ pub fn prepare<W: Workload>(
             ),
         ));
     }
+    if let Some(future) = &share.0 {
+        return Ok(Some(future.clone()));
+    }
     let budget = budget(cfg, opts)?;
     let mut w = replay()?;
     let expected = w.expected_write_pages();
@@ -404,7 +416,11 @@ pub fn prepare<W: Workload>(
     };
     ticker.force(report(0));
     let mut tick = |written: u64| ticker.tick(|| report(written));
-    record_with(&mut w, geo.logical_pages, budget, &mut tick).map(Some)
+    let future = record_with(&mut w, geo.logical_pages, budget, &mut tick)?;
+    if !ticker.stopped {
+        share.0 = Some(future.clone());
+    }
+    Ok(Some(future))
 }
 
 /// What reads the run's future, if anything: `gc.policy = "oracle"` (its zombie marks)
