@@ -26,7 +26,7 @@ use crate::flash::Geometry;
 use crate::ftl::FtlExt;
 use crate::report::{EndState, Report, RunParts};
 use crate::stats::Counters;
-use crate::workload::{Synthetic, TraceSpec, TraceWorkload, WorkloadSpec};
+use crate::workload::{LoadedTrace, Synthetic, TraceSpec, TraceWorkload, WorkloadSpec};
 use oracle::FutureShare;
 use std::time::Instant;
 
@@ -145,16 +145,34 @@ pub fn simulate_trace(
     opts: &RunOptions,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Report> {
-    simulate_trace_sharing(cfg, trace, opts, progress, &mut FutureShare::default())
+    simulate_trace_sharing(
+        cfg,
+        trace,
+        opts,
+        progress,
+        &mut FutureShare::default(),
+        None,
+    )
 }
 
-/// [`simulate_trace`], with the future `share` holds (an envelope member's).
+/// The most a trace held in memory for the oracle's envelope may take: an eighth of the
+/// run's memory limit (or of the memory available), at most 1 GiB.
+fn loaded_trace_budget(opts: &RunOptions) -> u64 {
+    const MAX: u64 = 1 << 30;
+    opts.max_memory
+        .or_else(available_memory)
+        .map_or(MAX, |m| (m / 8).min(MAX))
+}
+
+/// [`simulate_trace`], with the future `share` holds and the trace `loaded` holds in
+/// memory (an envelope member's).
 fn simulate_trace_sharing(
     cfg: &Config,
     trace: &TraceSpec,
     opts: &RunOptions,
     progress: &mut dyn FnMut(&Progress) -> bool,
     share: &mut FutureShare,
+    loaded: Option<&LoadedTrace>,
 ) -> Result<Report> {
     cfg.validate()?;
     check_memory(cfg, opts)?;
@@ -162,21 +180,29 @@ fn simulate_trace_sharing(
     // Without FDP the trace's identifiers are carried unused, and unchecked.
     let placement_ids = cfg.fdp.placement_ids();
     let read_ahead = !opts.inline_trace;
-    let open = || {
-        TraceWorkload::open(
+    let open = || match loaded {
+        Some(l) => TraceWorkload::loaded(trace, l, geo.logical_pages, geo.page_size, placement_ids),
+        None => TraceWorkload::open(
             trace,
             geo.logical_pages,
             geo.page_size,
             placement_ids,
             read_ahead,
             opts.trace_cache.as_ref(),
-        )
+        ),
     };
     let workload = open()?;
     if let Some(members) = oracle::envelope(cfg, &geo, workload.is_notified())? {
+        // Every member replays the trace: it is decoded once, when it fits in memory.
+        let loaded = LoadedTrace::read(
+            trace,
+            geo.page_size,
+            opts.trace_cache.as_ref(),
+            loaded_trace_budget(opts),
+        )?;
         let mut share = FutureShare::default();
         return oracle::best_of(cfg, members, |c| {
-            simulate_trace_sharing(c, trace, opts, progress, &mut share)
+            simulate_trace_sharing(c, trace, opts, progress, &mut share, loaded.as_ref())
         });
     }
     if workload.is_notified() {

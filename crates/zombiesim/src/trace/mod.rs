@@ -43,6 +43,7 @@ mod footprint;
 mod format;
 mod generate;
 mod host_events;
+mod memory;
 pub mod msr;
 pub mod native;
 pub mod nbdkit;
@@ -62,6 +63,7 @@ pub use cache::{CachedTrace, TraceCache, CACHE_ENV, CACHE_MAX_ENV, DEFAULT_MAX_B
 pub use format::TraceFormat;
 pub use generate::{generate_notified, NotifiedSpec};
 pub use host_events::{HostEventStats, Lifetimes};
+pub use memory::MemoryTrace;
 pub use native::NativeHeader;
 pub use options::{OnError, ReadOptions, SkippedLine, MAX_SKIPPED_EXAMPLES};
 pub use placement::{PlacementCounter, PlacementStats};

@@ -21,9 +21,11 @@
 //! over (a thread saved 12% of a native replay's wall time but cost 8% more processor
 //! time, which a sweep with a worker per core cannot spare).
 
+use super::memory::{MemoryCursor, MemoryTrace};
 use super::{CachedTrace, SkippedLine, TraceFormat, TraceReader, TraceRecord};
 use crate::error::{Error, Result};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 /// Records per batch.
@@ -167,6 +169,8 @@ enum Source {
     /// A text trace's records from the trace cache, read on the caller's thread (they
     /// are native records).
     Cached(Box<CachedTrace>),
+    /// A trace decoded once and held in memory, replayed from its start.
+    Memory(Box<MemoryCursor>),
 }
 
 /// The consuming end of a reader thread, and the reader's position as of the record
@@ -212,12 +216,19 @@ impl ReadAhead {
         }))
     }
 
+    /// Replay a trace held in memory from its start (on the caller's thread): the same
+    /// records and positions as the reader that read it.
+    pub fn memory(trace: Arc<MemoryTrace>) -> ReadAhead {
+        ReadAhead(Source::Memory(Box::new(MemoryCursor::new(trace))))
+    }
+
     /// The file name errors use.
     pub fn name(&self) -> &str {
         match &self.0 {
             Source::Inline(r) => r.name(),
             Source::Thread(t) => &t.name,
             Source::Cached(c) => c.name(),
+            Source::Memory(m) => m.name(),
         }
     }
 
@@ -227,6 +238,7 @@ impl ReadAhead {
             Source::Inline(r) => r.line(),
             Source::Thread(t) => t.line,
             Source::Cached(c) => c.line(),
+            Source::Memory(m) => m.line(),
         }
     }
 
@@ -237,6 +249,7 @@ impl ReadAhead {
             Source::Inline(r) => r.values(),
             Source::Thread(t) => &t.batch.values[t.values.0..t.values.1],
             Source::Cached(c) => c.values(),
+            Source::Memory(m) => m.values(),
         }
     }
 
@@ -246,6 +259,7 @@ impl ReadAhead {
             Source::Inline(r) => r.skipped(),
             Source::Thread(t) => t.skipped,
             Source::Cached(c) => c.skipped(),
+            Source::Memory(m) => m.skipped(),
         }
     }
 
@@ -255,6 +269,7 @@ impl ReadAhead {
             Source::Inline(r) => r.skipped_examples(),
             Source::Thread(t) => &t.examples[..t.examples.len().min(t.skipped as usize)],
             Source::Cached(c) => c.skipped_examples(),
+            Source::Memory(m) => m.skipped_examples(),
         }
     }
 }
@@ -358,6 +373,7 @@ impl Iterator for ReadAhead {
             Source::Inline(r) => r.next(),
             Source::Thread(t) => t.next(),
             Source::Cached(c) => c.next(),
+            Source::Memory(m) => m.next(),
         }
     }
 }

@@ -31,7 +31,7 @@ pub use fs_spec::{Bench as FsBench, FsParams, JournalMode, DEFAULT_MEMORY};
 pub use keys::WorkloadSpec;
 pub use oltp::OltpWorkload;
 pub use synthetic::Synthetic;
-pub use trace::{TraceSpec, TraceWorkload};
+pub use trace::{LoadedTrace, TraceSpec, TraceWorkload};
 pub use trace_info::TraceInfo;
 pub use values::ValueModel;
 

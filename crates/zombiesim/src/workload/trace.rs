@@ -25,11 +25,12 @@ use crate::error::{Error, Result};
 use crate::fingerprint::combine;
 use crate::trace::cache::Found;
 use crate::trace::{
-    HostBuffer, NativeHeader, PlacementCounter, ReadAhead, ReadOptions, RemapMode, Remapper,
-    TraceCache, TraceFormat, TraceOp, TraceReader,
+    HostBuffer, MemoryTrace, NativeHeader, PlacementCounter, ReadAhead, ReadOptions, RemapMode,
+    Remapper, TraceCache, TraceFormat, TraceOp, TraceReader,
 };
 use std::collections::VecDeque;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Where a trace comes from and how to read it.
 #[derive(Clone, Debug)]
@@ -71,6 +72,76 @@ pub struct TraceWorkload {
     placement_ids: Option<u32>,
     /// The placement identifiers replayed so far.
     placement: PlacementCounter,
+    /// The trace held in memory, when it is replayed from there.
+    loaded: Option<LoadedTrace>,
+}
+
+/// A trace decoded once and held in memory ([`MemoryTrace`]) with its native header:
+/// [`TraceWorkload::loaded`] replays it as [`TraceWorkload::open`] replays the file.
+#[derive(Clone)]
+pub struct LoadedTrace {
+    trace: Arc<MemoryTrace>,
+    header: Option<NativeHeader>,
+}
+
+impl LoadedTrace {
+    /// Read the trace `spec` names (through `cache` as a replay would) into memory, up to
+    /// its record limit; `None` when it holds more than `max_bytes` or ends in an error.
+    pub fn read(
+        spec: &TraceSpec,
+        page_size: u64,
+        cache: Option<&TraceCache>,
+        max_bytes: u64,
+    ) -> Result<Option<LoadedTrace>> {
+        check_page_size(spec, page_size)?;
+        let (reader, header) = open_reader(spec, false, cache)?;
+        Ok(
+            MemoryTrace::read(reader, spec.limit, max_bytes)?.map(|t| LoadedTrace {
+                trace: Arc::new(t),
+                header,
+            }),
+        )
+    }
+
+    /// Bytes held.
+    pub fn bytes(&self) -> u64 {
+        self.trace.bytes()
+    }
+}
+
+/// A hashed format's values are per 4 KiB: only 4 KiB pages take them.
+fn check_page_size(spec: &TraceSpec, page_size: u64) -> Result<()> {
+    if spec.format.has_values() && page_size != 4096 {
+        return Err(Error::config(
+            "flash.page_size",
+            format!(
+                "{page_size}: {} traces carry one content hash per 4 KiB; use 4KiB pages",
+                spec.format
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The trace's reader (from the trace cache when it has the records; a miss tees them
+/// into it) and its native header.
+fn open_reader(
+    spec: &TraceSpec,
+    read_ahead: bool,
+    cache: Option<&TraceCache>,
+) -> Result<(ReadAhead, Option<NativeHeader>)> {
+    let found = cache.map(|c| c.find(&spec.path, spec.format, &spec.options));
+    Ok(match found {
+        Some(Found::Hit(trace)) => (ReadAhead::cached(trace, read_ahead)?, None),
+        found => {
+            let mut reader = TraceReader::open(&spec.path, spec.format, &spec.options)?;
+            let header = reader.native_header()?;
+            if let Some(Found::Miss(Some(recorder))) = found {
+                reader.tee(Box::new(recorder));
+            }
+            (ReadAhead::new(reader, read_ahead)?, header)
+        }
+    })
 }
 
 impl TraceWorkload {
@@ -89,27 +160,58 @@ impl TraceWorkload {
         read_ahead: bool,
         cache: Option<&TraceCache>,
     ) -> Result<Self> {
-        if spec.format.has_values() && page_size != 4096 {
-            return Err(Error::config(
-                "flash.page_size",
-                format!(
-                    "{page_size}: {} traces carry one content hash per 4 KiB; use 4KiB pages",
-                    spec.format
-                ),
-            ));
-        }
-        let found = cache.map(|c| c.find(&spec.path, spec.format, &spec.options));
-        let (reader, header) = match found {
-            Some(Found::Hit(trace)) => (ReadAhead::cached(trace, read_ahead)?, None),
-            found => {
-                let mut reader = TraceReader::open(&spec.path, spec.format, &spec.options)?;
-                let header = reader.native_header()?;
-                if let Some(Found::Miss(Some(recorder))) = found {
-                    reader.tee(Box::new(recorder));
-                }
-                (ReadAhead::new(reader, read_ahead)?, header)
-            }
-        };
+        check_page_size(spec, page_size)?;
+        let (reader, header) = open_reader(spec, read_ahead, cache)?;
+        Self::of(
+            spec,
+            reader,
+            header,
+            logical_pages,
+            page_size,
+            placement_ids,
+            read_ahead,
+            cache,
+            None,
+        )
+    }
+
+    /// Replay `loaded`, the trace `spec` names held in memory, for a device of
+    /// `logical_pages` pages of `page_size` bytes: the replay [`TraceWorkload::open`]
+    /// gives, without reading the file.
+    pub fn loaded(
+        spec: &TraceSpec,
+        loaded: &LoadedTrace,
+        logical_pages: u64,
+        page_size: u64,
+        placement_ids: Option<u32>,
+    ) -> Result<Self> {
+        check_page_size(spec, page_size)?;
+        let reader = ReadAhead::memory(loaded.trace.clone());
+        Self::of(
+            spec,
+            reader,
+            loaded.header,
+            logical_pages,
+            page_size,
+            placement_ids,
+            false,
+            None,
+            Some(loaded.clone()),
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn of(
+        spec: &TraceSpec,
+        reader: ReadAhead,
+        header: Option<NativeHeader>,
+        logical_pages: u64,
+        page_size: u64,
+        placement_ids: Option<u32>,
+        read_ahead: bool,
+        cache: Option<&TraceCache>,
+        loaded: Option<LoadedTrace>,
+    ) -> Result<Self> {
         Ok(TraceWorkload {
             header,
             reader,
@@ -126,11 +228,21 @@ impl TraceWorkload {
             notified: None,
             placement_ids,
             placement: PlacementCounter::new(),
+            loaded,
         })
     }
 
     /// The same trace opened again from its start, for the same device.
     fn reopen(&self) -> Result<Self> {
+        if let Some(loaded) = &self.loaded {
+            return TraceWorkload::loaded(
+                &self.spec,
+                loaded,
+                self.logical_pages,
+                self.page_size,
+                self.placement_ids,
+            );
+        }
         TraceWorkload::open(
             &self.spec,
             self.logical_pages,
