@@ -194,21 +194,29 @@ impl WriteBuffer {
     /// and inserts it.
     #[inline]
     pub fn write_hit(&mut self, lpn: u64, value: u64, hint: WriteHint) -> bool {
+        self.absorb(lpn, value, hint).is_some()
+    }
+
+    /// [`WriteBuffer::write_hit`], saying whether the absorbed page was dirty before:
+    /// `Some(was_dirty)` when it was buffered, `None` when the caller is to insert it.
+    #[inline]
+    pub fn absorb(&mut self, lpn: u64, value: u64, hint: WriteHint) -> Option<bool> {
         let Some(&s) = self.slot_of.get(&lpn) else {
             self.counters.write_misses += 1;
-            return false;
+            return None;
         };
         let i = s as usize;
         self.value[i] = value;
         self.set_hint(i, hint);
-        if !self.dirty[i] {
+        let was_dirty = self.dirty[i];
+        if !was_dirty {
             self.dirty[i] = true;
             self.dirty_pages += 1;
             self.note_dirty(s);
         }
         self.policy.touch(s, lpn, true);
         self.counters.write_hits += 1;
-        true
+        Some(was_dirty)
     }
 
     /// Slot `i` now holds a page written with `hint`.

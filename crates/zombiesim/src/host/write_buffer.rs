@@ -77,11 +77,14 @@ impl HostWriteBuffer {
             Op::Write => {
                 for (i, l) in (lpn..end).enumerate() {
                     let v = payload.value(i).unwrap_or(NO_VALUE);
-                    let was_dirty = self.buffer.is_dirty(l);
-                    if !self.buffer.write_hit(l, v, WriteHint::NONE) {
-                        self.buffer.make_room(&mut self.writebacks);
-                        self.buffer.insert_dirty(l, v, WriteHint::NONE);
-                    }
+                    let was_dirty = match self.buffer.absorb(l, v, WriteHint::NONE) {
+                        Some(was_dirty) => was_dirty,
+                        None => {
+                            self.buffer.make_room(&mut self.writebacks);
+                            self.buffer.insert_dirty(l, v, WriteHint::NONE);
+                            false
+                        }
+                    };
                     if !was_dirty {
                         self.dirtied(device, l, issue)?;
                     }
