@@ -25,6 +25,17 @@ use zombiesim::{
 
 use crate::common;
 
+/// An MSR trace at `path`, remapped modulo the device.
+fn msr_spec(path: &std::path::Path) -> TraceSpec {
+    TraceSpec {
+        path: path.to_path_buf(),
+        format: TraceFormat::Msr,
+        options: ReadOptions::default(),
+        remap: RemapMode::Modulo,
+        limit: None,
+    }
+}
+
 /// The real policies the oracle must never do worse than (label, settings).
 const REAL: &[(&str, &[(&str, &str)])] = &[
     ("greedy", &[("gc.policy", "greedy")]),
@@ -282,13 +293,7 @@ fn a_trace_is_read_twice_and_replayed_with_its_future() {
         .unwrap();
     }
     drop(f);
-    let spec = TraceSpec {
-        path: path.clone(),
-        format: TraceFormat::Msr,
-        options: ReadOptions::default(),
-        remap: RemapMode::Modulo,
-        limit: None,
-    };
+    let spec = msr_spec(&path);
     let opts = common::verified_opts(1);
     // A trace preconditions with uniform writes (it has no synthetic pattern).
     let cfg = |policy: &str| {
@@ -472,13 +477,7 @@ fn each_member_of_the_envelope_gives_what_it_gives_alone() {
             .unwrap();
         }
     }
-    let spec = TraceSpec {
-        path: path.clone(),
-        format: TraceFormat::Msr,
-        options: ReadOptions::default(),
-        remap: RemapMode::Modulo,
-        limit: None,
-    };
+    let spec = msr_spec(&path);
     let runs: [&dyn Fn(&Config) -> Report; 2] =
         [&|c| simulate(c, &wl, &opts, &mut |_| true).unwrap(), &|c| {
             simulate_trace(c, &spec, &opts, &mut |_| true).unwrap()

@@ -20,6 +20,9 @@
 //! thread ([`ReadAhead::new`]): native records are cheaper to decode than to hand
 //! over (a thread saved 12% of a native replay's wall time but cost 8% more processor
 //! time, which a sweep with a worker per core cannot spare).
+//!
+//! A trace decoded once into memory ([`MemoryTrace`], for runs that replay it many
+//! times) is one batch of the whole trace, replayed with the same [`Cursor`].
 
 use super::memory::{MemoryCursor, MemoryTrace};
 use super::{CachedTrace, SkippedLine, TraceFormat, TraceReader, TraceRecord};
@@ -35,27 +38,84 @@ pub const BATCHES_AHEAD: usize = 4;
 
 /// Records the reader returned, column by column, each with the reader's position
 /// as it returned it, and what came after the last of them.
+/// (A [`MemoryTrace`] is one batch of the whole trace.)
 #[derive(Default)]
-struct Batch {
-    records: Vec<TraceRecord>,
+pub(super) struct Batch {
+    pub(super) records: Vec<TraceRecord>,
     /// Per record: the line the reader had read up to.
     lines: Vec<u64>,
     /// Per record: where its content values end in `values`.
     values_end: Vec<u32>,
-    values: Vec<u64>,
+    pub(super) values: Vec<u64>,
     /// `(record, skipped)`: from that record on, the reader had skipped that many lines.
     skipped: Vec<(u32, u64)>,
     /// Skipped-line examples first seen in this batch.
-    examples: Vec<SkippedLine>,
+    pub(super) examples: Vec<SkippedLine>,
     /// After the records: the end of the trace, after an error or not.
-    end: Option<End>,
+    pub(super) end: Option<End>,
 }
 
 /// The end of the trace, and where the reader stood then.
-struct End {
-    error: Option<Error>,
-    line: u64,
-    skipped: u64,
+pub(super) struct End {
+    pub(super) error: Option<Error>,
+    pub(super) line: u64,
+    pub(super) skipped: u64,
+}
+
+/// Where a consumer of batches stands: the next record of its batch, and the reader's
+/// position as of the record it returned last.
+#[derive(Default)]
+pub(super) struct Cursor {
+    next: usize,
+    /// The next of the batch's `skipped` changes.
+    next_skip: usize,
+    pub(super) line: u64,
+    pub(super) skipped: u64,
+    /// The content values of the record returned last, in the batch's `values`.
+    pub(super) values: (usize, usize),
+}
+
+impl Cursor {
+    /// A cursor where the reader stood before its first record.
+    pub(super) fn at(line: u64, skipped: u64) -> Cursor {
+        Cursor {
+            line,
+            skipped,
+            ..Cursor::default()
+        }
+    }
+
+    /// The next record of `batch`, the reader's position moved to where it was after
+    /// it; `None` past the batch's last record.
+    #[inline]
+    pub(super) fn advance(&mut self, batch: &Batch) -> Option<TraceRecord> {
+        let i = self.next;
+        let record = *batch.records.get(i)?;
+        self.next = i + 1;
+        self.line = batch.lines[i];
+        self.values = (self.values.1, batch.values_end[i] as usize);
+        if let Some(&(at, skipped)) = batch.skipped.get(self.next_skip) {
+            if at as usize == i {
+                self.skipped = skipped;
+                self.next_skip += 1;
+            }
+        }
+        Some(record)
+    }
+
+    /// The reader's position at the trace's end.
+    pub(super) fn end(&mut self, end: &End) {
+        self.line = end.line;
+        self.skipped = end.skipped;
+        self.values = (0, 0);
+    }
+
+    /// From the start of a new batch.
+    fn rewind(&mut self) {
+        self.next = 0;
+        self.next_skip = 0;
+        self.values = (0, 0);
+    }
 }
 
 impl Batch {
@@ -65,6 +125,25 @@ impl Batch {
             lines: Vec::with_capacity(BATCH),
             values_end: Vec::with_capacity(BATCH),
             ..Batch::default()
+        }
+    }
+
+    /// Append `record`, which `reader` returned last, with the reader's position after
+    /// it (`skipped_sent`: the skipped count as of the batch's previous record).
+    pub(super) fn push(
+        &mut self,
+        record: TraceRecord,
+        reader: &impl Positioned,
+        skipped_sent: &mut u64,
+    ) {
+        self.records.push(record);
+        self.lines.push(reader.line());
+        self.values.extend_from_slice(reader.values());
+        self.values_end.push(self.values.len() as u32);
+        if reader.skipped() != *skipped_sent {
+            *skipped_sent = reader.skipped();
+            let at = self.records.len() as u32 - 1;
+            self.skipped.push((at, *skipped_sent));
         }
     }
 
@@ -92,17 +171,7 @@ impl Batch {
                 examples_sent = examples.len();
             }
             match record {
-                Some(Ok(record)) => {
-                    batch.records.push(record);
-                    batch.lines.push(reader.line());
-                    batch.values.extend_from_slice(reader.values());
-                    batch.values_end.push(batch.values.len() as u32);
-                    if reader.skipped() != skipped_sent {
-                        skipped_sent = reader.skipped();
-                        let at = batch.records.len() as u32 - 1;
-                        batch.skipped.push((at, skipped_sent));
-                    }
-                }
+                Some(Ok(record)) => batch.push(record, &reader, &mut skipped_sent),
                 // An error ends the trace: the reader returns nothing after it.
                 end => {
                     batch.end = Some(End {
@@ -126,7 +195,7 @@ impl Batch {
 
 /// What a reader thread reads: a [`TraceReader`], or a text trace's records from the
 /// trace cache ([`CachedTrace`]); each says where it stands after every record.
-trait Positioned: Iterator<Item = Result<TraceRecord>> + Send + 'static {
+pub(super) trait Positioned: Iterator<Item = Result<TraceRecord>> + Send + 'static {
     fn name(&self) -> &str;
     fn line(&self) -> u64;
     fn values(&self) -> &[u64];
@@ -157,7 +226,7 @@ macro_rules! positioned {
     )*};
 }
 
-positioned!(TraceReader, CachedTrace);
+positioned!(TraceReader, CachedTrace, ReadAhead);
 
 /// A [`TraceReader`] read on a thread of its own or on the caller's; the same
 /// records, errors and positions as the reader either way.
@@ -181,12 +250,8 @@ struct Threaded {
     /// Batches read, sent back empty for the reader thread to fill again.
     spent: SyncSender<Batch>,
     batch: Batch,
-    /// The next record of `batch` to return, and the next of its `skipped` changes.
-    next: usize,
-    next_skip: usize,
-    line: u64,
-    skipped: u64,
-    values: (usize, usize),
+    /// Where it stands in `batch`.
+    at: Cursor,
     examples: Vec<SkippedLine>,
     done: bool,
     thread: Option<JoinHandle<()>>,
@@ -236,7 +301,7 @@ impl ReadAhead {
     pub fn line(&self) -> u64 {
         match &self.0 {
             Source::Inline(r) => r.line(),
-            Source::Thread(t) => t.line,
+            Source::Thread(t) => t.at.line,
             Source::Cached(c) => c.line(),
             Source::Memory(m) => m.line(),
         }
@@ -247,7 +312,7 @@ impl ReadAhead {
     pub fn values(&self) -> &[u64] {
         match &self.0 {
             Source::Inline(r) => r.values(),
-            Source::Thread(t) => &t.batch.values[t.values.0..t.values.1],
+            Source::Thread(t) => &t.batch.values[t.at.values.0..t.at.values.1],
             Source::Cached(c) => c.values(),
             Source::Memory(m) => m.values(),
         }
@@ -257,7 +322,7 @@ impl ReadAhead {
     pub fn skipped(&self) -> u64 {
         match &self.0 {
             Source::Inline(r) => r.skipped(),
-            Source::Thread(t) => t.skipped,
+            Source::Thread(t) => t.at.skipped,
             Source::Cached(c) => c.skipped(),
             Source::Memory(m) => m.skipped(),
         }
@@ -267,7 +332,7 @@ impl ReadAhead {
     pub fn skipped_examples(&self) -> &[SkippedLine] {
         match &self.0 {
             Source::Inline(r) => r.skipped_examples(),
-            Source::Thread(t) => &t.examples[..t.examples.len().min(t.skipped as usize)],
+            Source::Thread(t) => &t.examples[..t.examples.len().min(t.at.skipped as usize)],
             Source::Cached(c) => c.skipped_examples(),
             Source::Memory(m) => m.skipped_examples(),
         }
@@ -294,11 +359,7 @@ impl Threaded {
             rx,
             spent,
             batch: Batch::default(),
-            next: 0,
-            next_skip: 0,
-            line,
-            skipped,
-            values: (0, 0),
+            at: Cursor::at(line, skipped),
             examples,
             done: false,
             thread: Some(thread),
@@ -318,7 +379,7 @@ impl Threaded {
         };
         Error::integrity(format!(
             "reading {} after line {}: the reader thread stopped ({why})",
-            self.name, self.line
+            self.name, self.at.line
         ))
     }
 
@@ -326,42 +387,28 @@ impl Threaded {
         if self.done {
             return None;
         }
-        let i = self.next;
-        if i == self.batch.records.len() {
-            if let Some(end) = self.batch.end.as_mut() {
-                // What came after the last record: an error, then the end.
-                self.line = end.line;
-                self.skipped = end.skipped;
-                self.values = (0, 0);
-                let error = end.error.take();
-                self.done = error.is_none();
-                return error.map(Err);
-            }
-            return match self.rx.recv() {
-                Ok(batch) => {
-                    self.examples.extend_from_slice(&batch.examples);
-                    let mut old = std::mem::replace(&mut self.batch, batch);
-                    old.clear();
-                    // Full (the thread is ahead) or gone (the trace ended): then dropped.
-                    let _ = self.spent.try_send(old);
-                    self.next = 0;
-                    self.next_skip = 0;
-                    self.values = (0, 0);
-                    self.next()
-                }
-                Err(_) => Some(Err(self.lost())),
-            };
+        if let Some(record) = self.at.advance(&self.batch) {
+            return Some(Ok(record));
         }
-        self.next = i + 1;
-        self.line = self.batch.lines[i];
-        self.values = (self.values.1, self.batch.values_end[i] as usize);
-        if let Some(&(at, skipped)) = self.batch.skipped.get(self.next_skip) {
-            if at as usize == i {
-                self.skipped = skipped;
-                self.next_skip += 1;
-            }
+        if let Some(end) = self.batch.end.as_mut() {
+            // What came after the last record: an error, then the end.
+            self.at.end(end);
+            let error = end.error.take();
+            self.done = error.is_none();
+            return error.map(Err);
         }
-        Some(Ok(self.batch.records[i]))
+        match self.rx.recv() {
+            Ok(batch) => {
+                self.examples.extend_from_slice(&batch.examples);
+                let mut old = std::mem::replace(&mut self.batch, batch);
+                old.clear();
+                // Full (the thread is ahead) or gone (the trace ended): then dropped.
+                let _ = self.spent.try_send(old);
+                self.at.rewind();
+                self.next()
+            }
+            Err(_) => Some(Err(self.lost())),
+        }
     }
 }
 
@@ -387,12 +434,23 @@ mod tests {
 
     /// Every record, error and position, as the reader itself gives them.
     fn same_as_reader(format: TraceFormat, text: &str, opts: &ReadOptions) {
+        same_as_reader_through(format, text, opts, |r| ReadAhead::new(r, true).unwrap());
+    }
+
+    /// [`same_as_reader`] for the `ReadAhead` that `through` makes of the reader.
+    fn same_as_reader_through(
+        format: TraceFormat,
+        text: &str,
+        opts: &ReadOptions,
+        through: impl Fn(TraceReader) -> ReadAhead,
+    ) {
         let open = || {
             let input = Box::new(std::io::Cursor::new(text.as_bytes().to_vec()));
             TraceReader::from_reader("mem", input, format, opts).unwrap()
         };
         let mut direct = open();
-        let mut ahead = ReadAhead::new(open(), true).unwrap();
+        let mut ahead = through(open());
+        assert_eq!(direct.name(), ahead.name());
         loop {
             let (a, b) = (direct.next(), ahead.next());
             let (a_end, b_end) = (a.is_none(), b.is_none());
@@ -514,5 +572,77 @@ mod tests {
         drop(ahead);
         // The thread's next send fails and it returns: join does not hang.
         thread.join().unwrap();
+    }
+
+    /// A trace held in memory, replayed by one cursor after another.
+    fn held(format: TraceFormat, text: &str, opts: &ReadOptions) -> Arc<MemoryTrace> {
+        let input = Box::new(std::io::Cursor::new(text.as_bytes().to_vec()));
+        let reader = TraceReader::from_reader("mem", input, format, opts).unwrap();
+        let held = MemoryTrace::read(ReadAhead::new(reader, false).unwrap(), None, u64::MAX);
+        Arc::new(held.unwrap().expect("kept"))
+    }
+
+    fn msr(records: usize, bad_every: usize) -> String {
+        let mut text = String::from("# a comment\n");
+        for i in 0..records {
+            text.push_str(&format!("{i},src,0,Write,{},4096,0\n", i * 4096));
+            if i % bad_every == 7 {
+                text.push_str("not a record\n\n");
+            }
+        }
+        text
+    }
+
+    #[test]
+    fn a_held_trace_replays_its_records_and_positions() {
+        let skip = ReadOptions {
+            on_error: OnError::Skip,
+            ..ReadOptions::default()
+        };
+        let from_memory = |format, text: &str, opts: &ReadOptions| {
+            let trace = held(format, text, opts);
+            // Twice from the same memory: each cursor starts from the start.
+            for _ in 0..2 {
+                same_as_reader_through(format, text, opts, |_| ReadAhead::memory(trace.clone()));
+            }
+        };
+        from_memory(TraceFormat::Msr, &msr(5000, 1000), &skip);
+        from_memory(TraceFormat::Msr, "", &ReadOptions::default());
+        // Content values go with their records.
+        let mut text = String::new();
+        for i in 0..300u64 {
+            let op = if i % 3 == 0 { "R" } else { "W" };
+            text.push_str(&format!(
+                "{i} 1 p {} 8 {op} 6 0 {:032x}\n",
+                i * 8,
+                i * 7919 + 1
+            ));
+        }
+        from_memory(TraceFormat::Fiu, &text, &ReadOptions::default());
+    }
+
+    #[test]
+    fn a_trace_with_an_error_too_large_or_cut_is_not_held_whole() {
+        let read = |opts: &ReadOptions, limit, max| {
+            let input = Box::new(std::io::Cursor::new(msr(500, 100).into_bytes()));
+            let reader = TraceReader::from_reader("mem", input, TraceFormat::Msr, opts).unwrap();
+            MemoryTrace::read(ReadAhead::new(reader, false).unwrap(), limit, max).unwrap()
+        };
+        // Its error is met where the replay meets it, from the file.
+        assert!(read(&ReadOptions::default(), None, u64::MAX).is_none());
+        let skip = ReadOptions {
+            on_error: OnError::Skip,
+            ..ReadOptions::default()
+        };
+        let whole = read(&skip, None, u64::MAX).expect("kept");
+        assert_eq!(whole.len(), 500);
+        assert!(read(&skip, None, whole.bytes() - 1).is_none());
+        // Up to the replay's limit: the records after it are never read.
+        assert_eq!(
+            read(&ReadOptions::default(), Some(7), u64::MAX)
+                .unwrap()
+                .len(),
+            7
+        );
     }
 }
