@@ -13,10 +13,10 @@
 //! a replay from memory is the replay from the file. Only a trace read to its end (or
 //! to the replay's record limit) without an error is kept, within a byte budget; any
 //! other is replayed from its file as before, where its error is met in its place.
-//! (Tested with [`ReadAhead`], whose `memory` source a cursor is.)
+//! (Tested with `ReadAhead`, whose `memory` source a cursor is.)
 
-use super::read_ahead::{Batch, Cursor, End};
-use super::{ReadAhead, SkippedLine, TraceRecord};
+use super::batch::{Batch, Cursor, End, Positioned};
+use super::{SkippedLine, TraceRecord};
 use crate::error::Result;
 use std::sync::Arc;
 
@@ -37,7 +37,11 @@ impl MemoryTrace {
     /// Read `reader` (from its start) to its end, or to `limit` records, into memory;
     /// `None` when the trace holds more than `max_bytes` or ends in an error (it is
     /// then replayed from its file).
-    pub fn read(mut reader: ReadAhead, limit: Option<u64>, max_bytes: u64) -> Result<Option<Self>> {
+    pub(crate) fn read(
+        mut reader: impl Positioned,
+        limit: Option<u64>,
+        max_bytes: u64,
+    ) -> Result<Option<Self>> {
         let start = (reader.line(), reader.skipped());
         let mut batch = Batch::default();
         let mut skipped = reader.skipped();

@@ -33,6 +33,7 @@
 //! # Ok::<(), zombiesim::Error>(())
 //! ```
 
+mod batch;
 pub mod blkparse;
 pub(crate) mod cache;
 mod codec;

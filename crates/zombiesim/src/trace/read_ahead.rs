@@ -24,6 +24,7 @@
 //! A trace decoded once into memory ([`MemoryTrace`], for runs that replay it many
 //! times) is one batch of the whole trace, replayed with the same [`Cursor`].
 
+use super::batch::{positioned, Batch, Cursor, End, Positioned, BATCH};
 use super::memory::{MemoryCursor, MemoryTrace};
 use super::{CachedTrace, SkippedLine, TraceFormat, TraceReader, TraceRecord};
 use crate::error::{Error, Result};
@@ -31,202 +32,45 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-/// Records per batch.
-pub const BATCH: usize = 4096;
 /// Batches the reader thread may be ahead.
 pub const BATCHES_AHEAD: usize = 4;
 
-/// Records the reader returned, column by column, each with the reader's position
-/// as it returned it, and what came after the last of them.
-/// (A [`MemoryTrace`] is one batch of the whole trace.)
-#[derive(Default)]
-pub(super) struct Batch {
-    pub(super) records: Vec<TraceRecord>,
-    /// Per record: the line the reader had read up to.
-    lines: Vec<u64>,
-    /// Per record: where its content values end in `values`.
-    values_end: Vec<u32>,
-    pub(super) values: Vec<u64>,
-    /// `(record, skipped)`: from that record on, the reader had skipped that many lines.
-    skipped: Vec<(u32, u64)>,
-    /// Skipped-line examples first seen in this batch.
-    pub(super) examples: Vec<SkippedLine>,
-    /// After the records: the end of the trace, after an error or not.
-    pub(super) end: Option<End>,
-}
-
-/// The end of the trace, and where the reader stood then.
-pub(super) struct End {
-    pub(super) error: Option<Error>,
-    pub(super) line: u64,
-    pub(super) skipped: u64,
-}
-
-/// Where a consumer of batches stands: the next record of its batch, and the reader's
-/// position as of the record it returned last.
-#[derive(Default)]
-pub(super) struct Cursor {
-    next: usize,
-    /// The next of the batch's `skipped` changes.
-    next_skip: usize,
-    pub(super) line: u64,
-    pub(super) skipped: u64,
-    /// The content values of the record returned last, in the batch's `values`.
-    pub(super) values: (usize, usize),
-}
-
-impl Cursor {
-    /// A cursor where the reader stood before its first record.
-    pub(super) fn at(line: u64, skipped: u64) -> Cursor {
-        Cursor {
-            line,
-            skipped,
-            ..Cursor::default()
+/// The reader thread: `reader` read to its end (or until nobody listens), in
+/// batches sent on `tx`, refilling the batches that come back on `reuse`.
+fn fill(mut reader: impl Positioned, tx: SyncSender<Batch>, reuse: Receiver<Batch>) {
+    let mut batch = Batch::with_capacity();
+    let mut examples_sent = reader.skipped_examples().len();
+    let mut skipped_sent = reader.skipped();
+    loop {
+        let record = reader.next();
+        let examples = reader.skipped_examples();
+        if examples.len() > examples_sent {
+            batch.examples.extend_from_slice(&examples[examples_sent..]);
+            examples_sent = examples.len();
         }
-    }
-
-    /// The next record of `batch`, the reader's position moved to where it was after
-    /// it; `None` past the batch's last record.
-    #[inline]
-    pub(super) fn advance(&mut self, batch: &Batch) -> Option<TraceRecord> {
-        let i = self.next;
-        let record = *batch.records.get(i)?;
-        self.next = i + 1;
-        self.line = batch.lines[i];
-        self.values = (self.values.1, batch.values_end[i] as usize);
-        if let Some(&(at, skipped)) = batch.skipped.get(self.next_skip) {
-            if at as usize == i {
-                self.skipped = skipped;
-                self.next_skip += 1;
+        match record {
+            Some(Ok(record)) => batch.push(record, &reader, &mut skipped_sent),
+            // An error ends the trace: the reader returns nothing after it.
+            end => {
+                batch.end = Some(End {
+                    error: end.and_then(Result::err),
+                    line: reader.line(),
+                    skipped: reader.skipped(),
+                });
             }
         }
-        Some(record)
-    }
-
-    /// The reader's position at the trace's end.
-    pub(super) fn end(&mut self, end: &End) {
-        self.line = end.line;
-        self.skipped = end.skipped;
-        self.values = (0, 0);
-    }
-
-    /// From the start of a new batch.
-    fn rewind(&mut self) {
-        self.next = 0;
-        self.next_skip = 0;
-        self.values = (0, 0);
-    }
-}
-
-impl Batch {
-    fn with_capacity() -> Batch {
-        Batch {
-            records: Vec::with_capacity(BATCH),
-            lines: Vec::with_capacity(BATCH),
-            values_end: Vec::with_capacity(BATCH),
-            ..Batch::default()
-        }
-    }
-
-    /// Append `record`, which `reader` returned last, with the reader's position after
-    /// it (`skipped_sent`: the skipped count as of the batch's previous record).
-    pub(super) fn push(
-        &mut self,
-        record: TraceRecord,
-        reader: &impl Positioned,
-        skipped_sent: &mut u64,
-    ) {
-        self.records.push(record);
-        self.lines.push(reader.line());
-        self.values.extend_from_slice(reader.values());
-        self.values_end.push(self.values.len() as u32);
-        if reader.skipped() != *skipped_sent {
-            *skipped_sent = reader.skipped();
-            let at = self.records.len() as u32 - 1;
-            self.skipped.push((at, *skipped_sent));
-        }
-    }
-
-    fn clear(&mut self) {
-        self.records.clear();
-        self.lines.clear();
-        self.values_end.clear();
-        self.values.clear();
-        self.skipped.clear();
-        self.examples.clear();
-        self.end = None;
-    }
-
-    /// The reader thread: `reader` read to its end (or until nobody listens), in
-    /// batches sent on `tx`, refilling the batches that come back on `reuse`.
-    fn fill(mut reader: impl Positioned, tx: SyncSender<Batch>, reuse: Receiver<Batch>) {
-        let mut batch = Batch::with_capacity();
-        let mut examples_sent = reader.skipped_examples().len();
-        let mut skipped_sent = reader.skipped();
-        loop {
-            let record = reader.next();
-            let examples = reader.skipped_examples();
-            if examples.len() > examples_sent {
-                batch.examples.extend_from_slice(&examples[examples_sent..]);
-                examples_sent = examples.len();
-            }
-            match record {
-                Some(Ok(record)) => batch.push(record, &reader, &mut skipped_sent),
-                // An error ends the trace: the reader returns nothing after it.
-                end => {
-                    batch.end = Some(End {
-                        error: end.and_then(Result::err),
-                        line: reader.line(),
-                        skipped: reader.skipped(),
-                    });
-                }
-            }
-            let end = batch.end.is_some();
-            if end || batch.records.len() == BATCH {
-                let next = reuse.try_recv().unwrap_or_else(|_| Batch::with_capacity());
-                // The receiver is gone: nobody wants the rest.
-                if tx.send(std::mem::replace(&mut batch, next)).is_err() || end {
-                    return;
-                }
+        let end = batch.end.is_some();
+        if end || batch.records.len() == BATCH {
+            let next = reuse.try_recv().unwrap_or_else(|_| Batch::with_capacity());
+            // The receiver is gone: nobody wants the rest.
+            if tx.send(std::mem::replace(&mut batch, next)).is_err() || end {
+                return;
             }
         }
     }
 }
 
-/// What a reader thread reads: a [`TraceReader`], or a text trace's records from the
-/// trace cache ([`CachedTrace`]); each says where it stands after every record.
-pub(super) trait Positioned: Iterator<Item = Result<TraceRecord>> + Send + 'static {
-    fn name(&self) -> &str;
-    fn line(&self) -> u64;
-    fn values(&self) -> &[u64];
-    fn skipped(&self) -> u64;
-    fn skipped_examples(&self) -> &[SkippedLine];
-}
-
-/// Both readers already have these as inherent methods.
-macro_rules! positioned {
-    ($($reader:ty),*) => {$(
-        impl Positioned for $reader {
-            fn name(&self) -> &str {
-                <$reader>::name(self)
-            }
-            fn line(&self) -> u64 {
-                <$reader>::line(self)
-            }
-            fn values(&self) -> &[u64] {
-                <$reader>::values(self)
-            }
-            fn skipped(&self) -> u64 {
-                <$reader>::skipped(self)
-            }
-            fn skipped_examples(&self) -> &[SkippedLine] {
-                <$reader>::skipped_examples(self)
-            }
-        }
-    )*};
-}
-
-positioned!(TraceReader, CachedTrace, ReadAhead);
+positioned!(ReadAhead);
 
 /// A [`TraceReader`] read on a thread of its own or on the caller's; the same
 /// records, errors and positions as the reader either way.
@@ -349,7 +193,7 @@ impl Threaded {
         let (spent, reuse) = sync_channel::<Batch>(BATCHES_AHEAD + 2);
         let thread = std::thread::Builder::new()
             .name("trace-reader".into())
-            .spawn(move || Batch::fill(reader, tx, reuse))
+            .spawn(move || fill(reader, tx, reuse))
             .map_err(|e| Error::Io {
                 path: name.clone(),
                 reason: format!("starting the trace reader thread: {e}"),
