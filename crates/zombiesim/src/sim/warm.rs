@@ -52,11 +52,12 @@ pub(super) fn key(cfg: &Config, seed: u64, verify: bool) -> String {
 
 /// Preconditioned devices by the configuration that aged them (see the module docs).
 pub struct PreconditionCache {
+    /// Estimated bytes of the devices it may hold in all (fixed).
+    budget: u64,
     inner: Mutex<Inner>,
 }
 
 struct Inner {
-    budget: u64,
     used: u64,
     /// Least recently used first.
     entries: VecDeque<Entry>,
@@ -86,8 +87,8 @@ impl PreconditionCache {
     /// An empty cache that holds devices of at most `budget` estimated bytes in all.
     pub fn new(budget: u64) -> PreconditionCache {
         PreconditionCache {
+            budget,
             inner: Mutex::new(Inner {
-                budget,
                 used: 0,
                 entries: VecDeque::new(),
                 hits: 0,
@@ -149,15 +150,16 @@ impl PreconditionCache {
             return;
         };
         let bytes = estimate.total();
-        if available_memory().is_some_and(|free| bytes > free / 4) {
+        // Refused before the copy is made: a device too large is never copied.
+        if bytes > self.budget || available_memory().is_some_and(|free| bytes > free / 4) {
             return;
         }
         let copy = device.clone();
         let mut g = self.lock();
-        if bytes > g.budget || g.entries.iter().any(|e| e.key == key) {
+        if g.entries.iter().any(|e| e.key == key) {
             return;
         }
-        while g.used + bytes > g.budget {
+        while g.used + bytes > self.budget {
             let old = g.entries.pop_front().expect("used > 0 means entries");
             g.used -= old.bytes;
         }
@@ -173,9 +175,8 @@ impl PreconditionCache {
 
 impl std::fmt::Debug for PreconditionCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let budget = self.lock().budget;
         f.debug_struct("PreconditionCache")
-            .field("budget", &budget)
+            .field("budget", &self.budget)
             .field("stats", &self.stats())
             .finish()
     }
