@@ -36,12 +36,12 @@ pub struct MemoryTrace {
 impl MemoryTrace {
     /// Read `reader` (from its start) to its end, or to `limit` records, into memory;
     /// `None` when the trace holds more than `max_bytes` or ends in an error (it is
-    /// then replayed from its file).
+    /// then replayed from its file, where the error is met in its place).
     pub(crate) fn read(
         mut reader: impl Positioned,
         limit: Option<u64>,
         max_bytes: u64,
-    ) -> Result<Option<Self>> {
+    ) -> Option<Self> {
         let start = (reader.line(), reader.skipped());
         let mut batch = Batch::default();
         let mut skipped = reader.skipped();
@@ -52,14 +52,14 @@ impl MemoryTrace {
             match reader.next() {
                 Some(Ok(record)) => {
                     if batch.values.len() + reader.values().len() > u32::MAX as usize {
-                        return Ok(None);
+                        return None;
                     }
                     batch.push(record, &reader, &mut skipped);
                     if bytes(&batch) > max_bytes {
-                        return Ok(None);
+                        return None;
                     }
                 }
-                Some(Err(_)) => return Ok(None),
+                Some(Err(_)) => return None,
                 None => break,
             }
         }
@@ -69,11 +69,11 @@ impl MemoryTrace {
             skipped: reader.skipped(),
         });
         batch.examples = reader.skipped_examples().to_vec();
-        Ok(Some(MemoryTrace {
+        Some(MemoryTrace {
             name: reader.name().to_string(),
             batch,
             start,
-        }))
+        })
     }
 
     /// Bytes held.

@@ -96,16 +96,11 @@ impl LoadedTrace {
         check_page_size(spec, page_size)?;
         let (reader, header) = open_reader(spec, false, cache)?;
         Ok(
-            MemoryTrace::read(reader, spec.limit, max_bytes)?.map(|t| LoadedTrace {
+            MemoryTrace::read(reader, spec.limit, max_bytes).map(|t| LoadedTrace {
                 trace: Arc::new(t),
                 header,
             }),
         )
-    }
-
-    /// Bytes held.
-    pub fn bytes(&self) -> u64 {
-        self.trace.bytes()
     }
 }
 
