@@ -67,8 +67,10 @@ PAPER_ISOLATION = {0.05: (2.178, 2.365), 0.10: (1.338, 1.181)}
 STREAMS_RESERVE = 4
 #: WARP does not state how many free RUs its PI keeps back for the handles' GC streams;
 #: PI is run again with these (the `pi_reserve` table; 12 = II's reserve per GC stream).
-#: The tiny device has no room for more at OP 5% (12 spare RUs).
-PI_RESERVES = {"tiny": (), "small": (6, 8, 12), "full": (6, 8, 12)}
+#: They are shares of the device's RUs, the same at every scale: 6, 8 and 12 of the
+#: 1,024 RUs at `small` (WARP's device has 896), four times as many of the 4,096 at
+#: `full`. The tiny device has no room for more at OP 5% (12 spare RUs).
+PI_RESERVES = {"tiny": (), "small": (6, 8, 12), "full": (24, 32, 48)}
 #: OPs between WARP's two at which II and PI run again (`isolation_op`): where our II
 #: lies within the range of WARP's II over its two OPs, the device runs at WARP's GC
 #: pressure whatever the nominal OP says.
