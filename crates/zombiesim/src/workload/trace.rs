@@ -386,6 +386,18 @@ impl Workload for TraceWorkload {
                 }
                 continue;
             }
+            // One run (most records): the request goes out at once, not through the queue.
+            if let [run] = runs {
+                return Ok(Some(Request {
+                    op,
+                    lpn: run.page,
+                    pages: run.count as u32,
+                    arrival_ns: Some(rec.time_ns),
+                    continued: false,
+                    value: None,
+                    hint,
+                }));
+            }
             for (i, run) in runs.iter().enumerate() {
                 self.pending.push_back(Request {
                     op,
