@@ -16,8 +16,9 @@ use std::collections::VecDeque;
 ///   its last search found each other die's first transfer ending after that time is
 ///   kept as a cursor, and the next search walks on from there instead of bisecting
 ///   the whole list;
-/// - transfers that end by the horizon are forgotten, but the lists are only visited
-///   for that once the horizon passes the earliest end at their fronts (`expiry`).
+/// - transfers that end by the horizon are forgotten when a search finds it raised,
+///   but the lists are only visited for that once it reaches the earliest end at
+///   their fronts (`expiry`).
 #[derive(Clone, Debug)]
 pub(super) struct ChannelTimeline {
     pub(super) dies: Vec<VecDeque<(u64, u64)>>,
@@ -108,12 +109,12 @@ impl ChannelTimeline {
             return at;
         }
         let n = self.dies.len();
+        let cursors = &mut self.cursors[die * n..(die + 1) * n];
         let mut t = at;
         loop {
             let mut moved = false;
             // The die's own transfers count too: they end by `at`, but for a read
             // suspending a program, which must not overlap the die's queued transfers.
-            let cursors = &mut self.cursors[die * n..(die + 1) * n];
             for (d, span) in self.spans.iter().enumerate() {
                 // Nothing overlaps when everything ends by `t` or starts after the window.
                 if span.last <= t || span.first.0 >= t + len {

@@ -25,8 +25,8 @@ use crate::error::{Error, Result};
 use crate::fingerprint::combine;
 use crate::trace::cache::Found;
 use crate::trace::{
-    HostBuffer, MemoryTrace, NativeHeader, PlacementCounter, ReadAhead, ReadOptions, RemapMode,
-    Remapper, TraceCache, TraceFormat, TraceOp, TraceReader,
+    HostBuffer, MemoryTrace, NativeHeader, PageRun, PlacementCounter, ReadAhead, ReadOptions,
+    RemapMode, Remapper, TraceCache, TraceFormat, TraceOp, TraceReader,
 };
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -386,28 +386,21 @@ impl Workload for TraceWorkload {
                 }
                 continue;
             }
+            let request = |run: &PageRun, continued: bool| Request {
+                op,
+                lpn: run.page,
+                pages: run.count as u32,
+                arrival_ns: Some(rec.time_ns),
+                continued,
+                value: None,
+                hint,
+            };
             // One run (most records): the request goes out at once, not through the queue.
             if let [run] = runs {
-                return Ok(Some(Request {
-                    op,
-                    lpn: run.page,
-                    pages: run.count as u32,
-                    arrival_ns: Some(rec.time_ns),
-                    continued: false,
-                    value: None,
-                    hint,
-                }));
+                return Ok(Some(request(run, false)));
             }
             for (i, run) in runs.iter().enumerate() {
-                self.pending.push_back(Request {
-                    op,
-                    lpn: run.page,
-                    pages: run.count as u32,
-                    arrival_ns: Some(rec.time_ns),
-                    continued: i > 0,
-                    value: None,
-                    hint,
-                });
+                self.pending.push_back(request(run, i > 0));
             }
         }
         Ok(self.pending.pop_front())
