@@ -168,9 +168,7 @@ impl FlashOps {
             self.reads.add(cause, n);
         }
         if let Some(t) = self.clock_for(cause) {
-            for _ in 0..n {
-                t.copy(plane, start, kind, cause);
-            }
+            t.copies(plane, start, kind, cause, n);
         }
         self.programs.add(cause, n);
     }

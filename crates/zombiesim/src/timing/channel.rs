@@ -1,6 +1,6 @@
 //! A channel's bus: transfers of the dies on it, each die's in time order.
 
-use std::collections::VecDeque;
+use std::ops::{Deref, DerefMut};
 
 /// A channel: the bus transfers of each die on it, each die's in time order (a
 /// die runs its operations first come, first served, so its transfers append, but
@@ -14,23 +14,24 @@ use std::collections::VecDeque;
 ///   passed over without touching its list;
 /// - a die runs its operations in order, so the times it asks for mostly grow. Where
 ///   its last search found each other die's first transfer ending after that time is
-///   kept as a cursor, and the next search walks on from there instead of bisecting
-///   the whole list;
+///   kept as a cursor, with that transfer's start and end: while the time asked for
+///   is still before that end, the cursor alone answers (the list is read only when
+///   the transfer is in the way); otherwise the search walks on from the cursor
+///   instead of bisecting the whole list;
 /// - transfers that end by the horizon are forgotten when a search finds it raised,
 ///   but the lists are only visited for that once it reaches the earliest end at
 ///   their fronts (`expiry`).
 #[derive(Clone, Debug)]
 pub(super) struct ChannelTimeline {
-    pub(super) dies: Vec<VecDeque<(u64, u64)>>,
+    pub(super) dies: Vec<Transfers>,
     /// Each die's first transfer and the end of its last.
     spans: Vec<Span>,
     /// Transfers forgotten from the front of each die's list: a transfer's position
     /// counted from the channel's start is this plus its index.
     forgotten: Vec<u64>,
-    /// `cursors[q * dies + d]`: the position in die `d`'s list where die `q`'s last
-    /// search found the first transfer ending after the time it asked for. A hint:
-    /// checked before use.
-    cursors: Vec<u64>,
+    /// `cursors[q * dies + d]`: where die `q`'s last search found the first transfer
+    /// in die `d`'s list ending after the time it asked for.
+    cursors: Vec<Cursor>,
     pub(super) total: u64,
     /// The end of the latest transfer reserved on the channel.
     pub(super) last_end: u64,
@@ -49,19 +50,87 @@ struct Span {
     last: u64,
 }
 
+/// Where a search found the first transfer of a die's list that ends after `from`
+/// (nothing before it ends later): its position, counted from the channel's start,
+/// and its start and end when found. While no transfer has been inserted into the
+/// list since, it stays the first to end after any time from `from` up to `end`
+/// (appends come after it; only the list's last transfer is ever extended, so its end
+/// can only have grown); otherwise `position` is a hint for the next search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Cursor {
+    position: u64,
+    from: u64,
+    start: u64,
+    end: u64,
+}
+
+/// A cursor that holds no transfer: only its position (the list's front) is a hint.
+const UNSET: Cursor = Cursor {
+    position: 0,
+    from: u64::MAX,
+    start: 0,
+    end: 0,
+};
+
 /// The span of a die with no transfers: it overlaps no window and has nothing to forget.
 const NONE: Span = Span {
     first: (u64::MAX, u64::MAX),
     last: 0,
 };
 
+/// A die's transfers in time order, as a slice: forgetting from the front moves a
+/// start index, and the vector is compacted once half of it is forgotten.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Transfers {
+    held: Vec<(u64, u64)>,
+    head: usize,
+}
+
+impl Transfers {
+    fn push_back(&mut self, transfer: (u64, u64)) {
+        self.held.push(transfer);
+    }
+
+    /// Forget the first `k` transfers.
+    fn forget_front(&mut self, k: usize) {
+        self.head += k;
+        if self.head == self.held.len() {
+            self.held.clear();
+            self.head = 0;
+        } else if self.head >= 64 && 2 * self.head >= self.held.len() {
+            self.held.drain(..self.head);
+            self.head = 0;
+        }
+    }
+
+    fn insert(&mut self, i: usize, transfer: (u64, u64)) {
+        self.held.insert(self.head + i, transfer);
+    }
+}
+
+impl Deref for Transfers {
+    type Target = [(u64, u64)];
+
+    #[inline]
+    fn deref(&self) -> &[(u64, u64)] {
+        &self.held[self.head..]
+    }
+}
+
+impl DerefMut for Transfers {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [(u64, u64)] {
+        &mut self.held[self.head..]
+    }
+}
+
 impl ChannelTimeline {
     pub(super) fn new(dies: usize) -> Self {
         ChannelTimeline {
-            dies: vec![VecDeque::new(); dies],
+            dies: vec![Transfers::default(); dies],
             spans: vec![NONE; dies],
             forgotten: vec![0; dies],
-            cursors: vec![0; dies * dies],
+            cursors: vec![UNSET; dies * dies],
             total: 0,
             last_end: 0,
             pruned: 0,
@@ -80,11 +149,10 @@ impl ChannelTimeline {
             .zip(&mut self.spans)
         {
             if span.first.1 <= horizon {
-                while list.front().is_some_and(|&(_, e)| e <= horizon) {
-                    list.pop_front();
-                    *forgotten += 1;
-                }
-                match list.front() {
+                let k = list.iter().take_while(|&&(_, e)| e <= horizon).count();
+                list.forget_front(k);
+                *forgotten += k as u64;
+                match list.first() {
                     Some(&first) => span.first = first,
                     None => *span = NONE,
                 }
@@ -120,15 +188,33 @@ impl ChannelTimeline {
                 if span.last <= t || span.first.0 >= t + len {
                     continue;
                 }
-                let list = &self.dies[d];
+                let cursor = &mut cursors[d];
                 let forgotten = self.forgotten[d];
-                let i = first_ending_after(list, cursors[d].saturating_sub(forgotten) as usize, t);
-                cursors[d] = forgotten + i as u64;
-                if let Some(&(s, e)) = list.get(i) {
-                    if s < t + len {
-                        t = e;
-                        moved = true;
+                let (s, e) = if cursor.from <= t && t < cursor.end && cursor.position >= forgotten {
+                    // The transfer the cursor found is still the first to end after
+                    // `t`; its end is read from the list only if it is in the way (it
+                    // may have been extended since).
+                    if cursor.start >= t + len {
+                        continue;
                     }
+                    self.dies[d][(cursor.position - forgotten) as usize]
+                } else {
+                    let list = &self.dies[d];
+                    let hint = cursor.position.saturating_sub(forgotten) as usize;
+                    let i = first_ending_after(list, hint, t);
+                    // Some transfer ends after `t` (the span says so).
+                    let (s, e) = list[i];
+                    *cursor = Cursor {
+                        position: forgotten + i as u64,
+                        from: t,
+                        start: s,
+                        end: e,
+                    };
+                    (s, e)
+                };
+                if s < t + len {
+                    t = e;
+                    moved = true;
                 }
             }
             if !moved {
@@ -142,22 +228,34 @@ impl ChannelTimeline {
     pub(super) fn reserve(&mut self, die: usize, at: u64, len: u64, horizon: u64) -> u64 {
         let start = self.earliest(die, at, len, horizon);
         let end = start + len;
+        let n = self.spans.len();
         let list = &mut self.dies[die];
         let span = &mut self.spans[die];
-        match list.back_mut() {
-            Some(last) if last.1 == start => last.1 = end,
-            Some(last) if last.1 > start => {
-                // A read that suspends the die's program or erase transfers ahead of
-                // the die's queued operations: it goes in its place in time.
-                let i = list.partition_point(|&(s, _)| s < start);
-                list.insert(i, (start, end));
+        // The list's last transfer ends at `span.last`: the list is read only for an
+        // insertion, never to extend or append.
+        if list.is_empty() {
+            list.push_back((start, end));
+            span.first = (start, end);
+        } else if span.last == start {
+            list.last_mut().expect("not empty").1 = end;
+            if list.len() == 1 {
+                span.first.1 = end;
             }
-            _ => list.push_back((start, end)),
-        }
-        // The first transfer changes when the list had none, when this one went
-        // ahead of all, or when it extended the only one.
-        if start <= span.first.0 || list.len() == 1 {
-            span.first = list[0];
+        } else if span.last > start {
+            // A read that suspends the die's program or erase transfers ahead of the
+            // die's queued operations: it goes in its place in time.
+            let i = list.partition_point(|&(s, _)| s < start);
+            list.insert(i, (start, end));
+            if i == 0 {
+                span.first = (start, end);
+            }
+            // Positions in the list have moved, and the new transfer may come before
+            // one a cursor holds: every cursor into it keeps only its hint.
+            for cursor in self.cursors.iter_mut().skip(die).step_by(n) {
+                cursor.from = u64::MAX;
+            }
+        } else {
+            list.push_back((start, end));
         }
         span.last = span.last.max(end);
         self.expiry = self.expiry.min(span.first.1);
@@ -171,7 +269,7 @@ impl ChannelTimeline {
 /// searched from `hint`: forward a few steps when the hint is at or before it, by
 /// bisection otherwise.
 #[inline]
-fn first_ending_after(list: &VecDeque<(u64, u64)>, hint: usize, t: u64) -> usize {
+fn first_ending_after(list: &[(u64, u64)], hint: usize, t: u64) -> usize {
     /// Steps taken forward before the rest is bisected.
     const WALK: usize = 4;
     let hint = hint.min(list.len());
@@ -190,7 +288,7 @@ fn first_ending_after(list: &VecDeque<(u64, u64)>, hint: usize, t: u64) -> usize
 
 /// The index of the first transfer in `list[lo..hi]` that ends after `t` (or `hi`).
 #[inline]
-fn bisect(list: &VecDeque<(u64, u64)>, mut lo: usize, mut hi: usize, t: u64) -> usize {
+fn bisect(list: &[(u64, u64)], mut lo: usize, mut hi: usize, t: u64) -> usize {
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
         if list[mid].1 <= t {
@@ -253,6 +351,34 @@ mod tests {
         assert_eq!(starts, [100, 200, 300]);
         assert_eq!(c.dies[0][2], (300, 320));
         // Die 1 at 195 for 10 ns now passes die 0's [200, 210).
+        assert_eq!(c.reserve(1, 195, 10, 0), 210);
+    }
+
+    #[test]
+    fn a_cursor_forgets_the_transfer_it_found_when_the_horizon_passes_it() {
+        let mut c = ChannelTimeline::new(2);
+        for at in [50, 100, 300] {
+            assert_eq!(c.reserve(0, at, 10, 0), at);
+        }
+        // Die 1's search from 70 finds die 0's [100, 110) first to end after it, and
+        // fits before it.
+        assert_eq!(c.reserve(1, 70, 10, 0), 70);
+        // The horizon reaches 110: [50, 60) and [100, 110) are forgotten, so 250 ns from
+        // 75 are in the way of die 0's [300, 310) only.
+        assert_eq!(c.reserve(1, 75, 250, 110), 310);
+        assert_eq!(c.dies[0].len(), 1);
+    }
+
+    #[test]
+    fn a_cursor_sees_a_transfer_inserted_ahead_of_the_one_it_found() {
+        let mut c = ChannelTimeline::new(2);
+        assert_eq!(c.reserve(0, 100, 10, 0), 100);
+        assert_eq!(c.reserve(0, 300, 10, 0), 300);
+        // Die 1's search from 150 finds die 0's [300, 310) as the first to end after it.
+        assert_eq!(c.reserve(1, 150, 10, 0), 150);
+        // Die 0 transfers ahead of its queued [300, 310) (a suspending read).
+        assert_eq!(c.reserve(0, 200, 10, 0), 200);
+        // Die 1 asks for 195: die 0's new [200, 210) is in the way.
         assert_eq!(c.reserve(1, 195, 10, 0), 210);
     }
 

@@ -500,6 +500,50 @@ impl FlashTiming {
         self.place_copy(u, start, kind)
     }
 
+    /// `n` relocations on `plane` issued at `start`, one after another: the same as
+    /// `n` calls of [`FlashTiming::copy`], with the unit, its channel and the times
+    /// worked out once.
+    #[inline]
+    pub fn copies(&mut self, plane: u32, start: u64, kind: CopyKind, cause: Cause, n: u64) {
+        if n == 0 {
+            return;
+        }
+        let u = self.unit(plane);
+        let op = GcOp::Copy { issue: start, kind };
+        self.account(cause, n * self.gc_op_ns(&op));
+        if self.queues_gc() {
+            for _ in 0..n {
+                self.enqueue(u, op);
+            }
+            return;
+        }
+        let c = self.channel_of_unit(u);
+        let die = self.on_channel(u);
+        let (lead, xfer) = if kind.from_buffer {
+            (self.t_dram, self.t_xfer)
+        } else {
+            (self.t_read, 2 * self.t_xfer + self.t_ecc)
+        };
+        let program = if kind.fast {
+            self.t_fast_program
+        } else {
+            self.t_program
+        };
+        let horizon = self.horizon;
+        let channel = &mut self.channels[c];
+        let mut s = start.max(self.unit_free[u]);
+        let mut busy = 0;
+        for _ in 0..n {
+            let xs = channel.reserve(die, s + lead, xfer, horizon);
+            let done = xs + xfer + program;
+            busy += done - s;
+            s = done;
+        }
+        self.unit_busy[u] += busy;
+        self.unit_free[u] = s;
+        self.gc_until[u] = s;
+    }
+
     fn place_copy(&mut self, u: usize, start: u64, kind: CopyKind) -> u64 {
         let c = self.channel_of_unit(u);
         let ready = self.unit_free[u];
