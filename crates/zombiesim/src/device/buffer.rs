@@ -273,6 +273,20 @@ impl WriteBuffer {
         self.scratch = victims;
     }
 
+    /// The page a write that misses would most likely evict next, when the buffer is
+    /// full and its policy can tell (a hint for prefetching).
+    #[inline]
+    pub fn next_victim(&self) -> Option<u64> {
+        if !self.free.is_empty() {
+            return None;
+        }
+        let lpn = self.lpn[self.policy.next_victim()? as usize];
+        // Look its slot up now: the lookup's cache misses overlap the work before the
+        // eviction, which looks it up again to remove it.
+        std::hint::black_box(self.slot_of.get(&lpn));
+        Some(lpn)
+    }
+
     /// Whether an evicted block is padded with the pages the buffer lacks (BPLRU).
     pub fn pads(&self) -> bool {
         self.policy.pads()

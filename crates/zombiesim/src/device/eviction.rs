@@ -27,6 +27,11 @@ pub trait Replacement: Send + dyn_clone::DynClone {
     fn remove(&mut self, slot: u32, lpn: u64);
     /// Choose the slots to evict (at least one, while any slot is filled) into `out`.
     fn victims(&mut self, view: &SlotView, out: &mut Vec<u32>);
+    /// The slot most likely evicted next, if the policy can tell without work (a
+    /// hint for prefetching: nothing depends on it).
+    fn next_victim(&self) -> Option<u32> {
+        None
+    }
     /// Whether an evicted block is padded: the pages of its logical block that the
     /// buffer does not hold are read from flash and written with it (BPLRU).
     fn pads(&self) -> bool;

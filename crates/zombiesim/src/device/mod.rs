@@ -340,6 +340,10 @@ impl Device {
                         self.write_back()?;
                     }
                 }
+                // The next write that misses will most likely write this page to flash.
+                if let Some(next) = self.buffer.as_ref().and_then(|b| b.next_victim()) {
+                    self.ftl.prefetch(next);
+                }
             }
             Op::Read => {
                 for l in lpn..end {

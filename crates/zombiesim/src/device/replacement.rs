@@ -119,6 +119,9 @@ impl Replacement for Lru {
     fn insert(&mut self, slot: u32, _lpn: u64) {
         self.order.push_front(slot);
     }
+    fn next_victim(&self) -> Option<u32> {
+        (self.order.tail != END).then_some(self.order.tail)
+    }
     fn touch(&mut self, slot: u32, _lpn: u64, _write: bool) {
         self.order.move_to_front(slot);
     }
