@@ -281,10 +281,15 @@ impl WriteBuffer {
             return None;
         }
         let lpn = self.lpn[self.policy.next_victim()? as usize];
-        // Look its slot up now: the lookup's cache misses overlap the work before the
-        // eviction, which looks it up again to remove it.
-        std::hint::black_box(self.slot_of.get(&lpn));
+        self.warm(lpn);
         Some(lpn)
+    }
+
+    /// Look `lpn` up ahead of the write or eviction that will: the lookup's cache
+    /// misses overlap the work before it (a hint: nothing changes).
+    #[inline]
+    pub fn warm(&self, lpn: u64) {
+        std::hint::black_box(self.slot_of.get(&lpn));
     }
 
     /// Whether an evicted block is padded with the pages the buffer lacks (BPLRU).

@@ -298,6 +298,16 @@ impl Device {
         Ok(())
     }
 
+    /// A write of `lpn` is likely soon: start loading what it will look up (the
+    /// buffer's map, or the mapping table without a buffer). A hint: nothing changes.
+    #[inline]
+    pub fn prefetch_write(&self, lpn: u64) {
+        match &self.buffer {
+            Some(b) => b.warm(lpn),
+            None => self.ftl.prefetch(lpn),
+        }
+    }
+
     /// The pages of `cmd` through the write buffer; `fua` writes go through to flash.
     fn apply_buffered(&mut self, cmd: &Command) -> Result<()> {
         let (lpn, end) = (cmd.lpn, cmd.lpn + cmd.pages as u64);

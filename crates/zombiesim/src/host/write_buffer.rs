@@ -91,6 +91,10 @@ impl HostWriteBuffer {
                 }
                 done = done.max(issue + pages as u64 * self.dram_ns);
                 done = done.max(self.write_back(device, issue)?);
+                // The next write that misses will most likely send this page down.
+                if let Some(next) = self.buffer.next_victim() {
+                    device.prefetch_write(next);
+                }
             }
             Op::Read => {
                 let mut run: Option<(u64, u32)> = None;
