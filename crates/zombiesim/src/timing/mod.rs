@@ -232,15 +232,24 @@ impl FlashTiming {
     /// The time of one relocation (channel waits aside), ns.
     #[inline]
     fn copy_ns(&self, kind: CopyKind) -> u64 {
+        let (lead, xfer, program) = self.copy_parts(kind);
+        lead + xfer + program
+    }
+
+    /// A relocation's parts, ns: until its data is ready (the array read, or a DRAM
+    /// read from the write buffer), its bus slot (out and back in with ECC decode, or
+    /// in only), and its program.
+    #[inline]
+    fn copy_parts(&self, kind: CopyKind) -> (u64, u64, u64) {
         let program = if kind.fast {
             self.t_fast_program
         } else {
             self.t_program
         };
         if kind.from_buffer {
-            self.t_dram + self.t_xfer + program
+            (self.t_dram, self.t_xfer, program)
         } else {
-            self.t_read + 2 * self.t_xfer + self.t_ecc + program
+            (self.t_read, 2 * self.t_xfer + self.t_ecc, program)
         }
     }
 
@@ -519,16 +528,7 @@ impl FlashTiming {
         }
         let c = self.channel_of_unit(u);
         let die = self.on_channel(u);
-        let (lead, xfer) = if kind.from_buffer {
-            (self.t_dram, self.t_xfer)
-        } else {
-            (self.t_read, 2 * self.t_xfer + self.t_ecc)
-        };
-        let program = if kind.fast {
-            self.t_fast_program
-        } else {
-            self.t_program
-        };
+        let (lead, xfer, program) = self.copy_parts(kind);
         let horizon = self.horizon;
         let channel = &mut self.channels[c];
         let mut s = start.max(self.unit_free[u]);
@@ -548,18 +548,9 @@ impl FlashTiming {
         let c = self.channel_of_unit(u);
         let ready = self.unit_free[u];
         let s = start.max(ready);
-        let (data_ready, xfer) = if kind.from_buffer {
-            (s + self.t_dram, self.t_xfer)
-        } else {
-            (s + self.t_read, 2 * self.t_xfer + self.t_ecc)
-        };
-        let program = if kind.fast {
-            self.t_fast_program
-        } else {
-            self.t_program
-        };
+        let (lead, xfer, program) = self.copy_parts(kind);
         let die = self.on_channel(u);
-        let xs = self.channels[c].reserve(die, data_ready, xfer, self.horizon);
+        let xs = self.channels[c].reserve(die, s + lead, xfer, self.horizon);
         let done = xs + xfer + program;
         self.unit_busy[u] += done - s;
         self.unit_free[u] = done;

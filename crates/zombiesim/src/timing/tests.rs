@@ -221,3 +221,48 @@ fn fast_programs_are_faster() {
     let fast = t.program(2, 0, true, Cause::Host);
     assert!(fast < normal);
 }
+
+/// A run of copies is placed as the same copies one by one would be, under every
+/// scheduler, with other dies' transfers on the channel in the way.
+#[test]
+fn a_run_of_copies_is_the_copies_one_by_one() {
+    for scheduler in [Scheduler::Fifo, Scheduler::Rps, Scheduler::Suspend] {
+        for kind in [
+            CopyKind::default(),
+            CopyKind {
+                from_buffer: true,
+                fast: false,
+            },
+            CopyKind {
+                from_buffer: false,
+                fast: true,
+            },
+        ] {
+            let mut one = scheduled(scheduler);
+            let mut run = scheduled(scheduler);
+            for t in [&mut one, &mut run] {
+                // Another die of the channel is busy with host work meanwhile.
+                for i in 0..40 {
+                    t.read(2, i * 37_000, Cause::Host);
+                    t.program(2, i * 61_000, false, Cause::Host);
+                }
+            }
+            for _ in 0..25 {
+                one.copy(0, 5_000, kind, Cause::Gc);
+            }
+            run.copies(0, 5_000, kind, Cause::Gc, 25);
+            for t in [&mut one, &mut run] {
+                t.erase(0, 3, 5_000, Cause::Gc);
+                t.advance(u64::MAX / 2);
+            }
+            assert_eq!(one.unit_free, run.unit_free, "{scheduler:?} {kind:?}");
+            assert_eq!(one.unit_busy, run.unit_busy);
+            assert_eq!(one.gc_until, run.gc_until);
+            assert_eq!(one.gc_busy, run.gc_busy);
+            let transfers = |t: &FlashTiming| -> Vec<Vec<(u64, u64)>> {
+                t.channels[0].dies.iter().map(|d| d.to_vec()).collect()
+            };
+            assert_eq!(transfers(&one), transfers(&run));
+        }
+    }
+}
