@@ -26,9 +26,6 @@ pub(super) struct ChannelTimeline {
     pub(super) dies: Vec<Transfers>,
     /// Each die's first transfer and the end of its last.
     spans: Vec<Span>,
-    /// Transfers forgotten from the front of each die's list: a transfer's position
-    /// counted from the channel's start is this plus its index.
-    forgotten: Vec<u64>,
     /// `cursors[q * dies + d]`: where die `q`'s last search found the first transfer
     /// in die `d`'s list ending after the time it asked for.
     cursors: Vec<Cursor>,
@@ -84,6 +81,9 @@ const NONE: Span = Span {
 pub(super) struct Transfers {
     held: Vec<(u64, u64)>,
     head: usize,
+    /// Transfers forgotten from the front so far: a transfer's position counted from
+    /// the channel's start is this plus its index.
+    forgotten: u64,
 }
 
 impl Transfers {
@@ -93,6 +93,7 @@ impl Transfers {
 
     /// Forget the first `k` transfers.
     fn forget_front(&mut self, k: usize) {
+        self.forgotten += k as u64;
         self.head += k;
         if self.head == self.held.len() {
             self.held.clear();
@@ -129,7 +130,6 @@ impl ChannelTimeline {
         ChannelTimeline {
             dies: vec![Transfers::default(); dies],
             spans: vec![NONE; dies],
-            forgotten: vec![0; dies],
             cursors: vec![UNSET; dies * dies],
             total: 0,
             last_end: 0,
@@ -142,16 +142,10 @@ impl ChannelTimeline {
     #[cold]
     fn forget(&mut self, horizon: u64) {
         let mut expiry = u64::MAX;
-        for ((list, forgotten), span) in self
-            .dies
-            .iter_mut()
-            .zip(&mut self.forgotten)
-            .zip(&mut self.spans)
-        {
+        for (list, span) in self.dies.iter_mut().zip(&mut self.spans) {
             if span.first.1 <= horizon {
                 let k = list.iter().take_while(|&&(_, e)| e <= horizon).count();
                 list.forget_front(k);
-                *forgotten += k as u64;
                 match list.first() {
                     Some(&first) => span.first = first,
                     None => *span = NONE,
@@ -189,7 +183,8 @@ impl ChannelTimeline {
                     continue;
                 }
                 let cursor = &mut cursors[d];
-                let forgotten = self.forgotten[d];
+                let list = &self.dies[d];
+                let forgotten = list.forgotten;
                 let (s, e) = if cursor.from <= t && t < cursor.end && cursor.position >= forgotten {
                     // The transfer the cursor found is still the first to end after
                     // `t`; its end is read from the list only if it is in the way (it
@@ -197,9 +192,8 @@ impl ChannelTimeline {
                     if cursor.start >= t + len {
                         continue;
                     }
-                    self.dies[d][(cursor.position - forgotten) as usize]
+                    list[(cursor.position - forgotten) as usize]
                 } else {
-                    let list = &self.dies[d];
                     let hint = cursor.position.saturating_sub(forgotten) as usize;
                     let i = first_ending_after(list, hint, t);
                     // Some transfer ends after `t` (the span says so).
@@ -273,8 +267,9 @@ fn first_ending_after(list: &[(u64, u64)], hint: usize, t: u64) -> usize {
     /// Steps taken forward before the rest is bisected.
     const WALK: usize = 4;
     let hint = hint.min(list.len());
+    let ends_by = |&(_, e): &(u64, u64)| e <= t;
     if hint > 0 && list[hint - 1].1 > t {
-        return bisect(list, 0, hint, t);
+        return list[..hint].partition_point(ends_by);
     }
     let mut i = hint;
     while i < list.len() && i < hint + WALK {
@@ -283,21 +278,7 @@ fn first_ending_after(list: &[(u64, u64)], hint: usize, t: u64) -> usize {
         }
         i += 1;
     }
-    bisect(list, i, list.len(), t)
-}
-
-/// The index of the first transfer in `list[lo..hi]` that ends after `t` (or `hi`).
-#[inline]
-fn bisect(list: &[(u64, u64)], mut lo: usize, mut hi: usize, t: u64) -> usize {
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if list[mid].1 <= t {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
+    i + list[i..].partition_point(ends_by)
 }
 
 #[cfg(test)]
