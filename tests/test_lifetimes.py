@@ -90,7 +90,7 @@ def test_study_writes_one_page_from_a_sweep_per_trace(notified, tmp_path):
     by = {r["scheme"]: r for r in rows}
     assert all(r["status"] == "ok" for r in rows)
     assert by["gc-gd"]["oracle_share"] == 0.0 and by["oracle"]["oracle_share"] == 1.0
-    # The placement ceiling knows every page's death: it beats greedy with one stream.
+    # The placement ceiling knows every page's death: it beats greedy.
     assert by["placement-oracle"]["waf"] < by["gc-gd"]["waf"]
     assert by["lzgc-gd"]["lifetimes"], "the lifetime-aware run's lifetimes are kept"
     page = (out / "study.html").read_text()
@@ -108,3 +108,18 @@ def test_study_names_a_trace_it_cannot_find(tmp_path):
     assert done.returncode == 2 and "no-such-trace" in done.stderr, done.stderr
     done = cli("study", "--schemes", "gc-gd,bogus", "--out", str(tmp_path / "s"), "no-such")
     assert done.returncode == 2, done.stderr
+
+
+def test_the_placements_beat_their_papers_baseline_on_a_skewed_capture(tmp_path):
+    """SepBIT (FAST'22) and MiDAS (FAST'24) against their papers' baseline, greedy with
+    one stream for host writes and GC copies (`nosep`), on the fio-zipf capture and the
+    study's device: both write less, each by at least 5% (docs/lifetimes.md: -30% and
+    -14%), and neither is listed as a loss against it."""
+    out = tmp_path / "s"
+    done = cli("study", "fio-zipf", "--schemes", "nosep,sepbit,midas", "--out", str(out), "-q")
+    assert done.returncode == 0, done.stderr
+    by = {r["scheme"]: r for r in json.loads((out / "study.json").read_text())}
+    for scheme in ("sepbit", "midas"):
+        assert by[scheme]["status"] == "ok", by[scheme]
+        assert by[scheme]["waf"] < 0.95 * by["nosep"]["waf"], (scheme, by)
+        assert not by[scheme]["lost"]

@@ -13,7 +13,8 @@ Under it runs a sweep per trace (`zs.sweep`: the scheme axis; resumable in
 - the zombie lifetimes each trace showed (from a run of `lzgc-*`, in host page writes),
   as CDFs;
 - where each scheme lost: a cell whose WAF is above its base's (GC-GD for the greedy
-  family and the placements, GC-CB for cost-benefit's) by more than `LOSS`.
+  family, GC-CB for cost-benefit's, and for the placements greedy with one stream,
+  `nosep`: their papers' baseline) by more than `LOSS`.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ __all__ = [
 #: lifetime-aware variants with their bases, the placements, and both ceilings.
 DEFAULT_SCHEMES = (
     "gc-gd",
+    "nosep",
     "zgc-gd",
     "lzgc-gd",
     "gc-cb",
@@ -61,8 +63,11 @@ BASE_OF = {
     "lzgc-gd": "gc-gd",
     "zgc-cb": "gc-cb",
     "lzgc-cb": "gc-cb",
-    "sepbit": "gc-gd",
-    "write-count": "gc-gd",
+    # The placements against their papers' baseline: greedy with one stream for host
+    # writes and GC copies (GC-GD already gives GC copies a stream of their own).
+    "sepbit": "nosep",
+    "midas": "nosep",
+    "write-count": "nosep",
 }
 #: The ceilings: the victim oracle (zombie marks from the future) and the placement one.
 VICTIM_CEILING = "oracle"
