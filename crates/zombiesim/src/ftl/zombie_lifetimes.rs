@@ -11,7 +11,8 @@
 //!   the host loses its dirty copy    ──► sample: never died (the flash copy lives on)
 //!   samples: a histogram of lifetimes in powers of two (and "never"), recent samples
 //!            weighing most (each older one by 1 − 1/1024 per sample)
-//!   every H/4 host writes: for each age bucket k (zombies a ≥ 2^k − 1 writes old)
+//!   every H/4 host writes, and sooner each time the samples have doubled
+//!   (16, 32, 64, ... since the start): for each age bucket k (zombies a ≥ 2^k − 1 old)
 //!            p[k] = P(dies within a + H | alive at a) · n / (n + 32)
 //!            (shrunk to 0 while few zombies are seen: the base policy's choices)
 //! ```
@@ -19,22 +20,25 @@
 //! A block holding `z` known zombies marked on average `ā` writes ago counts
 //! `z · p[bucket(ā)]` of them in z-greedy's and z-cost-benefit's score
 //! (`FlashState::weighted_zombies`), recomputed when its zombies change and for every
-//! block every H/4 writes (the victim index re-keyed then). A zombie that has waited
+//! block at each renewal (the victim index re-keyed then). A zombie that has waited
 //! long for a checkpoint weighs little; one of a stream that dies at once weighs fully.
 //!
 //! With `gc.zombie_block`, GC copies a known zombie to the zombie block only if it is
 //! worth it (its own chance at its age at least ½) and GC copies zombies fast enough to
 //! fill the zombie blocks (one per plane) within the horizon: an open block is no GC
 //! candidate, so a zombie block that fills slowly holds its dead pages, and spare
-//! space, for as long. The copy rate is smoothed over about H (each H/4 window adds a
-//! quarter), and the gate opens at `rate·H ≥ pages of the zombie blocks` and closes
+//! space, for as long. The copy rate is smoothed over the last renewals (each one's
+//! window adds a quarter: about H once they come every H/4; at first, when they come as
+//! the samples double, it follows the first copies within a few of them), and the gate
+//! opens at `rate·H ≥ pages of the zombie blocks` and closes
 //! below half of that: on the corpus's captures it stays shut nearly always (zombie
 //! copies fill 1–50% of the zombie blocks per horizon on average), on Zombie Chasing's
 //! stand-ins it opens (180–840%), where the zombie block is much of ZGC's gain.
 //!
 //! H is the oracle's horizon: ¾ of the spare pages GC works with (an invalid page waits
 //! about that many host writes before GC reclaims it). Cost: O(1) per notification,
-//! and per death; O(blocks) every H/4 host writes; 16 bytes a
+//! and per death; O(blocks) at each renewal (every H/4 host writes, and about
+//! log2(samples) more at first); 16 bytes a
 //! logical page (allocated on the first mark) and 8 a block.
 
 use serde::Serialize;
@@ -62,6 +66,8 @@ pub struct ZombieWeightReport {
 const DECAY: f64 = 1.0 - 1.0 / 1024.0;
 /// Samples at which the estimate is trusted half.
 const PRIOR: f64 = 32.0;
+/// Samples before the chances are first renewed ahead of the quarter horizon.
+const FIRST_SAMPLES: u64 = 16;
 /// Lifetime buckets: `⌊log2(lifetime + 1)⌋`.
 const BUCKETS: usize = 48;
 /// Not marked.
@@ -90,6 +96,9 @@ pub struct ZombieLifetimes {
     /// Per age bucket, the chance to die within the horizon (shrunk by confidence).
     chance: [f64; BUCKETS],
     last_refresh: u64,
+    /// Samples taken (deaths and withdrawals), and at the last renewal.
+    taken: u64,
+    taken_at_refresh: u64,
     /// Zombie block gate: pages of the zombie blocks, GC copies of zombies since the
     /// last refresh, their smoothed rate per host page write, and the gate.
     fill_pages: f64,
@@ -117,6 +126,8 @@ impl ZombieLifetimes {
             inc: 1.0,
             chance: [0.0; BUCKETS],
             last_refresh: 0,
+            taken: 0,
+            taken_at_refresh: 0,
             fill_pages: fill_pages as f64,
             copies: 0,
             rate: 0.0,
@@ -194,6 +205,7 @@ impl ZombieLifetimes {
     }
 
     fn sampled(&mut self) {
+        self.taken += 1;
         self.inc /= DECAY;
         if self.inc > 1e200 {
             let k = 1.0 / self.inc;
@@ -208,9 +220,13 @@ impl ZombieLifetimes {
     #[inline]
     pub fn refresh(&mut self, now: u64) -> bool {
         let span = now.saturating_sub(self.last_refresh);
-        if span < (self.horizon / 4).max(1) {
+        // Every quarter horizon, and sooner whenever the samples have doubled since the
+        // last renewal (at first, when few are in, each sample moves the estimate most).
+        let doubled = self.taken >= FIRST_SAMPLES && self.taken >= 2 * self.taken_at_refresh;
+        if span == 0 || (span < self.horizon / 4 && !doubled) {
             return false;
         }
+        self.taken_at_refresh = self.taken;
         self.last_refresh = now;
         let total: f64 = self.deaths.iter().sum::<f64>() + self.never;
         // Samples, in units of the newest one's weight.
@@ -282,8 +298,7 @@ impl ZombieLifetimes {
 
     /// Samples taken, and of those the zombies that died within the horizon.
     pub fn counts(&self) -> (u64, u64) {
-        let taken = self.histogram.iter().sum::<u64>() + self.withdrawn;
-        (taken, self.within)
+        (self.taken, self.within)
     }
 
     /// The run's zombie lifetimes: deaths per bucket `k` (lifetimes of `2^k − 1` to
@@ -344,6 +359,39 @@ mod tests {
         p.died(6, 2_500);
         assert_eq!(p.counts().0, 2_001);
         assert_eq!(p.mark_sum, vec![0; 4]);
+    }
+
+    #[test]
+    fn the_chances_are_renewed_as_the_first_samples_double() {
+        // Horizon 1,000: renewed every 250 writes, and sooner at 16, 32, 64, ... samples.
+        let mut p = ZombieLifetimes::new(100, 4, 1_000, 32);
+        let die = |p: &mut ZombieLifetimes, n: u64, at: u64| {
+            for _ in 0..n {
+                p.marked(1, at - 1);
+                p.died(1, at);
+            }
+        };
+        die(&mut p, 15, 10);
+        assert!(!p.refresh(10), "15 samples: not yet");
+        die(&mut p, 1, 11);
+        assert!(p.refresh(11), "16 samples, 11 writes in");
+        assert!(p.weight() > 0.3, "{}", p.weight());
+        die(&mut p, 15, 12);
+        assert!(!p.refresh(12), "31 samples");
+        die(&mut p, 1, 12);
+        assert!(p.refresh(12), "32");
+        die(&mut p, 32, 12);
+        assert!(
+            !p.refresh(12),
+            "doubled, but no write since the last renewal"
+        );
+        assert!(p.refresh(13), "64");
+        // Between doublings the quarter horizon rules.
+        die(&mut p, 10, 30);
+        assert!(!p.refresh(30));
+        assert!(!p.refresh(262));
+        assert!(p.refresh(263), "a quarter horizon since the last renewal");
+        assert_eq!(p.counts(), (74, 74));
     }
 
     #[test]

@@ -52,7 +52,8 @@ impl PageMappedFtl {
         }
     }
 
-    /// `gc.zombie_weight = "lifetime"`: every H/4 host writes, the chances anew and
+    /// `gc.zombie_weight = "lifetime"`: at each renewal (every H/4 host writes, and as
+    /// the first samples double), the chances anew and
     /// every block's weighted zombies with them (candidates re-keyed).
     #[inline]
     fn refresh_zombie_weights(&mut self) {
