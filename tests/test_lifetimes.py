@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -123,3 +124,28 @@ def test_the_placements_beat_their_papers_baseline_on_a_skewed_capture(tmp_path)
         assert by[scheme]["status"] == "ok", by[scheme]
         assert by[scheme]["waf"] < 0.95 * by["nosep"]["waf"], (scheme, by)
         assert not by[scheme]["lost"]
+
+
+FIO_PARETO = (
+    Path(__file__).resolve().parent.parent / "traces" / "corpus" / "fio-pareto" / "trace.zst"
+)
+
+
+def test_lzgc_counts_the_valid_pages_decline_from_the_request_stream(tmp_path):
+    """On the fio-pareto capture fio's zombies are marked too late to matter (the gate
+    keeps the zombie block shut); what LZGC-GD gains over GC-GD comes from the request
+    stream: the share of a block's valid pages that die within the horizon at its age
+    (docs/lifetimes.md: 2.787 against 2.916, 37% of the oracle's gain; zombies alone 1%)."""
+    out = tmp_path / "c.json"
+    done = cli(
+        "compare", "--trace", str(FIO_PARETO), "--format", "native",
+        "--remap", "compact", "--schemes", "gc-gd,lzgc-gd", "--set", "notify.mode=piggyback",
+        "--set", "flash.blocks_per_plane=128", "--set", "gc.low_watermark=8",
+        "--set", "gc.high_watermark=8", "--set", "precondition.random_drive_writes=1",
+        "--set", "precondition.pattern=workload", "--json", str(out), "-q",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    reps = json.loads(out.read_text())
+    assert reps["lzgc-gd"]["waf"] < 0.97 * reps["gc-gd"]["waf"], reps
+    decline = reps["lzgc-gd"]["zombie_weight"]["valid_decline"]
+    assert decline and max(decline) > 0.1, decline

@@ -40,6 +40,7 @@ mod reclaim_units;
 mod refresh;
 mod request;
 mod superblock;
+mod valid_decline;
 mod zombie_lifetimes;
 
 pub use blocks::{BlockManager, GcUnit};

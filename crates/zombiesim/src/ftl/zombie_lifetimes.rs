@@ -23,6 +23,11 @@
 //! block at each renewal (the victim index re-keyed then). A zombie that has waited
 //! long for a checkpoint weighs little; one of a stream that dies at once weighs fully.
 //!
+//! The request stream says how a block's other valid pages die too
+//! ([`ValidDecline`]): a block's score also counts `(v − z) · q[bucket(age)]` of its
+//! valid non-zombie pages as about to die, `q` the share of valid pages that blocks of
+//! that age lost within a horizon.
+//!
 //! With `gc.zombie_block`, GC copies a known zombie to the zombie block only if it is
 //! worth it (its own chance at its age at least ½) and GC copies zombies fast enough to
 //! fill the zombie blocks (one per plane) within the horizon: an open block is no GC
@@ -37,10 +42,11 @@
 //!
 //! H is the oracle's horizon: ¾ of the spare pages GC works with (an invalid page waits
 //! about that many host writes before GC reclaims it). Cost: O(1) per notification,
-//! and per death; O(blocks) at each renewal (every H/4 host writes, and about
-//! log2(samples) more at first); 16 bytes a
-//! logical page (allocated on the first mark) and 8 a block.
+//! and per death, and per sealed block; O(blocks) at each renewal (every H/4 host
+//! writes, and about log2(samples) more at first); 16 bytes a logical page (allocated
+//! on the first mark), 8 a block, and [`ValidDecline`]'s.
 
+use super::valid_decline::ValidDecline;
 use serde::Serialize;
 
 /// What the device learnt of its zombies' lifetimes (`gc.zombie_weight = "lifetime"`,
@@ -60,6 +66,11 @@ pub struct ZombieWeightReport {
     /// withdrawn (never died).
     pub lifetimes: Vec<u64>,
     pub withdrawn: u64,
+    /// Of the valid pages of sealed blocks, the share that died within the horizon, by
+    /// the block's age bucket `k` (sealed `2^k − 1` to `2^(k+1) − 2` host page writes
+    /// before), as the scores counted it at the end (shrunk while few pages are seen);
+    /// up to the last non-zero bucket.
+    pub valid_decline: Vec<f64>,
 }
 
 /// Each older sample weighs this much less per sample taken.
@@ -69,13 +80,13 @@ const PRIOR: f64 = 32.0;
 /// Samples before the chances are first renewed ahead of the quarter horizon.
 const FIRST_SAMPLES: u64 = 16;
 /// Lifetime buckets: `⌊log2(lifetime + 1)⌋`.
-const BUCKETS: usize = 48;
+pub(super) const BUCKETS: usize = 48;
 /// Not marked.
 const NONE: u64 = u64::MAX;
 
 /// The bucket of a lifetime or age (host page writes).
 #[inline]
-fn bucket(x: u64) -> usize {
+pub(super) fn bucket(x: u64) -> usize {
     (63 - (x.saturating_add(1)).leading_zeros() as usize).min(BUCKETS - 1)
 }
 
@@ -105,6 +116,8 @@ pub struct ZombieLifetimes {
     copies: u64,
     rate: f64,
     gate: bool,
+    /// What the request stream says of the other valid pages.
+    valid: ValidDecline,
     /// Zombies that died within the horizon; every death by lifetime bucket, and the
     /// withdrawals (not decayed: the run's distribution; together, the samples taken).
     within: u64,
@@ -132,6 +145,7 @@ impl ZombieLifetimes {
             copies: 0,
             rate: 0.0,
             gate: false,
+            valid: ValidDecline::new(blocks, horizon.max(1)),
             within: 0,
             histogram: [0; BUCKETS],
             withdrawn: 0,
@@ -266,14 +280,41 @@ impl ZombieLifetimes {
         self.chance[bucket(age)]
     }
 
-    /// Block `block`'s `z` zombies, weighed by their chance at their mean age.
+    /// Block `block`'s `z` zombies, weighed by their chance at their mean age, and its
+    /// other valid pages by their decline at the block's age (as last noted).
     #[inline]
     pub fn weighted(&self, block: u32, z: u32, now: u64) -> u32 {
+        let valid = self.valid.predicted(block);
         if z == 0 {
-            return 0;
+            return valid;
         }
         let mean = self.mark_sum[block as usize] / z as u64;
-        (z as f64 * self.chance(now.saturating_sub(mean))).round() as u32
+        valid + (z as f64 * self.chance(now.saturating_sub(mean))).round() as u32
+    }
+
+    /// Block `block` was sealed (its last page programmed) at `now`.
+    #[inline]
+    pub fn sealed(&mut self, block: u32, now: u64) {
+        self.valid.sealed(block, now);
+    }
+
+    /// The valid pages' decline ([`ValidDecline`]): a note of the blocks when one is due.
+    pub fn note_valid(
+        &mut self,
+        now: u64,
+        valid: &[u32],
+        erases: &[u32],
+        zombies: &[u32],
+        sealed: &dyn Fn(usize) -> bool,
+    ) {
+        if self.valid.note_due(now) {
+            self.valid.note(now, valid, erases, zombies, sealed);
+        }
+    }
+
+    /// The valid pages' decline by age bucket, up to the last non-zero one.
+    pub fn valid_decline(&self) -> Vec<f64> {
+        self.valid.by_age()
     }
 
     /// Whether GC sends zombie `l` to the zombie block at `now` (`gc.zombie_block`).
@@ -314,7 +355,7 @@ impl ZombieLifetimes {
 
     /// Bytes held.
     pub fn memory_bytes(&self) -> usize {
-        (self.marked_at.len() + self.mark_sum.len()) * 8
+        (self.marked_at.len() + self.mark_sum.len()) * 8 + self.valid.memory_bytes()
     }
 }
 

@@ -53,8 +53,9 @@ impl PageMappedFtl {
     }
 
     /// `gc.zombie_weight = "lifetime"`: at each renewal (every H/4 host writes, and as
-    /// the first samples double), the chances anew and
-    /// every block's weighted zombies with them (candidates re-keyed).
+    /// the first samples double), the chances anew, a note of the blocks' valid pages
+    /// when one is due, and every block's weighted zombies with them (candidates
+    /// re-keyed).
     #[inline]
     fn refresh_zombie_weights(&mut self) {
         let now = self.base.clock;
@@ -62,6 +63,9 @@ impl PageMappedFtl {
             return;
         };
         if p.refresh(now) {
+            let f = &self.base.flash;
+            let sealed = |b: usize| f.status[b] == BlockStatus::Closed;
+            p.note_valid(now, &f.valid_count, &f.erase_count, &f.zombies, &sealed);
             self.reweigh_all_zombies();
         }
     }
