@@ -24,8 +24,19 @@
 //!
 //! [`ZombieLifetimes`]: super::ZombieLifetimes
 
-use super::zombie_lifetimes::{bucket, BUCKETS};
 use std::collections::VecDeque;
+
+/// Lifetime and age buckets, here and in [`ZombieLifetimes`]: `⌊log2(x + 1)⌋` host page
+/// writes.
+///
+/// [`ZombieLifetimes`]: super::ZombieLifetimes
+pub(super) const BUCKETS: usize = 48;
+
+/// The bucket of a lifetime or age (host page writes).
+#[inline]
+pub(super) fn bucket(x: u64) -> usize {
+    (63 - (x.saturating_add(1)).leading_zeros() as usize).min(BUCKETS - 1)
+}
 
 /// Notes of the blocks kept: a quarter horizon apart, so the oldest is a horizon old.
 const NOTES: usize = 4;

@@ -46,7 +46,7 @@
 //! writes, and about log2(samples) more at first); 16 bytes a logical page (allocated
 //! on the first mark), 8 a block, and [`ValidDecline`]'s.
 
-use super::valid_decline::ValidDecline;
+use super::valid_decline::{bucket, ValidDecline, BUCKETS};
 use serde::Serialize;
 
 /// What the device learnt of its zombies' lifetimes (`gc.zombie_weight = "lifetime"`,
@@ -79,16 +79,8 @@ const DECAY: f64 = 1.0 - 1.0 / 1024.0;
 const PRIOR: f64 = 32.0;
 /// Samples before the chances are first renewed ahead of the quarter horizon.
 const FIRST_SAMPLES: u64 = 16;
-/// Lifetime buckets: `⌊log2(lifetime + 1)⌋`.
-pub(super) const BUCKETS: usize = 48;
 /// Not marked.
 const NONE: u64 = u64::MAX;
-
-/// The bucket of a lifetime or age (host page writes).
-#[inline]
-pub(super) fn bucket(x: u64) -> usize {
-    (63 - (x.saturating_add(1)).leading_zeros() as usize).min(BUCKETS - 1)
-}
 
 /// The online estimate of a zombie's chance to die within the GC horizon.
 #[derive(Clone, Debug)]
