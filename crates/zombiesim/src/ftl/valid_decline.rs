@@ -101,9 +101,9 @@ impl ValidDecline {
         now.saturating_sub(self.last_note) >= (self.horizon / 4).max(1)
     }
 
-    /// A note of every block at `now`: its valid pages, erase count and known zombies,
-    /// and whether it is sealed (`sealed`). The note a horizon old is compared with it,
-    /// and every block's predicted deaths are renewed.
+    /// A note of every block at `now`, if one is due: its valid pages, erase count and
+    /// known zombies, and whether it is sealed (`sealed`). The note a horizon old is
+    /// compared with it, and every block's predicted deaths are renewed.
     pub fn note(
         &mut self,
         now: u64,
@@ -112,6 +112,9 @@ impl ValidDecline {
         zombies: &[u32],
         sealed: &dyn Fn(usize) -> bool,
     ) {
+        if !self.note_due(now) {
+            return;
+        }
         self.last_note = now;
         let bucket: Vec<u8> = (0..valid.len())
             .map(|b| {

@@ -284,29 +284,13 @@ impl ZombieLifetimes {
         valid + (z as f64 * self.chance(now.saturating_sub(mean))).round() as u32
     }
 
-    /// Block `block` was sealed (its last page programmed) at `now`.
-    #[inline]
-    pub fn sealed(&mut self, block: u32, now: u64) {
-        self.valid.sealed(block, now);
+    /// What the request stream says of the blocks' other valid pages.
+    pub fn valid(&self) -> &ValidDecline {
+        &self.valid
     }
 
-    /// The valid pages' decline ([`ValidDecline`]): a note of the blocks when one is due.
-    pub fn note_valid(
-        &mut self,
-        now: u64,
-        valid: &[u32],
-        erases: &[u32],
-        zombies: &[u32],
-        sealed: &dyn Fn(usize) -> bool,
-    ) {
-        if self.valid.note_due(now) {
-            self.valid.note(now, valid, erases, zombies, sealed);
-        }
-    }
-
-    /// The valid pages' decline by age bucket, up to the last non-zero one.
-    pub fn valid_decline(&self) -> Vec<f64> {
-        self.valid.by_age()
+    pub fn valid_mut(&mut self) -> &mut ValidDecline {
+        &mut self.valid
     }
 
     /// Whether GC sends zombie `l` to the zombie block at `now` (`gc.zombie_block`).

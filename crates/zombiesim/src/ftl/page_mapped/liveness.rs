@@ -65,7 +65,8 @@ impl PageMappedFtl {
         if p.refresh(now) {
             let f = &self.base.flash;
             let sealed = |b: usize| f.status[b] == BlockStatus::Closed;
-            p.note_valid(now, &f.valid_count, &f.erase_count, &f.zombies, &sealed);
+            p.valid_mut()
+                .note(now, &f.valid_count, &f.erase_count, &f.zombies, &sealed);
             self.reweigh_all_zombies();
         }
     }

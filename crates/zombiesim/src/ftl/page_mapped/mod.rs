@@ -388,7 +388,7 @@ impl PageMappedFtl {
     /// `block` is full: it becomes a candidate of its unit's victim policy.
     pub(super) fn block_closed(&mut self, block: u32) {
         if let Some(p) = self.lifetimes.as_deref_mut() {
-            p.sealed(block, self.base.clock);
+            p.valid_mut().sealed(block, self.base.clock);
         }
         let u = self.blocks.unit_of_block(block);
         let valid = self.base.flash.valid_count[block as usize];
@@ -730,7 +730,7 @@ impl Ftl for PageMappedFtl {
                     weight_end: p.weight(),
                     lifetimes,
                     withdrawn,
-                    valid_decline: p.valid_decline(),
+                    valid_decline: p.valid().by_age(),
                 }
             }),
             placement_model: self.blocks.placement_model(),
