@@ -87,8 +87,10 @@ def write_input(trace: Path, work: Path, gb: int, drive_writes: float) -> tuple[
     theirs, msr = work / f"{name}.txt", work / f"{name}.msr.csv"
     with theirs.open("w") as t, msr.open("w") as m:
         lines = [(p * k, k * PAGE) for p in pages]
+        # Their format has no time: every pass is the same text.
+        one_pass = "".join(f"0 1 {lba} {size}\n" for lba, size in lines)
         for n in range(passes):
-            t.write("".join(f"0 1 {lba} {size}\n" for lba, size in lines))
+            t.write(one_pass)
             base = n * len(lines)
             m.write(
                 "".join(

@@ -137,7 +137,7 @@ impl ZombieLifetimes {
             copies: 0,
             rate: 0.0,
             gate: false,
-            valid: ValidDecline::new(blocks, horizon.max(1)),
+            valid: ValidDecline::new(blocks, horizon),
             within: 0,
             histogram: [0; BUCKETS],
             withdrawn: 0,
@@ -276,12 +276,12 @@ impl ZombieLifetimes {
     /// other valid pages by their decline at the block's age (as last noted).
     #[inline]
     pub fn weighted(&self, block: u32, z: u32, now: u64) -> u32 {
-        let valid = self.valid.predicted(block);
+        let others = self.valid.predicted(block);
         if z == 0 {
-            return valid;
+            return others;
         }
         let mean = self.mark_sum[block as usize] / z as u64;
-        valid + (z as f64 * self.chance(now.saturating_sub(mean))).round() as u32
+        others + (z as f64 * self.chance(now.saturating_sub(mean))).round() as u32
     }
 
     /// What the request stream says of the blocks' other valid pages.
