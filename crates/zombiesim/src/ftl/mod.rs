@@ -32,6 +32,7 @@ mod dftl;
 mod fast;
 mod free_blocks;
 mod kinds;
+mod life_table;
 mod marks;
 mod ops;
 mod page_mapped;
@@ -40,7 +41,6 @@ mod reclaim_units;
 mod refresh;
 mod request;
 mod superblock;
-mod valid_decline;
 mod zombie_lifetimes;
 
 pub use blocks::{BlockManager, GcUnit};

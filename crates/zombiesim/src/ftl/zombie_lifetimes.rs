@@ -23,10 +23,10 @@
 //! block at each renewal (the victim index re-keyed then). A zombie that has waited
 //! long for a checkpoint weighs little; one of a stream that dies at once weighs fully.
 //!
-//! The request stream says how a block's other valid pages die too
-//! ([`ValidDecline`]): a block's score also counts `(v − z) · q[bucket(age)]` of its
-//! valid non-zombie pages as about to die, `q` the share of valid pages that blocks of
-//! that age lost within a horizon.
+//! The request stream says how a block's other valid pages die too ([`LifeTable`]): a
+//! block's score also counts its valid non-zombie pages' chances to die within the
+//! horizon, by each page's class (its last interval between host writes) and age, as
+//! far as such predictions have come out on the blocks.
 //!
 //! With `gc.zombie_block`, GC copies a known zombie to the zombie block only if it is
 //! worth it (its own chance at its age at least ½) and GC copies zombies fast enough to
@@ -44,9 +44,9 @@
 //! about that many host writes before GC reclaims it). Cost: O(1) per notification,
 //! and per death, and per sealed block; O(blocks) at each renewal (every H/4 host
 //! writes, and about log2(samples) more at first); 16 bytes a logical page (allocated
-//! on the first mark), 8 a block, and [`ValidDecline`]'s.
+//! on the first mark), 8 a block, and [`LifeTable`]'s.
 
-use super::valid_decline::{bucket, ValidDecline, BUCKETS};
+use super::life_table::{bucket, LifeTable, BUCKETS};
 use serde::Serialize;
 
 /// What the device learnt of its zombies' lifetimes (`gc.zombie_weight = "lifetime"`,
@@ -66,11 +66,14 @@ pub struct ZombieWeightReport {
     /// withdrawn (never died).
     pub lifetimes: Vec<u64>,
     pub withdrawn: u64,
-    /// Of the valid pages of sealed blocks, the share that died within the horizon, by
-    /// the block's age bucket `k` (sealed `2^k − 1` to `2^(k+1) − 2` host page writes
-    /// before), as the scores counted it at the end (shrunk while few pages are seen);
-    /// up to the last non-zero bucket.
-    pub valid_decline: Vec<f64>,
+    /// Of the valid pages, the chance to die within the horizon per class (the
+    /// logical page's last interval between host writes: below H/4, H, 4H, 16H, longer
+    /// or none) by age bucket (host page writes since written, powers of two), as the
+    /// scores counted it at the end; up to the last age with one.
+    pub page_deaths: Vec<Vec<f64>>,
+    /// How much those predictions counted at the end (0 to 1): the slope of the blocks'
+    /// actual deaths within a horizon on their predicted ones.
+    pub page_trust: f64,
 }
 
 /// Each older sample weighs this much less per sample taken.
@@ -109,7 +112,7 @@ pub struct ZombieLifetimes {
     rate: f64,
     gate: bool,
     /// What the request stream says of the other valid pages.
-    valid: ValidDecline,
+    pages: LifeTable,
     /// Zombies that died within the horizon; every death by lifetime bucket, and the
     /// withdrawals (not decayed: the run's distribution; together, the samples taken).
     within: u64,
@@ -137,7 +140,7 @@ impl ZombieLifetimes {
             copies: 0,
             rate: 0.0,
             gate: false,
-            valid: ValidDecline::new(blocks, horizon),
+            pages: LifeTable::new(logical, blocks, horizon),
             within: 0,
             histogram: [0; BUCKETS],
             withdrawn: 0,
@@ -273,10 +276,10 @@ impl ZombieLifetimes {
     }
 
     /// Block `block`'s `z` zombies, weighed by their chance at their mean age, and its
-    /// other valid pages by their decline at the block's age (as last noted).
+    /// other valid pages by their chances ([`LifeTable`], as last noted).
     #[inline]
     pub fn weighted(&self, block: u32, z: u32, now: u64) -> u32 {
-        let others = self.valid.predicted(block);
+        let others = self.pages.predicted(block);
         if z == 0 {
             return others;
         }
@@ -285,12 +288,12 @@ impl ZombieLifetimes {
     }
 
     /// What the request stream says of the blocks' other valid pages.
-    pub fn valid(&self) -> &ValidDecline {
-        &self.valid
+    pub fn pages(&self) -> &LifeTable {
+        &self.pages
     }
 
-    pub fn valid_mut(&mut self) -> &mut ValidDecline {
-        &mut self.valid
+    pub fn pages_mut(&mut self) -> &mut LifeTable {
+        &mut self.pages
     }
 
     /// Whether GC sends zombie `l` to the zombie block at `now` (`gc.zombie_block`).
@@ -331,7 +334,7 @@ impl ZombieLifetimes {
 
     /// Bytes held.
     pub fn memory_bytes(&self) -> usize {
-        (self.marked_at.len() + self.mark_sum.len()) * 8 + self.valid.memory_bytes()
+        (self.marked_at.len() + self.mark_sum.len()) * 8 + self.pages.memory_bytes()
     }
 }
 

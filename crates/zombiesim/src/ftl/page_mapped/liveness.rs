@@ -52,21 +52,22 @@ impl PageMappedFtl {
         }
     }
 
-    /// `gc.zombie_weight = "lifetime"`: at each renewal (every H/4 host writes, and as
-    /// the first samples double), the chances anew, a note of the blocks' valid pages
-    /// when one is due, and every block's weighted zombies with them (candidates
-    /// re-keyed).
+    /// `gc.zombie_weight = "lifetime"`: at each renewal of the zombies' chances (every
+    /// H/4 host writes, and as the first samples double) and each note of the pages'
+    /// life table (every H host writes), every block's weighted zombies anew
+    /// (candidates re-keyed).
     #[inline]
     fn refresh_zombie_weights(&mut self) {
         let now = self.base.clock;
         let Some(p) = self.lifetimes.as_deref_mut() else {
             return;
         };
-        if p.refresh(now) {
-            let f = &self.base.flash;
-            let sealed = |b: usize| f.status[b] == BlockStatus::Closed;
-            p.valid_mut()
-                .note(now, &f.valid_count, &f.erase_count, &f.zombies, &sealed);
+        let renewed = p.refresh(now);
+        let noted = p.pages().note_due(now);
+        if noted {
+            p.pages_mut().note(now, &self.base.flash, &self.l2p);
+        }
+        if renewed || noted {
             self.reweigh_all_zombies();
         }
     }
@@ -88,6 +89,26 @@ impl PageMappedFtl {
         }
         for b in changed {
             self.block_changed(b, self.base.flash.valid_count[b as usize]);
+        }
+    }
+
+    /// The host wrote `l` (`had_copy`: over a mapped copy): the life table learns of
+    /// it, and a note is taken when one is due.
+    #[inline]
+    pub(super) fn learn_written(&mut self, l: usize, had_copy: bool) {
+        if let Some(p) = self.lifetimes.as_deref_mut() {
+            p.pages_mut().written(l, self.base.clock, had_copy);
+            if p.pages().note_due(self.base.clock) {
+                self.refresh_zombie_weights();
+            }
+        }
+    }
+
+    /// The host trimmed mapped `l`: its copy died.
+    #[inline]
+    pub(super) fn learn_trimmed(&mut self, l: usize) {
+        if let Some(p) = self.lifetimes.as_deref_mut() {
+            p.pages_mut().trimmed(l, self.base.clock);
         }
     }
 

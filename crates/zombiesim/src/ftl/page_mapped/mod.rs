@@ -235,6 +235,9 @@ impl PageMappedFtl {
             self.base.counters.host_write_pages += 1;
         }
         let old = self.l2p[l];
+        if matches!(write.cause, Cause::Host | Cause::Buffer) {
+            self.learn_written(l, old != NONE);
+        }
         self.drop_zombie(l, old);
         self.replace(l, old, None, write, buffer)
     }
@@ -388,7 +391,11 @@ impl PageMappedFtl {
     /// `block` is full: it becomes a candidate of its unit's victim policy.
     pub(super) fn block_closed(&mut self, block: u32) {
         if let Some(p) = self.lifetimes.as_deref_mut() {
-            p.valid_mut().sealed(block, self.base.clock);
+            let b = block as usize;
+            p.pages_mut()
+                .sealed(block, &self.base.flash, self.base.clock);
+            self.base.flash.zombie_weighted[b] =
+                p.weighted(block, self.base.flash.zombies[b], self.base.clock);
         }
         let u = self.blocks.unit_of_block(block);
         let valid = self.base.flash.valid_count[block as usize];
@@ -585,6 +592,9 @@ impl PageMappedFtl {
         let l = self.check_lpn(lpn)?;
         self.base.counters.host_trim_pages += 1;
         let ppn = self.l2p[l];
+        if ppn != NONE {
+            self.learn_trimmed(l);
+        }
         self.drop_zombie(l, ppn);
         if ppn != NONE {
             self.invalidate(ppn);
@@ -730,7 +740,8 @@ impl Ftl for PageMappedFtl {
                     weight_end: p.weight(),
                     lifetimes,
                     withdrawn,
-                    valid_decline: p.valid().by_age(),
+                    page_deaths: p.pages().by_class_and_age(),
+                    page_trust: p.pages().trust(),
                 }
             }),
             placement_model: self.blocks.placement_model(),
