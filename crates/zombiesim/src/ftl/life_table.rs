@@ -60,10 +60,6 @@ pub(super) fn bucket(x: u64) -> usize {
 /// Classes of a page by its logical page's last interval between host writes, against
 /// the horizon H: below H/4, H, 4H, 16H, and longer or none yet.
 pub(super) const CLASSES: usize = 5;
-/// Notes open at once: one, taken every horizon, closed a horizon later as the next is
-/// taken (a pass over the mapping table each; more of them, a quarter horizon apart,
-/// predicted no better on the corpus and cost four passes).
-const NOTES: usize = 1;
 /// Each older note weighs this much less in the table (¾ per quarter horizon).
 const NOTE_DECAY: f64 = 0.75 * 0.75 * 0.75 * 0.75;
 /// Each older note weighs this much less in the trust (about four horizons: a
@@ -75,8 +71,18 @@ const PAGE_PRIOR: f64 = 1024.0;
 const CLASS_PRIOR: f64 = 64.0;
 /// Not written yet.
 const NEVER: u64 = u64::MAX;
-/// No tag: not at risk in that note.
+/// No tag: not at risk in the open note.
 const UNTAGGED: u8 = u8::MAX;
+
+/// Host page writes from `at` to `now` (`NEVER` if never written).
+#[inline]
+fn since(at: u64, now: u64) -> u64 {
+    if at == NEVER {
+        NEVER
+    } else {
+        now.saturating_sub(at)
+    }
+}
 
 /// The class of a page whose logical page was last rewritten after `interval` host
 /// page writes (`NEVER`: first written).
@@ -94,7 +100,9 @@ fn class_of(interval: u64, horizon: u64) -> u8 {
     c as u8
 }
 
-/// One note: when it was taken; per cell (class · BUCKETS + age bucket) the pages at
+/// The open note, taken every horizon and closed as the next is taken (one pass over the
+/// mapping table each; notes a quarter horizon apart, four open at once, predicted no
+/// better on the corpus and cost four passes): when it was taken; per cell (class · BUCKETS + age bucket) the pages at
 /// risk then and those dead since, within the horizon; per block, if sealed then, its
 /// predicted deaths before [`LifeTable::trust`] scaled them, its valid pages and its
 /// erase count.
@@ -119,13 +127,11 @@ pub struct LifeTable {
     horizon: u64,
     logical: usize,
     /// Per logical page (allocated on the first host write): its last host write, its
-    /// class, and its cell in each open note.
+    /// class, and its cell in the open note.
     written_at: Vec<u64>,
     class: Vec<u8>,
-    tags: Vec<[u8; NOTES]>,
-    notes: Vec<Note>,
-    /// Notes taken; the next one goes to slot `taken % NOTES`.
-    taken: u64,
+    tags: Vec<u8>,
+    note: Option<Note>,
     last_note: u64,
     /// Decayed sums of closed notes, per cell, and the chances they give.
     at_risk: Vec<f64>,
@@ -153,8 +159,7 @@ impl LifeTable {
             written_at: Vec::new(),
             class: Vec::new(),
             tags: Vec::new(),
-            notes: Vec::new(),
-            taken: 0,
+            note: None,
             last_note: 0,
             at_risk: vec![0.0; cells],
             died: vec![0.0; cells],
@@ -170,7 +175,7 @@ impl LifeTable {
         if self.written_at.is_empty() {
             self.written_at = vec![NEVER; self.logical];
             self.class = vec![(CLASSES - 1) as u8; self.logical];
-            self.tags = vec![[UNTAGGED; NOTES]; self.logical];
+            self.tags = vec![UNTAGGED; self.logical];
         }
     }
 
@@ -185,12 +190,7 @@ impl LifeTable {
             self.died_at(l, now);
         }
         let at = std::mem::replace(&mut self.written_at[l], now);
-        let interval = if at == NEVER {
-            NEVER
-        } else {
-            now.saturating_sub(at)
-        };
-        self.class[l] = class_of(interval, self.horizon);
+        self.class[l] = class_of(since(at, now), self.horizon);
     }
 
     /// The host trimmed logical page `l` (mapped) at `now`: its copy died.
@@ -201,19 +201,17 @@ impl LifeTable {
         }
     }
 
-    /// `l`'s copy died at `now`: a death in every open note that counted it at risk a
-    /// horizon or less before.
+    /// `l`'s copy died at `now`: a death in its cell if the open note counted it at
+    /// risk a horizon or less before.
     #[inline]
     fn died_at(&mut self, l: usize, now: u64) {
-        for (s, tag) in self.tags[l].iter_mut().enumerate() {
-            let cell = std::mem::replace(tag, UNTAGGED);
-            if cell == UNTAGGED {
-                continue;
-            }
-            if let Some(note) = self.notes.get_mut(s) {
-                if now.saturating_sub(note.at) <= self.horizon {
-                    note.died[cell as usize] += 1;
-                }
+        let cell = std::mem::replace(&mut self.tags[l], UNTAGGED);
+        if cell == UNTAGGED {
+            return;
+        }
+        if let Some(note) = self.note.as_mut() {
+            if now.saturating_sub(note.at) <= self.horizon {
+                note.died[cell as usize] += 1;
             }
         }
     }
@@ -221,13 +219,7 @@ impl LifeTable {
     /// Logical page `l`'s cell at `now`.
     #[inline]
     fn cell(&self, l: usize, now: u64) -> usize {
-        let at = self.written_at[l];
-        let age = if at == NEVER {
-            NEVER
-        } else {
-            now.saturating_sub(at)
-        };
-        self.class[l] as usize * BUCKETS + bucket(age)
+        self.class[l] as usize * BUCKETS + bucket(since(self.written_at[l], now))
     }
 
     /// Block `block`'s predicted deaths among its valid non-zombie pages.
@@ -269,55 +261,47 @@ impl LifeTable {
         self.predicted[b] = (Self::others(flash, b, dying) * self.trust).round() as u32;
     }
 
-    /// Whether a note is due at `now` (a quarter horizon since the last).
+    /// Whether a note is due at `now` (a horizon since the last).
     pub fn note_due(&self, now: u64) -> bool {
-        now.saturating_sub(self.last_note) >= (self.horizon / NOTES as u64).max(1)
+        now.saturating_sub(self.last_note) >= self.horizon
     }
 
-    /// A note at `now`, if one is due: the note a horizon old closes (into the table
-    /// and the trust), every mapped page (`l2p`) is counted at risk in its cell, and
-    /// every sealed block's predicted deaths are renewed.
+    /// A note at `now`, if one is due: the open note, a horizon old, closes (into the
+    /// table and the trust), every mapped page (`l2p`) is counted at risk in its cell,
+    /// and every sealed block's predicted deaths are renewed.
     pub fn note(&mut self, now: u64, flash: &FlashState, l2p: &[u32]) {
         if !self.note_due(now) {
             return;
         }
         self.last_note = now;
         self.allocate();
-        let slot = (self.taken % NOTES as u64) as usize;
-        self.taken += 1;
-        let cells = CLASSES * BUCKETS;
-        if self.notes.len() < NOTES {
-            self.notes.push(Note {
-                at: now,
-                at_risk: vec![0; cells],
-                died: vec![0; cells],
-                blocks: Vec::new(),
-            });
-        } else {
-            self.close(slot, flash);
+        if self.note.is_some() {
+            self.close(flash);
         }
+        let cells = CLASSES * BUCKETS;
+        let note = self.note.get_or_insert_with(|| Note {
+            at: now,
+            at_risk: vec![0; cells],
+            died: vec![0; cells],
+            blocks: Vec::new(),
+        });
         // One pass over the logical pages, in step (no lookups by index but the cell's
         // and the block's).
         self.scratch.fill(0.0);
-        let at_risk = &mut self.notes[slot].at_risk[..];
+        let at_risk = &mut note.at_risk[..];
         let (chance, scratch) = (&self.chance[..], &mut self.scratch[..]);
         let pages = l2p
             .iter()
             .zip(&self.written_at)
             .zip(&self.class)
             .zip(self.tags.iter_mut());
-        for (((&ppn, &at), &class), tags) in pages {
+        for (((&ppn, &at), &class), tag) in pages {
             if ppn == NONE {
-                tags[slot] = UNTAGGED;
+                *tag = UNTAGGED;
                 continue;
             }
-            let age = if at == NEVER {
-                NEVER
-            } else {
-                now.saturating_sub(at)
-            };
-            let cell = class as usize * BUCKETS + bucket(age);
-            tags[slot] = cell as u8;
+            let cell = class as usize * BUCKETS + bucket(since(at, now));
+            *tag = cell as u8;
             at_risk[cell] += 1;
             scratch[flash.block_of(ppn) as usize] += chance[cell];
         }
@@ -335,16 +319,18 @@ impl LifeTable {
                 erases: flash.erase_count[b],
             });
         }
-        let note = &mut self.notes[slot];
+        let note = self.note.as_mut().expect("the note just taken");
         note.at = now;
         note.blocks = blocks;
     }
 
-    /// The note in `slot`, a horizon old: its pages at risk and deaths join the table
-    /// (older ones weigh less), and its blocks' predictions, against what they lost
-    /// since (blocks erased in between left out), the trust.
-    fn close(&mut self, slot: usize, flash: &FlashState) {
-        let note = &mut self.notes[slot];
+    /// The open note, a horizon old: its pages at risk and deaths join the table (older
+    /// ones weigh less), and its blocks' predictions, against what they lost since
+    /// (blocks erased in between left out), the trust. It is emptied for the next.
+    fn close(&mut self, flash: &FlashState) {
+        let Some(note) = self.note.as_mut() else {
+            return;
+        };
         for i in 0..note.at_risk.len() {
             self.at_risk[i] = self.at_risk[i] * NOTE_DECAY + f64::from(note.at_risk[i]);
             self.died[i] = self.died[i] * NOTE_DECAY + f64::from(note.died[i]);
@@ -407,14 +393,11 @@ impl LifeTable {
 
     /// Bytes held.
     pub fn memory_bytes(&self) -> usize {
-        self.written_at.len() * (8 + 1 + NOTES)
+        self.written_at.len() * (8 + 1 + 1)
             + self.predicted.len() * (4 + 8)
-            + self.notes.len() * CLASSES * BUCKETS * 8
-            + self
-                .notes
-                .iter()
-                .map(|n| n.blocks.len() * std::mem::size_of::<Option<NotedBlock>>())
-                .sum::<usize>()
+            + self.note.as_ref().map_or(0, |n| {
+                CLASSES * BUCKETS * 8 + n.blocks.len() * std::mem::size_of::<Option<NotedBlock>>()
+            })
     }
 }
 
@@ -481,12 +464,13 @@ mod tests {
         t.note(400, &f, &l2p);
         // At 400 pages 0-7 are 384-391 writes old, pages 8-15 376-383: age bucket 8.
         let (hot, cold) = (8, 4 * BUCKETS + 8);
-        assert_eq!((t.notes[0].at_risk[hot], t.notes[0].at_risk[cold]), (8, 8));
+        let note = |t: &LifeTable| t.note.clone().expect("a note");
+        assert_eq!((note(&t).at_risk[hot], note(&t).at_risk[cold]), (8, 8));
         // Four of the hot pages die 50 writes after the note, into block 3.
         for l in 0..4 {
             write(&mut t, &mut f, &mut l2p, l, 450 + u64::from(l), 3);
         }
-        assert_eq!(t.notes[0].died[hot], 4);
+        assert_eq!(note(&t).died[hot], 4);
         assert!(
             t.by_class_and_age().iter().all(|c| c.is_empty()),
             "nothing closed yet"
@@ -523,13 +507,13 @@ mod tests {
                 erases: 0,
             });
         }
-        t.notes.push(Note {
+        t.note = Some(Note {
             at: 0,
             at_risk: vec![0; cells],
             died: vec![0; cells],
             blocks,
         });
-        t.close(0, &f);
+        t.close(&f);
         t.trust()
     }
 
