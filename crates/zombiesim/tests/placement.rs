@@ -218,3 +218,26 @@ fn midas_builds_a_chain_on_skewed_writes_and_keeps_to_greedy_on_uniform_ones() {
         "midas {midas}, greedy {greedy}"
     );
 }
+
+#[test]
+fn midas_takes_the_pages_the_writes_leave_alone_out_of_its_last_group() {
+    // Every write to half the pages: the other half is written by the fill alone, and
+    // the model counts it static (greedy never copies it), within a tenth.
+    let rep = report(
+        &[("ftl.placement", "midas:4")],
+        "hotcold:r=1.0,f=0.5,drive_writes=6",
+    );
+    let model = rep.placement_model.expect("midas reports its model");
+    let half = rep.device.logical_pages as f64 / 2.0;
+    assert!(model.modelled > 0, "{model:?}");
+    assert!(
+        (model.static_pages as f64 / half - 1.0).abs() < 0.1,
+        "{model:?}, half the pages {half}"
+    );
+    // Uniform writes leave nothing alone.
+    let (_, model) = midas_run("uniform:drive_writes=6");
+    assert!(
+        (model.static_pages as f64) < 0.05 * half,
+        "{model:?}, half the pages {half}"
+    );
+}

@@ -260,6 +260,7 @@ impl Midas {
             };
             if let Some((sizes, waf)) = chain.search(self.groups as usize - 1) {
                 self.state.modelled += 1;
+                self.state.static_pages = chain.static_pages().round() as u64;
                 // Keep the groups in force unless the new ones are predicted to do
                 // clearly better under the same curve (each change moves data).
                 let current = chain.waf(&self.state.sizes).unwrap_or(f64::INFINITY);

@@ -148,6 +148,12 @@ pub struct Chain<'a> {
 }
 
 impl Chain<'_> {
+    /// Live pages the write stream does not keep valid: static, and greedy copies
+    /// none of them.
+    pub fn static_pages(&self) -> f64 {
+        (self.live - self.survival.kept()).max(0.0)
+    }
+
     /// The WAF of FIFO groups of `sizes` blocks followed by a tail of the rest; `None`
     /// when the configuration cannot hold the live data.
     pub fn waf(&self, sizes: &[u32]) -> Option<f64> {
@@ -171,9 +177,7 @@ impl Chain<'_> {
             waf += r;
             age = end;
         }
-        // Pages the write stream does not keep valid are static, and greedy copies
-        // none of them.
-        let fixed = (self.live - self.survival.kept()).max(0.0);
+        let fixed = self.static_pages();
         let tail_pages = f64::from(self.blocks - used) * p - fixed;
         let tail_valid = self.live - fixed - valid;
         if tail_pages <= 0.0 {
@@ -341,6 +345,7 @@ mod tests {
         let want = wa_greedy_approx((160.0 * 64.0 - 4_096.0) / dynamic, 64);
         let got = chain.waf(&[]).unwrap();
         assert!((got - want).abs() < 1e-3 * want, "{got} vs {want}");
+        assert!((chain.static_pages() - 4_096.0).abs() < 1.0);
         // Well below greedy over all of it as if every page were overwritten alike
         // (1.68 against 2.60).
         assert!(

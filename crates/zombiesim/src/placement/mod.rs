@@ -224,6 +224,9 @@ pub struct PlacementModel {
     pub set_aside: u64,
     /// The WAF measured over the last epoch run without a chain (0: none yet).
     pub tail_waf: f64,
+    /// Live pages the last model found the writes leave alone (beyond those the write
+    /// stream keeps valid): room in the last group that greedy never copies from.
+    pub static_pages: u64,
 }
 
 /// Why a setting is refused: the config key to change, and the reason.
