@@ -190,7 +190,9 @@ impl Chain<'_> {
             if alpha <= 1.0 + 1e-9 {
                 return None;
             }
-            wa_greedy_approx(alpha, self.pages_per_block)
+            // (The approximation dips below 1 when the tail is mostly spare; each
+            // page reaching it is written there at least once.)
+            wa_greedy_approx(alpha, self.pages_per_block).max(1.0)
         };
         let w = waf + self.survival.at(age) * tail;
         w.is_finite().then_some(w)
@@ -377,5 +379,41 @@ mod tests {
         assert!(sizes.iter().all(|&s| s >= 1));
         assert!(sizes.iter().sum::<u32>() < 160);
         assert!(waf < 0.8 * greedy, "{sizes:?}: {waf} vs greedy {greedy}");
+    }
+
+    proptest::proptest! {
+        /// On any survival curve (falling from 1, possibly to a plateau) and any share
+        /// of the device live, the model's WAF is at least 1 wherever it is defined,
+        /// the static pages lie within the live ones, and the search returns a
+        /// configuration whose prediction is the WAF it reports and no worse than the
+        /// last group alone.
+        #[test]
+        fn the_model_predicts_at_least_one_and_the_search_keeps_its_word(
+            drops in proptest::collection::vec(0.0f64..0.2, 8..200),
+            plateau in 0.0f64..0.6,
+            live_share in 0.2f64..0.95,
+        ) {
+            let mut s = vec![1.0f64];
+            for d in &drops {
+                let last = *s.last().unwrap();
+                s.push((last - d * (last - plateau)).max(0.0));
+            }
+            let survival = Survival::from_points(64.0, s);
+            let live = live_share * 160.0 * 64.0;
+            let chain = chain(&survival, live);
+            let fixed = chain.static_pages();
+            proptest::prop_assert!((0.0..=live).contains(&fixed), "{fixed} of {live}");
+            for sizes in [&[][..], &[1][..], &[10, 5][..], &[40, 20, 10][..]] {
+                if let Some(w) = chain.waf(sizes) {
+                    proptest::prop_assert!(w >= 1.0 - 1e-9 && w.is_finite(), "{sizes:?}: {w}");
+                }
+            }
+            if let Some((sizes, w)) = chain.search(4) {
+                proptest::prop_assert_eq!(chain.waf(&sizes), Some(w));
+                if let Some(alone) = chain.waf(&[]) {
+                    proptest::prop_assert!(w <= alone, "{sizes:?}: {w} against {alone}");
+                }
+            }
+        }
     }
 }
