@@ -198,15 +198,15 @@ fn an_unknown_placement_identifier_goes_to_the_default_handle_and_is_counted() {
 }
 
 #[test]
-fn every_handle_count_and_both_isolations_keep_the_oracle_happy_with_two_groups() {
+fn every_handle_count_and_every_isolation_keeps_the_oracle_happy_with_two_groups() {
     for handles in 1..=8u16 {
-        for isolation in ["initial", "persistent"] {
+        for isolation in ["initial", "persistent", "initial-last-handle"] {
             let h = handles.to_string();
             // One GC destination, or one per handle, each may need a fresh RU.
-            let low = if isolation == "initial" {
-                2
-            } else {
+            let low = if isolation == "persistent" {
                 handles + 1
+            } else {
+                2
             }
             .to_string();
             let cfg = device(&[

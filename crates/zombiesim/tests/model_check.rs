@@ -1330,7 +1330,7 @@ proptest! {
 /// device buffer of `buffer_pages` pages (0: none).
 fn fdp_config(
     handles: u32,
-    persistent: bool,
+    isolation: &str,
     groups: u32,
     buffer_pages: u64,
 ) -> zombiesim::Result<Config> {
@@ -1340,7 +1340,12 @@ fn fdp_config(
         .collect();
     // GC destinations (one, or one per handle; the zombie stream) each may need a fresh RU.
     let zombie = groups == 1;
-    let low = if persistent { handles } else { 1 } + u32::from(zombie) + 1;
+    let low = if isolation == "persistent" {
+        handles
+    } else {
+        1
+    } + u32::from(zombie)
+        + 1;
     pairs.extend(
         [
             ("flash.blocks_per_plane", "64".to_string()),
@@ -1348,10 +1353,7 @@ fn fdp_config(
             ("fdp.enabled", "true".to_string()),
             ("fdp.handles", handles.to_string()),
             ("fdp.reclaim_groups", groups.to_string()),
-            (
-                "fdp.isolation",
-                if persistent { "persistent" } else { "initial" }.to_string(),
-            ),
+            ("fdp.isolation", isolation.to_string()),
             ("gc.policy", "z-greedy".to_string()),
             ("gc.zombie_block", zombie.to_string()),
             ("gc.low_watermark", low.to_string()),
@@ -1370,23 +1372,23 @@ fn fdp_config(
 proptest! {
     #![proptest_config(cases(96))]
 
-    /// FDP: every handle count 1-8, both isolations, one or two reclaim groups, with
+    /// FDP: every handle count 1-8, the three isolations (initial, persistent, and
+    /// initial into the last handle's RU), one or two reclaim groups, with
     /// and without a (volatile) device buffer; writes name handles (and invalid
     /// identifiers), with power losses, restarts and zombie hints among the steps.
     #[test]
     fn page_fdp(
         (steps, fill, buffer) in case(),
         handles in 1u32..=8,
-        persistent in any::<bool>(),
+        isolation in prop::sample::select(vec!["initial", "persistent", "initial-last-handle"]),
         groups in 1u32..=2,
         buffered in any::<bool>(),
     ) {
         let buffer_pages = if buffered { buffer } else { 0 };
         let name = format!(
-            "fdp {handles} handles, {} isolated, {groups} group(s), buffer {buffer_pages}",
-            if persistent { "persistently" } else { "initially" }
+            "fdp {handles} handles, isolation {isolation}, {groups} group(s), buffer {buffer_pages}"
         );
-        let cfg = fdp_config(handles, persistent, groups, buffer_pages)
+        let cfg = fdp_config(handles, isolation, groups, buffer_pages)
             .map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
         cfg.validate().map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
         run_config(&name, &cfg, &steps, fill)?;

@@ -10,6 +10,7 @@
 //!   GC copy of a page of h:              │                                       │
 //!     initially isolated   ─► the RG's one GC RU (all handles' copies mix)         │
 //!     persistently isolated ─► h's own GC RU (h's data never meets another's)      │
+//!     initial-last-handle  ─► the open RU of the RG's last handle (FEMU's II)      │
 //!                                        └──────────────────────────────────────┘
 //! ```
 //!
@@ -36,8 +37,10 @@ pub struct FdpConfig {
     /// reclaim group (a superblock, as drives do); 1 = one erase block (the streams
     /// directive's unit).
     pub ru_planes: u32,
-    /// Where GC copies go: `initial` (one GC destination per reclaim group) or
-    /// `persistent` (one per handle).
+    /// Where GC copies go: `initial` (one GC destination per reclaim group),
+    /// `persistent` (one per handle), or `initial-last-handle` (initially isolated as
+    /// FEMU's FDP FTL does it: into the open RU of the group's last handle, beside its
+    /// host writes).
     pub isolation: Isolation,
 }
 

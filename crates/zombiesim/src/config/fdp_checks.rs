@@ -44,7 +44,7 @@ impl FdpConfig {
             ));
         }
         let gc = match self.isolation {
-            Isolation::Initial => 1,
+            Isolation::Initial | Isolation::InitialLastHandle => 1,
             Isolation::Persistent => self.handles,
         };
         Ok(Some(FdpLayout {

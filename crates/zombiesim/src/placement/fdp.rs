@@ -11,6 +11,8 @@
 //!   GC copy out of a stream of group rg, handle h (its host stream or its own GC stream):
 //!     initially isolated    ──► stream rg · streams_per_rg + handles       (one per group)
 //!     persistently isolated ──► stream rg · streams_per_rg + handles + h   (one per handle)
+//!     initial-last-handle   ──► stream rg · streams_per_rg + handles − 1   (the group's last
+//!                               handle's host stream, shared with its host writes)
 //!     a known zombie, with gc.zombie_block ──► the zombie stream
 //! ```
 //!
@@ -30,6 +32,10 @@ pub enum Isolation {
     /// Persistently isolated: GC copies of a handle's data go to RUs of that handle
     /// only, so one handle's data never shares an RU with another's.
     Persistent,
+    /// Initially isolated as FEMU's FDP FTL (WARP's emulator) does it: GC copies of
+    /// every handle of a reclaim group go to the open RU of the group's last handle,
+    /// beside that handle's host writes.
+    InitialLastHandle,
 }
 
 impl Isolation {
@@ -37,6 +43,7 @@ impl Isolation {
         match self {
             Isolation::Initial => "initial",
             Isolation::Persistent => "persistent",
+            Isolation::InitialLastHandle => "initial-last-handle",
         }
     }
 }
@@ -60,7 +67,9 @@ impl FdpLayout {
     /// GC destinations per reclaim group.
     pub fn gc_streams(&self) -> u32 {
         match self.isolation {
-            Isolation::Initial => 1,
+            // (The last-handle variant keeps the GC stream in the layout; it takes no
+            // reclaim unit, as nothing is written to it.)
+            Isolation::Initial | Isolation::InitialLastHandle => 1,
             Isolation::Persistent => self.handles,
         }
     }
@@ -147,12 +156,17 @@ impl Placement for FdpPlacement {
         let l = &self.layout;
         let group = copy.from_stream / l.streams_per_rg;
         if group >= l.reclaim_groups {
-            // The zombie stream's own pages that are no zombie any more.
-            return l.handles;
+            // The zombie stream's own pages that are no zombie any more: group 0's
+            // destination.
+            return match l.isolation {
+                Isolation::InitialLastHandle => l.handles - 1,
+                _ => l.handles,
+            };
         }
         let first = group * l.streams_per_rg + l.handles;
         match l.isolation {
             Isolation::Initial => first,
+            Isolation::InitialLastHandle => first - 1,
             Isolation::Persistent => first + self.handle_of(copy.from_stream % l.streams_per_rg),
         }
     }
@@ -177,7 +191,7 @@ mod tests {
             isolation,
             streams_per_rg: handles
                 + match isolation {
-                    Isolation::Initial => 1,
+                    Isolation::Initial | Isolation::InitialLastHandle => 1,
                     Isolation::Persistent => handles,
                 },
         }
@@ -239,5 +253,28 @@ mod tests {
             8,
             "known zombies to the zombie stream"
         );
+    }
+
+    #[test]
+    fn initial_isolation_into_the_last_handle_shares_its_host_stream() {
+        // Streams per group: 3 handles and the (unused) GC stream; group 1's start at 4.
+        let mut ii = FdpPlacement::new(layout(Isolation::InitialLastHandle, 2), Some(8));
+        for from in [0, 1, 2, 3] {
+            assert_eq!(
+                ii.gc_stream(&copy(from, false)),
+                2,
+                "handle 2's host stream"
+            );
+        }
+        for from in [4, 5, 6, 7] {
+            assert_eq!(ii.gc_stream(&copy(from, false)), 6);
+        }
+        // Host writes to the last handle land where the copies do.
+        assert_eq!(ii.host_stream(&write(Some(2))), 2);
+        assert_eq!(ii.host_stream(&write(Some(5))), 6);
+        assert_eq!(ii.gc_stream(&copy(1, true)), 8, "known zombies still apart");
+        // The zombie stream's pages that are no zombie any more: group 0's last handle.
+        assert_eq!(ii.gc_stream(&copy(8, false)), 2);
+        assert_eq!(Isolation::InitialLastHandle.name(), "initial-last-handle");
     }
 }

@@ -97,7 +97,7 @@ impl FdpReport {
                 let host = s(first + h);
                 let own_gc = match l.isolation {
                     Isolation::Persistent => s(first + l.handles + h),
-                    Isolation::Initial => Default::default(),
+                    Isolation::Initial | Isolation::InitialLastHandle => Default::default(),
                 };
                 let relocated = host.relocated_pages + own_gc.relocated_pages;
                 handles.push(HandleReport {
