@@ -4,7 +4,7 @@
 
 use super::{Config, FdpConfig, FtlKind, GcFrontier, GcScope, Geometry};
 use crate::error::{Error, Result};
-use crate::placement::{FdpLayout, Isolation};
+use crate::placement::FdpLayout;
 
 impl FdpConfig {
     /// The resolved layout on `geo`, or `None` when FDP is off.
@@ -43,10 +43,7 @@ impl FdpConfig {
                 format!("{}: must be between 1 and 64", self.handles),
             ));
         }
-        let gc = match self.isolation {
-            Isolation::Initial | Isolation::InitialLastHandle => 1,
-            Isolation::Persistent => self.handles,
-        };
+        let gc = self.isolation.gc_streams(self.handles);
         Ok(Some(FdpLayout {
             handles: self.handles,
             reclaim_groups: rgs,

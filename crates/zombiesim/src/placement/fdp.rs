@@ -39,6 +39,16 @@ pub enum Isolation {
 }
 
 impl Isolation {
+    /// GC destinations per reclaim group with `handles` handles (the last-handle
+    /// variant keeps the GC stream in the layout; it takes no reclaim unit, as nothing
+    /// is written to it).
+    pub fn gc_streams(self, handles: u32) -> u32 {
+        match self {
+            Isolation::Initial | Isolation::InitialLastHandle => 1,
+            Isolation::Persistent => handles,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Isolation::Initial => "initial",
@@ -66,12 +76,7 @@ pub struct FdpLayout {
 impl FdpLayout {
     /// GC destinations per reclaim group.
     pub fn gc_streams(&self) -> u32 {
-        match self.isolation {
-            // (The last-handle variant keeps the GC stream in the layout; it takes no
-            // reclaim unit, as nothing is written to it.)
-            Isolation::Initial | Isolation::InitialLastHandle => 1,
-            Isolation::Persistent => self.handles,
-        }
+        self.isolation.gc_streams(self.handles)
     }
 
     /// Groups of planes (RU slots) per reclaim group.
@@ -155,19 +160,18 @@ impl Placement for FdpPlacement {
         }
         let l = &self.layout;
         let group = copy.from_stream / l.streams_per_rg;
-        if group >= l.reclaim_groups {
-            // The zombie stream's own pages that are no zombie any more: group 0's
-            // destination.
-            return match l.isolation {
-                Isolation::InitialLastHandle => l.handles - 1,
-                _ => l.handles,
-            };
-        }
+        // The zombie stream's own pages that are no zombie any more go where group 0's
+        // handle 0 sends its copies.
+        let (group, handle) = if group >= l.reclaim_groups {
+            (0, 0)
+        } else {
+            (group, self.handle_of(copy.from_stream % l.streams_per_rg))
+        };
         let first = group * l.streams_per_rg + l.handles;
         match l.isolation {
             Isolation::Initial => first,
             Isolation::InitialLastHandle => first - 1,
-            Isolation::Persistent => first + self.handle_of(copy.from_stream % l.streams_per_rg),
+            Isolation::Persistent => first + handle,
         }
     }
 
@@ -189,11 +193,7 @@ mod tests {
             rg_planes: 4,
             ru_planes: 4,
             isolation,
-            streams_per_rg: handles
-                + match isolation {
-                    Isolation::Initial | Isolation::InitialLastHandle => 1,
-                    Isolation::Persistent => handles,
-                },
+            streams_per_rg: handles + isolation.gc_streams(handles),
         }
     }
 

@@ -56,9 +56,7 @@ impl PageMappedFtl {
         }
         // The host's write is the newest copy (no longer a zombie); DAC promotes it.
         let mapped = self.l2p[l];
-        if matches!(cause, Cause::Host | Cause::Buffer) {
-            self.learn_written(l, mapped != NONE);
-        }
+        self.learn_written(l, mapped != NONE, cause);
         self.drop_zombie(l, mapped);
         let stream = self.host_stream(l, mapped != NONE, hint);
         let (now, timing_on) = (self.base.ops.now(), self.base.ops.timed());
@@ -151,9 +149,7 @@ impl PageMappedFtl {
         self.base.counters.host_trim_pages += 1;
         let old = self.l2p[l];
         // Trimmed, the page is no zombie any more (as without content).
-        if old != NONE {
-            self.learn_trimmed(l);
-        }
+        self.learn_trimmed(l, old);
         self.drop_zombie(l, old);
         if old != NONE {
             self.release(l, old);

@@ -16,6 +16,7 @@
 use super::PageMappedFtl;
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, NONE};
+use crate::stats::Cause;
 
 impl PageMappedFtl {
     /// Whether the device knows logical page `l` as a zombie.
@@ -92,10 +93,14 @@ impl PageMappedFtl {
         }
     }
 
-    /// The host wrote `l` (`had_copy`: over a mapped copy): the life table learns of
-    /// it, and a note is taken when one is due.
+    /// `l` is written for `cause` (over a mapped copy when `had_copy`): a host write
+    /// (directly or through the device buffer) teaches the life table, and a note is
+    /// taken when one is due.
     #[inline]
-    pub(super) fn learn_written(&mut self, l: usize, had_copy: bool) {
+    pub(super) fn learn_written(&mut self, l: usize, had_copy: bool, cause: Cause) {
+        if !matches!(cause, Cause::Host | Cause::Buffer) {
+            return;
+        }
         if let Some(p) = self.lifetimes.as_deref_mut() {
             p.pages_mut().written(l, self.base.clock, had_copy);
             if p.pages().note_due(self.base.clock) {
@@ -104,9 +109,12 @@ impl PageMappedFtl {
         }
     }
 
-    /// The host trimmed mapped `l`: its copy died.
+    /// The host trimmed `l`, mapped at `ppn`: a mapped copy died.
     #[inline]
-    pub(super) fn learn_trimmed(&mut self, l: usize) {
+    pub(super) fn learn_trimmed(&mut self, l: usize, ppn: u32) {
+        if ppn == NONE {
+            return;
+        }
         if let Some(p) = self.lifetimes.as_deref_mut() {
             p.pages_mut().trimmed(l, self.base.clock);
         }

@@ -235,9 +235,7 @@ impl PageMappedFtl {
             self.base.counters.host_write_pages += 1;
         }
         let old = self.l2p[l];
-        if matches!(write.cause, Cause::Host | Cause::Buffer) {
-            self.learn_written(l, old != NONE);
-        }
+        self.learn_written(l, old != NONE, write.cause);
         self.drop_zombie(l, old);
         self.replace(l, old, None, write, buffer)
     }
@@ -592,9 +590,7 @@ impl PageMappedFtl {
         let l = self.check_lpn(lpn)?;
         self.base.counters.host_trim_pages += 1;
         let ppn = self.l2p[l];
-        if ppn != NONE {
-            self.learn_trimmed(l);
-        }
+        self.learn_trimmed(l, ppn);
         self.drop_zombie(l, ppn);
         if ppn != NONE {
             self.invalidate(ppn);
