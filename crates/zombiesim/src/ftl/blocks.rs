@@ -246,6 +246,16 @@ impl BlockManager {
         self.fixed.map(|f| f.gc_stream(false))
     }
 
+    /// The stream every GC copy of a victim written for `from_stream` goes to, known
+    /// zombies' aside, when the placement fixes it per victim (`None`: page by page).
+    #[inline]
+    pub fn victim_gc_stream(&self, from_stream: u32) -> Option<u32> {
+        match self.fixed {
+            Some(fixed) => Some(fixed.gc),
+            None => self.placement.victim_gc_stream(from_stream),
+        }
+    }
+
     /// GC is about to reclaim a block of `stream` holding `valid` valid pages.
     pub fn count_reclaim(&mut self, stream: u32, valid: u32) {
         if let Some(c) = self.stream_counts.get_mut(stream as usize) {

@@ -220,6 +220,28 @@ impl ReclaimUnits {
         plane
     }
 
+    /// The planes stream `stream` writes to next, one turn of its reclaim group from
+    /// its cursor on: what `rg_planes` calls of [`Self::next_plane`] would give.
+    #[inline]
+    pub fn planes_ahead(&self, stream: u32) -> impl Iterator<Item = u32> {
+        let n = self.layout.rg_planes;
+        let (base, c) = (
+            self.base_plane[stream as usize],
+            self.cursor[stream as usize],
+        );
+        (0..n).map(move |i| base + (c + i) % n)
+    }
+
+    /// `n` GC copies programmed for `stream` plane after plane: its cursor moves on by
+    /// `n` and its counts take them, as `n` calls of [`Self::next_plane`] and
+    /// [`Self::programmed`] do.
+    #[inline]
+    pub fn copies_striped(&mut self, stream: u32, n: u32) {
+        let s = stream as usize;
+        self.cursor[s] = (self.cursor[s] + n % self.layout.rg_planes) % self.layout.rg_planes;
+        self.counts[s].gc_pages += u64::from(n);
+    }
+
     /// The RU slot of a plane.
     #[inline]
     pub fn slot_of_plane(&self, plane: u32) -> u32 {

@@ -123,6 +123,25 @@ impl FdpPlacement {
         }
     }
 
+    /// Where a GC copy from a block of `from_stream` goes, known zombies' aside.
+    fn copy_stream(&self, from_stream: u32) -> u32 {
+        let l = &self.layout;
+        let group = from_stream / l.streams_per_rg;
+        // The zombie stream's own pages that are no zombie any more go where group 0's
+        // handle 0 sends its copies.
+        let (group, handle) = if group >= l.reclaim_groups {
+            (0, 0)
+        } else {
+            (group, self.handle_of(from_stream % l.streams_per_rg))
+        };
+        let first = group * l.streams_per_rg + l.handles;
+        match l.isolation {
+            Isolation::Initial => first,
+            Isolation::InitialLastHandle => first - 1,
+            Isolation::Persistent => first + handle,
+        }
+    }
+
     /// The handle (within its group) a stream of the groups' own belongs to.
     fn handle_of(&self, local: u32) -> u32 {
         if local < self.layout.handles {
@@ -158,21 +177,11 @@ impl Placement for FdpPlacement {
                 return z;
             }
         }
-        let l = &self.layout;
-        let group = copy.from_stream / l.streams_per_rg;
-        // The zombie stream's own pages that are no zombie any more go where group 0's
-        // handle 0 sends its copies.
-        let (group, handle) = if group >= l.reclaim_groups {
-            (0, 0)
-        } else {
-            (group, self.handle_of(copy.from_stream % l.streams_per_rg))
-        };
-        let first = group * l.streams_per_rg + l.handles;
-        match l.isolation {
-            Isolation::Initial => first,
-            Isolation::InitialLastHandle => first - 1,
-            Isolation::Persistent => first + handle,
-        }
+        self.copy_stream(copy.from_stream)
+    }
+
+    fn victim_gc_stream(&self, from_stream: u32) -> Option<u32> {
+        Some(self.copy_stream(from_stream))
     }
 
     fn rejected_hints(&self) -> u64 {

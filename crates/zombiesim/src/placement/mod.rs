@@ -173,6 +173,13 @@ pub trait Placement: Send + dyn_clone::DynClone {
     fn fixed(&self) -> Option<FixedStreams> {
         None
     }
+    /// The stream every GC copy of a victim written for `from_stream` goes to, known
+    /// zombies' aside, when nothing else about the page decides it (FDP: the victim's
+    /// handle and the isolation). The FTL then copies such a victim's pages without
+    /// asking page by page; the answer must be what `gc_stream` would say.
+    fn victim_gc_stream(&self, _from_stream: u32) -> Option<u32> {
+        None
+    }
 }
 
 /// The streams of a policy that places by the kind of write alone ([`Placement::fixed`]).

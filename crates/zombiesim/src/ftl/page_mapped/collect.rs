@@ -184,6 +184,19 @@ impl PageMappedFtl {
             }
             _ => None,
         };
+        // With reclaim units, the copies a placement sends to one stream per victim
+        // stripe over its reclaim group's planes: stretches of them go the same way.
+        let striped = if gc
+            && fdp
+            && batch.is_none()
+            && internal.is_none()
+            && self.content.is_none()
+            && self.base.oracle.is_none()
+        {
+            self.blocks.victim_gc_stream(from_stream)
+        } else {
+            None
+        };
         // No known zombie on the block: no page needs its mark read.
         let no_zombies = self.base.flash.zombies[block as usize] == 0;
         for &ppn in pages.iter().take(AHEAD) {
@@ -192,17 +205,7 @@ impl PageMappedFtl {
         let mut i = 0;
         while i < pages.len() {
             if let Some(stream) = batch {
-                // The stretch of pages from `i` that need no look of their own.
-                let mut end = i;
-                while end < pages.len() {
-                    let lpn = self.base.flash.owner[pages[end] as usize];
-                    if (!no_zombies && self.is_zombie(lpn as usize))
-                        || (any_dirty && buffer.is_dirty(lpn as u64))
-                    {
-                        break;
-                    }
-                    end += 1;
-                }
+                let end = i + self.plain_stretch(&pages[i..], no_zombies, any_dirty, buffer);
                 if end > i {
                     let (copied, outcome) =
                         self.relocate_runs(u, plane, start, stream, &pages[i..end], buffer);
@@ -212,6 +215,15 @@ impl PageMappedFtl {
                         break;
                     }
                     i = end;
+                    continue;
+                }
+            } else if let Some(stream) = striped {
+                let k = self.plain_stretch(&pages[i..], no_zombies, any_dirty, buffer);
+                let copied = self.relocate_striped(u, plane, start, stream, &pages[i..], k, AHEAD);
+                if copied > 0 {
+                    by_state[0] += copied as u64;
+                    left_victim += copied as u32;
+                    i += copied;
                     continue;
                 }
             }
@@ -343,6 +355,98 @@ impl PageMappedFtl {
             self.base.counters.refresh_pages += moved;
         }
         result
+    }
+
+    /// How many of a victim's valid `pages`, from the first, need no look of their own:
+    /// not a known zombie (none is when `no_zombies`), not dirty in the write buffer.
+    #[inline]
+    fn plain_stretch(
+        &self,
+        pages: &[u32],
+        no_zombies: bool,
+        any_dirty: bool,
+        buffer: &dyn BufferView,
+    ) -> usize {
+        pages
+            .iter()
+            .position(|&ppn| {
+                let lpn = self.base.flash.owner[ppn as usize];
+                (!no_zombies && self.is_zombie(lpn as usize))
+                    || (any_dirty && buffer.is_dirty(lpn as u64))
+            })
+            .unwrap_or(pages.len())
+    }
+
+    /// GC's copy of the first `k` of a victim's valid `pages`, none of which needs a
+    /// look of its own, when every copy goes to `stream` and reclaim units stripe it
+    /// over its reclaim group's planes: copy `j` goes to the `j`-th plane from the
+    /// stream's cursor on, as [`PageMappedFtl::fdp_plane`] would send it, while no
+    /// destination block fills (filling a block, and opening an RU, are the
+    /// page-by-page loop's). Copies the longest such prefix and returns its length (0:
+    /// the loop takes the next page). Every count, time and order of flash events is
+    /// the loop's; the mapping entries are prefetched `ahead` copies ahead.
+    #[allow(clippy::too_many_arguments)]
+    fn relocate_striped(
+        &mut self,
+        u: usize,
+        plane: u32,
+        start: u64,
+        stream: u32,
+        pages: &[u32],
+        k: usize,
+        ahead: usize,
+    ) -> usize {
+        let ppb = self.base.flash.pages_per_block() as usize;
+        let rus = self.blocks.rus.as_deref().expect("fdp on");
+        let r = rus.layout.rg_planes as usize;
+        let mut stripe = std::mem::take(&mut self.stripe);
+        stripe.clear();
+        let mut m = k;
+        for (o, p) in rus.planes_ahead(stream).enumerate() {
+            let block = self.blocks.open_block(p, stream);
+            if block == NONE {
+                m = 0;
+                break;
+            }
+            // Offset `o` takes copies o, o + r, ...: `room - 1` of them fill nothing.
+            let room = ppb - self.base.flash.write_ptr[block as usize] as usize;
+            if room == 0 {
+                m = 0;
+                break;
+            }
+            m = m.min(o + r * (room - 1));
+            stripe.push(block);
+        }
+        if m > 0 {
+            let clock = self.base.clock;
+            self.base
+                .ops
+                .relocations(plane, start, CopyKind::default(), Cause::Gc, m as u64);
+            for (j, &ppn) in pages[..m].iter().enumerate() {
+                if let Some(&next) = pages.get(j + ahead) {
+                    crate::table::prefetch(
+                        &self.l2p,
+                        self.base.flash.owner[next as usize] as usize,
+                    );
+                }
+                let lpn = self.base.flash.owner[ppn as usize];
+                self.base.flash.invalidate(ppn, clock);
+                let (new, full) = self.base.flash.program(stripe[j % r], lpn, clock);
+                debug_assert!(!full);
+                self.l2p[lpn as usize] = new;
+            }
+            for (o, &block) in stripe.iter().enumerate().take(m) {
+                let n = ((m - 1 - o) / r + 1) as u64;
+                let to = self.blocks.unit_of_block(block);
+                self.blocks.units[to].valid += n;
+                self.blocks.units[to].programmed += n;
+            }
+            self.blocks.units[u].valid -= m as u64;
+            let rus = self.blocks.rus.as_deref_mut().expect("fdp on");
+            rus.copies_striped(stream, m as u32);
+        }
+        self.stripe = stripe;
+        m
     }
 
     /// GC's copy of a stretch of a victim's valid `pages` none of which needs a look

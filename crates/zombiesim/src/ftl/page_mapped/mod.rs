@@ -70,6 +70,8 @@ pub struct PageMappedFtl {
     rng: Pcg64Mcg,
     /// Reused buffer of a victim's valid pages.
     scratch: Vec<u32>,
+    /// Reused buffer of the open blocks a GC stream's copies stripe over (FDP).
+    stripe: Vec<u32>,
     /// Content-aware flash (dedup, dead-value pool), when `content` enables it.
     content: Option<Box<content_state::ContentState>>,
     /// What GC does with shadow pages (003).
@@ -170,6 +172,7 @@ impl PageMappedFtl {
             },
             rng: Pcg64Mcg::seed_from_u64(seed),
             scratch: Vec::with_capacity(geo.pages_per_block as usize),
+            stripe: Vec::new(),
             content: cfg.content.enabled().then(|| {
                 Box::new(content_state::ContentState::new(
                     cfg,
