@@ -44,7 +44,8 @@
 //!
 //! Memory: while it is built, 8 bytes per measured host page write (its LPN and its
 //! death distance) + 16 per trimmed page + 8 per logical page; while the run goes on,
-//! 4 bytes per write and at most one heap entry (16 bytes) per logical page. The run is
+//! 8 bytes per write (its death distance, and the head of the list of versions due then)
+//! and at most one listed version (8 bytes) per logical page. The run is
 //! refused before the list grows past the memory limit, naming `gc.policy`.
 //!
 //! It is a ceiling on what marking pages by their future death can buy z-greedy, not a
@@ -60,8 +61,6 @@ use crate::error::{Error, Result};
 use crate::host::{CommandAt, Notifier};
 use crate::report::OracleReport;
 use crate::workload::{Op, Workload};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// A death distance meaning "never dies in the measured phase" (or further away than
 /// any horizon can reach).
@@ -528,6 +527,84 @@ fn record_with(
     Ok(FutureList::from_events(events, logical))
 }
 
+/// The versions the oracle is still to mark, listed by the count of host page writes
+/// after which each comes due: a list per count (its latest entry first), in a pool of
+/// entries whose freed ones are taken again first (while still in the cache), so it
+/// holds at most one entry per logical page. A write costs a constant (its list's head,
+/// prefetched a few writes ahead, and one entry), not a heap's logarithm of every
+/// version in flight.
+struct DueLists {
+    /// `first[t]`: the latest entry due at `t` ([`NIL`]: none).
+    first: Vec<u32>,
+    /// Entries: the LPN, and the next entry of the same list or of the free ones
+    /// ([`NIL`]: the last).
+    entries: Vec<(u32, u32)>,
+    /// The first free entry.
+    free: u32,
+    /// The LPNs a write makes due (reused).
+    batch: Vec<u32>,
+}
+
+/// No entry.
+const NIL: u32 = u32::MAX;
+
+impl DueLists {
+    /// Lists for versions due after at most `writes` host page writes.
+    fn new(writes: u64) -> Self {
+        DueLists {
+            first: vec![NIL; writes as usize + 2],
+            entries: Vec::new(),
+            free: NIL,
+            batch: Vec::new(),
+        }
+    }
+
+    /// List `lpn` as due once `at` host page writes are applied.
+    #[inline]
+    fn push(&mut self, at: u64, lpn: u32) {
+        let t = at as usize;
+        if t >= self.first.len() {
+            self.first.resize(t + 1, NIL);
+        }
+        let entry = (lpn, self.first[t]);
+        self.first[t] = if self.free == NIL {
+            self.entries.push(entry);
+            (self.entries.len() - 1) as u32
+        } else {
+            let e = self.free;
+            self.free = self.entries[e as usize].1;
+            self.entries[e as usize] = entry;
+            e
+        };
+    }
+
+    /// Ask the cache for the head of list `at` (a hint).
+    #[inline]
+    fn prefetch(&self, at: u64) {
+        crate::table::prefetch(&self.first, at as usize);
+    }
+
+    /// Move the LPNs due at `at` into `out` (in no particular order).
+    #[inline]
+    fn take(&mut self, at: u64, out: &mut Vec<u32>) {
+        let Some(head) = self.first.get_mut(at as usize) else {
+            return;
+        };
+        let mut e = std::mem::replace(head, NIL);
+        while e != NIL {
+            let (lpn, next) = self.entries[e as usize];
+            out.push(lpn);
+            self.entries[e as usize].1 = self.free;
+            self.free = e;
+            e = next;
+        }
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        (self.first.capacity() * 4 + self.entries.capacity() * 8 + self.batch.capacity() * 4) as u64
+    }
+}
+
 /// The oracle at work in the measured phase: hears every host page write and, before
 /// each, marks the pages whose version dies within the horizon.
 pub struct FutureNotifier {
@@ -537,8 +614,8 @@ pub struct FutureNotifier {
     marking: bool,
     lifetimes: bool,
     horizon: u64,
-    /// `(d(k) − H, lpn)` of every written version not marked yet that dies.
-    due: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Every written version not marked yet that dies, by when it comes due.
+    due: DueLists,
     /// Host page writes applied so far in the measured phase.
     written: u64,
     fingerprint: u64,
@@ -551,12 +628,13 @@ pub struct FutureNotifier {
 
 impl FutureNotifier {
     pub fn new(future: FutureList, horizon: u64, marking: bool, lifetimes: bool) -> FutureNotifier {
+        let due = DueLists::new(if marking { future.writes() } else { 0 });
         FutureNotifier {
             future,
             marking,
             lifetimes,
             horizon: horizon.clamp(1, MAX_HORIZON),
-            due: BinaryHeap::new(),
+            due,
             written: 0,
             fingerprint: FOLD_START,
             hints: 0,
@@ -574,20 +652,44 @@ impl FutureNotifier {
         let k = self.written;
         self.written += 1;
         self.fingerprint = fold(self.fingerprint, lpn);
+        // A version comes due once `d(k) − H` writes are applied, and at the earliest
+        // after its own write: those due now are the ones listed under this count and
+        // this write's own when its time has come, marked in the order of (due, LPN).
+        const AHEAD: u64 = 16;
+        if let Some(&d) = self.future.distance.get((k + AHEAD) as usize) {
+            if d != NEVER && self.marking {
+                self.due
+                    .prefetch((k + AHEAD + d as u64).saturating_sub(self.horizon));
+            }
+        }
+        let mut now = None;
         if let Some(&d) = self.future.distance.get(k as usize) {
             if d != NEVER && self.marking {
                 let key = (k + d as u64).saturating_sub(self.horizon);
-                self.due.push(Reverse((key, lpn as u32)));
+                if key > self.written {
+                    self.due.push(key, lpn as u32);
+                } else {
+                    now = Some((key, lpn as u32));
+                }
             }
         }
-        while let Some(&Reverse((key, lpn))) = self.due.peek() {
-            if key > self.written {
-                break;
+        let mut batch = std::mem::take(&mut self.due.batch);
+        batch.clear();
+        self.due.take(self.written, &mut batch);
+        if let Some((key, lpn)) = now {
+            if key < self.written {
+                mark(u64::from(lpn))?;
+                self.hints += 1;
+            } else {
+                batch.push(lpn);
             }
-            self.due.pop();
-            mark(lpn as u64)?;
+        }
+        batch.sort_unstable();
+        for &lpn in &batch {
+            mark(u64::from(lpn))?;
             self.hints += 1;
         }
+        self.due.batch = batch;
         Ok(())
     }
 
@@ -669,7 +771,7 @@ impl FutureNotifier {
             future_writes: self.future.writes(),
             future_trims: self.future.trims,
             hints: self.hints,
-            memory_bytes: self.future.memory_bytes() + self.due.capacity() as u64 * 16,
+            memory_bytes: self.future.memory_bytes() + self.due.memory_bytes(),
             chosen: None,
             candidates: Vec::new(),
         })
@@ -765,6 +867,45 @@ mod tests {
         let (marks, r) = run(100);
         assert_eq!(marks, vec![(1, 5), (2, 7), (3, 5), (4, 9), (8, 1)]);
         assert_eq!(r.hints, 5);
+    }
+
+    proptest::proptest! {
+        /// The due lists mark what a heap of `(d(k) − H, LPN)` marks, in its order: after
+        /// each write, every version due by then, smallest `(due, LPN)` first.
+        #[test]
+        fn the_due_lists_mark_in_a_heaps_order(
+            writes in proptest::collection::vec(0u32..24, 1..300),
+            trims in proptest::collection::vec((0u64..300, 0u32..24), 0..20),
+            h in 1u64..40,
+        ) {
+            use std::cmp::Reverse;
+            let mut trims = trims;
+            trims.sort_unstable();
+            let f = future(&writes, &trims, 32);
+            let distance = f.distance.clone();
+            let mut n = FutureNotifier::new(f, h, true, false);
+            let mut heap = std::collections::BinaryHeap::new();
+            for (k, &lpn) in writes.iter().enumerate() {
+                let mut got = Vec::new();
+                n.after_write(u64::from(lpn), |l| {
+                    got.push(l);
+                    Ok(())
+                })
+                .unwrap();
+                if distance[k] != NEVER {
+                    heap.push(Reverse(((k as u64 + u64::from(distance[k])).saturating_sub(h), lpn)));
+                }
+                let mut want = Vec::new();
+                while let Some(&Reverse((key, l))) = heap.peek() {
+                    if key > k as u64 + 1 {
+                        break;
+                    }
+                    heap.pop();
+                    want.push(u64::from(l));
+                }
+                proptest::prop_assert_eq!(got, want, "after write {}", k);
+            }
+        }
     }
 
     #[test]
