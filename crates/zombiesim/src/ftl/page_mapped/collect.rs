@@ -10,6 +10,10 @@ use crate::placement::GcCopy;
 use crate::stats::Cause;
 use crate::timing::CopyKind;
 
+/// Copies ahead of the one being made whose mapping entries GC asks the cache for, page
+/// by page and in stripes.
+const COPY_AHEAD: usize = 32;
+
 impl PageMappedFtl {
     /// Ask unit `u`'s policy for a victim (removed from its candidates).
     pub(in crate::ftl) fn select_victim(&mut self, u: usize) -> Option<u32> {
@@ -140,7 +144,6 @@ impl PageMappedFtl {
         cause: Cause,
         buffer: &mut dyn BufferView,
     ) -> Result<()> {
-        const AHEAD: usize = 32;
         let gc = cause == Cause::Gc;
         // Copies stay on the block's plane (copy-back), so each GC stream (one per
         // region, plus the zombie block) needs at most one fresh block per victim.
@@ -199,7 +202,7 @@ impl PageMappedFtl {
         };
         // No known zombie on the block: no page needs its mark read.
         let no_zombies = self.base.flash.zombies[block as usize] == 0;
-        for &ppn in pages.iter().take(AHEAD) {
+        for &ppn in pages.iter().take(COPY_AHEAD) {
             crate::table::prefetch(&self.l2p, self.base.flash.owner[ppn as usize] as usize);
         }
         let mut i = 0;
@@ -219,7 +222,7 @@ impl PageMappedFtl {
                 }
             } else if let Some(stream) = striped {
                 let k = self.plain_stretch(&pages[i..], no_zombies, any_dirty, buffer);
-                let copied = self.relocate_striped(u, plane, start, stream, &pages[i..], k, AHEAD);
+                let copied = self.relocate_striped(u, plane, start, stream, &pages[i..], k);
                 if copied > 0 {
                     by_state[0] += copied as u64;
                     left_victim += copied as u32;
@@ -227,7 +230,7 @@ impl PageMappedFtl {
                     continue;
                 }
             }
-            if let Some(&ahead) = pages.get(i + AHEAD) {
+            if let Some(&ahead) = pages.get(i + COPY_AHEAD) {
                 crate::table::prefetch(&self.l2p, self.base.flash.owner[ahead as usize] as usize);
             }
             let ppn = pages[i];
@@ -384,8 +387,7 @@ impl PageMappedFtl {
     /// destination block fills (filling a block, and opening an RU, are the
     /// page-by-page loop's). Copies the longest such prefix and returns its length (0:
     /// the loop takes the next page). Every count, time and order of flash events is
-    /// the loop's; the mapping entries are prefetched `ahead` copies ahead.
-    #[allow(clippy::too_many_arguments)]
+    /// the loop's; the mapping entries are prefetched [`COPY_AHEAD`] copies ahead.
     fn relocate_striped(
         &mut self,
         u: usize,
@@ -394,7 +396,6 @@ impl PageMappedFtl {
         stream: u32,
         pages: &[u32],
         k: usize,
-        ahead: usize,
     ) -> usize {
         let ppb = self.base.flash.pages_per_block() as usize;
         let rus = self.blocks.rus.as_deref().expect("fdp on");
@@ -423,7 +424,7 @@ impl PageMappedFtl {
                 .ops
                 .relocations(plane, start, CopyKind::default(), Cause::Gc, m as u64);
             for (j, &ppn) in pages[..m].iter().enumerate() {
-                if let Some(&next) = pages.get(j + ahead) {
+                if let Some(&next) = pages.get(j + COPY_AHEAD) {
                     crate::table::prefetch(
                         &self.l2p,
                         self.base.flash.owner[next as usize] as usize,
