@@ -239,13 +239,6 @@ impl BlockManager {
         }
     }
 
-    /// The stream every GC copy of a page that is not a known zombie goes to, when the
-    /// placement fixes it (`None`: the placement policy decides page by page).
-    #[inline]
-    pub fn fixed_gc_stream(&self) -> Option<u32> {
-        self.fixed.map(|f| f.gc_stream(false))
-    }
-
     /// The stream every GC copy of a victim written for `from_stream` goes to, known
     /// zombies' aside, when the placement fixes it per victim (`None`: page by page).
     #[inline]

@@ -172,34 +172,18 @@ impl PageMappedFtl {
         // Pages that left the block (copied or skipped): the victim RU's sums, once.
         let mut left_victim = 0u32;
         // Copies that all go to one stream with nothing else to book (no content layer,
-        // oracle, reclaim units or internal pages) can move in runs: the pages that
-        // need no look of their own (not a known zombie, not dirty in the buffer) go
-        // in stretches, the others one by one below, in the victim's page order.
-        let batch = match self.blocks.fixed_gc_stream() {
-            Some(stream)
-                if gc
-                    && !fdp
-                    && internal.is_none()
-                    && self.content.is_none()
-                    && self.base.oracle.is_none() =>
-            {
-                Some(stream)
-            }
-            _ => None,
-        };
-        // With reclaim units, the copies a placement sends to one stream per victim
-        // stripe over its reclaim group's planes: stretches of them go the same way.
-        let striped = if gc
-            && fdp
-            && batch.is_none()
-            && internal.is_none()
-            && self.content.is_none()
-            && self.base.oracle.is_none()
-        {
-            self.blocks.victim_gc_stream(from_stream)
-        } else {
-            None
-        };
+        // oracle or internal pages) can move together: the pages that need no look of
+        // their own (not a known zombie, not dirty in the buffer) go in stretches, the
+        // others one by one below, in the victim's page order. A stretch moves in runs
+        // of one destination block, or with reclaim units in stripes over the planes of
+        // the stream's reclaim group.
+        let plain =
+            if gc && internal.is_none() && self.content.is_none() && self.base.oracle.is_none() {
+                self.blocks.victim_gc_stream(from_stream)
+            } else {
+                None
+            };
+        let (batch, striped) = if fdp { (None, plain) } else { (plain, None) };
         // No known zombie on the block: no page needs its mark read.
         let no_zombies = self.base.flash.zombies[block as usize] == 0;
         for &ppn in pages.iter().take(COPY_AHEAD) {
