@@ -15,7 +15,7 @@ pub(super) struct DueLists {
     /// The first free entry.
     free: u32,
     /// The LPNs a write makes due (reused).
-    pub(super) batch: Vec<u32>,
+    batch: Vec<u32>,
 }
 
 /// No entry.
@@ -57,20 +57,35 @@ impl DueLists {
         crate::table::prefetch(&self.first, at as usize);
     }
 
-    /// Move the LPNs due at `at` into `out` (in no particular order).
+    /// The LPNs due once `at` host page writes are applied, taken off their list, in
+    /// the order of (due count, LPN): those listed under `at`, and `own` (a version
+    /// listed nowhere, due at `at` or earlier) among them, or first when overdue.
     #[inline]
-    pub(super) fn take(&mut self, at: u64, out: &mut Vec<u32>) {
-        let Some(head) = self.first.get_mut(at as usize) else {
-            return;
-        };
-        let mut e = std::mem::replace(head, NIL);
-        while e != NIL {
-            let (lpn, next) = self.entries[e as usize];
-            out.push(lpn);
-            self.entries[e as usize].1 = self.free;
-            self.free = e;
-            e = next;
+    pub(super) fn due_now(&mut self, at: u64, own: Option<(u64, u32)>) -> &[u32] {
+        self.batch.clear();
+        if let Some(head) = self.first.get_mut(at as usize) {
+            let mut e = std::mem::replace(head, NIL);
+            while e != NIL {
+                let (lpn, next) = self.entries[e as usize];
+                self.batch.push(lpn);
+                self.entries[e as usize].1 = self.free;
+                self.free = e;
+                e = next;
+            }
         }
+        let overdue = match own {
+            Some((t, lpn)) if t < at => Some(lpn),
+            Some((_, lpn)) => {
+                self.batch.push(lpn);
+                None
+            }
+            None => None,
+        };
+        self.batch.sort_unstable();
+        if let Some(lpn) = overdue {
+            self.batch.insert(0, lpn);
+        }
+        &self.batch
     }
 
     pub(super) fn memory_bytes(&self) -> u64 {

@@ -11,7 +11,8 @@
 //!             have been applied once the version is dead: j + 1 when write j of the
 //!             same LPN overwrites it, w when a trim after w writes drops it (never: ∞)
 //!  measured phase, after host page write k (t = k + 1 writes applied):
-//!          push (d(k) − H, lpn) on a min-heap; pop every entry ≤ t
+//!          list lpn under the count d(k) − H (due at once when that is ≤ t);
+//!          mark every version due at t, in the order of (d − H, lpn)
 //!          ─► an ideal-channel Notifier: Device::hint_zombie(lpn, true)
 //! ```
 //!
@@ -76,7 +77,8 @@ pub use crate::config::MAX_HORIZON;
 const BUILD_BYTES_PER_WRITE: u64 = 8;
 /// Bytes per trimmed page, while it is built (its time and LPN).
 const BUILD_BYTES_PER_TRIM: u64 = 16;
-/// Bytes per logical page: the next-event table while it is built, the heap after.
+/// Bytes per logical page: the next-event table while it is built, the due lists'
+/// entries after.
 const BYTES_PER_LOGICAL: u64 = 16;
 
 /// The oracle's envelope (`gc.oracle_score = "best"`): the schedules it is the best of,
@@ -590,43 +592,23 @@ impl FutureNotifier {
         self.written += 1;
         self.fingerprint = fold(self.fingerprint, lpn);
         // A version comes due once `d(k) − H` writes are applied, and at the earliest
-        // after its own write: those due now are the ones listed under this count and
-        // this write's own when its time has come, marked in the order of (due, LPN).
+        // after its own write.
         const AHEAD: u64 = 16;
-        if let Some(&d) = self.future.distance.get((k + AHEAD) as usize) {
-            if d != NEVER && self.marking {
-                self.due
-                    .prefetch((k + AHEAD + d as u64).saturating_sub(self.horizon));
-            }
+        if let Some(t) = self.due_at(k + AHEAD) {
+            self.due.prefetch(t);
         }
-        let mut now = None;
-        if let Some(&d) = self.future.distance.get(k as usize) {
-            if d != NEVER && self.marking {
-                let key = (k + d as u64).saturating_sub(self.horizon);
-                if key > self.written {
-                    self.due.push(key, lpn as u32);
-                } else {
-                    now = Some((key, lpn as u32));
-                }
+        let now = self.written;
+        let own = match self.due_at(k) {
+            Some(t) if t > now => {
+                self.due.push(t, lpn as u32);
+                None
             }
-        }
-        let mut batch = std::mem::take(&mut self.due.batch);
-        batch.clear();
-        self.due.take(self.written, &mut batch);
-        if let Some((key, lpn)) = now {
-            if key < self.written {
-                mark(u64::from(lpn))?;
-                self.hints += 1;
-            } else {
-                batch.push(lpn);
-            }
-        }
-        batch.sort_unstable();
-        for &lpn in &batch {
-            mark(u64::from(lpn))?;
+            due => due.map(|t| (t, lpn as u32)),
+        };
+        for &z in self.due.due_now(now, own) {
+            mark(u64::from(z))?;
             self.hints += 1;
         }
-        self.due.batch = batch;
         Ok(())
     }
 
@@ -668,6 +650,14 @@ impl FutureNotifier {
             self.marks = marks;
         }
         Ok(done)
+    }
+
+    /// When write `k`'s version comes due for a mark: once `d(k) − H` host page writes
+    /// are applied (`None`: it never dies, or this oracle marks nothing).
+    #[inline]
+    fn due_at(&self, k: u64) -> Option<u64> {
+        let d = *self.future.distance.get(k as usize)?;
+        (self.marking && d != NEVER).then(|| (k + u64::from(d)).saturating_sub(self.horizon))
     }
 
     /// Host page writes after write `k` until its version dies (`None`: never).
