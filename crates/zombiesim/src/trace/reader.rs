@@ -329,7 +329,7 @@ impl TraceReader {
         let first = *self.first_time.get_or_insert(raw.time_ns);
         let mut t = raw.time_ns as i128 - first as i128;
         if self.opts.time_scale != 1.0 {
-            t = (t as f64 * self.opts.time_scale).round() as i128;
+            t = scale_time(t, self.opts.time_scale);
         }
         t += i128::from(self.opts.time_offset_ns);
         self.records += 1;
@@ -345,33 +345,40 @@ impl TraceReader {
 
     fn next_text(&mut self) -> Option<Result<TraceRecord>> {
         loop {
-            self.buf.clear();
-            match self.input.read_until(b'\n', &mut self.buf) {
-                Ok(0) => {
-                    if let Some(raw) = self.parser.finish() {
-                        if let Some(rec) = self.accept(raw) {
-                            return Some(rec);
-                        }
-                    }
-                    self.done = true;
-                    return None;
-                }
-                Ok(_) => {}
+            // A line wholly inside the input's buffer is parsed where it lies; one that
+            // runs past the buffer's end (or the file's last, without a newline) is
+            // gathered into `self.buf` first.
+            let whole = match self.input.fill_buf() {
+                Ok(bytes) => memchr::memchr(b'\n', bytes).map(|end| {
+                    self.line += 1;
+                    (parse_text_line(&mut self.parser, &bytes[..end]), end + 1)
+                }),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Some(Err(self.io_error(e))),
-            }
-            self.line += 1;
-            let parsed = match std::str::from_utf8(&self.buf) {
-                Ok(text) => {
-                    let text = text.trim_ascii();
-                    if text.is_empty() || text.starts_with('#') {
-                        continue;
-                    }
-                    self.parser.parse_line(text)
+            };
+            let parsed = match whole {
+                Some((parsed, used)) => {
+                    self.input.consume(used);
+                    parsed
                 }
-                Err(e) => Err(LineError::Malformed(format!(
-                    "expected UTF-8 text, found an invalid byte at column {}",
-                    e.valid_up_to() + 1
-                ))),
+                None => {
+                    self.buf.clear();
+                    match self.input.read_until(b'\n', &mut self.buf) {
+                        Ok(0) => {
+                            if let Some(raw) = self.parser.finish() {
+                                if let Some(rec) = self.accept(raw) {
+                                    return Some(rec);
+                                }
+                            }
+                            self.done = true;
+                            return None;
+                        }
+                        Ok(_) => {}
+                        Err(e) => return Some(Err(self.io_error(e))),
+                    }
+                    self.line += 1;
+                    parse_text_line(&mut self.parser, &self.buf)
+                }
             };
             match parsed {
                 Ok(Some(raw)) => {
@@ -580,6 +587,46 @@ pub fn open_input(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     })
 }
 
+/// `t` × `scale`, rounded, as `(t as f64 * scale).round() as i128` gives it, but
+/// through 64-bit conversions where `t` and the result fit (the same values: each
+/// conversion to `f64` rounds the same integer to nearest).
+#[inline]
+fn scale_time(t: i128, scale: f64) -> i128 {
+    const FITS: f64 = (1u64 << 62) as f64;
+    let tf = if let Ok(t) = i64::try_from(t) {
+        t as f64
+    } else if let Ok(t) = u64::try_from(t) {
+        t as f64
+    } else {
+        t as f64
+    };
+    let v = (tf * scale).round();
+    if v.abs() < FITS {
+        i128::from(v as i64)
+    } else {
+        v as i128
+    }
+}
+
+/// One line of a text format (its newline, if any, included or not): blank lines and
+/// comments give `Ok(None)`.
+#[inline]
+fn parse_text_line(parser: &mut Parser, line: &[u8]) -> LineResult {
+    match std::str::from_utf8(line) {
+        Ok(text) => {
+            let text = text.trim_ascii();
+            if text.is_empty() || text.starts_with('#') {
+                return Ok(None);
+            }
+            parser.parse_line(text)
+        }
+        Err(e) => Err(LineError::Malformed(format!(
+            "expected UTF-8 text, found an invalid byte at column {}",
+            e.valid_up_to() + 1
+        ))),
+    }
+}
+
 /// Reads until `buf` is full or the stream ends; returns the bytes read.
 fn read_full(input: &mut dyn BufRead, buf: &mut [u8]) -> io::Result<usize> {
     let mut filled = 0;
@@ -643,6 +690,56 @@ mod tests {
     fn read(format: TraceFormat, text: &str, opts: &ReadOptions) -> TraceReader {
         let input = Box::new(io::Cursor::new(text.as_bytes().to_vec()));
         TraceReader::from_reader("mem", input, format, opts).unwrap()
+    }
+
+    /// Lines are the same whether they lie inside the input's buffer or run past its
+    /// end: every buffer size gives the same records, errors and line numbers.
+    #[test]
+    fn lines_across_the_buffers_end_read_as_lines_inside_it() {
+        let text =
+            "# c\r\n0,10,512,w,5.0\r\n\n1,10,512,r,6.5\n0,x,512,w,4.0\n2,20,4096,w,7\n3,30,512,r,8";
+        let opts = ReadOptions {
+            on_error: OnError::Skip,
+            ..ReadOptions::default()
+        };
+        let collect = |capacity: usize| {
+            let input =
+                BufReader::with_capacity(capacity, io::Cursor::new(text.as_bytes().to_vec()));
+            let mut r =
+                TraceReader::from_reader("mem", Box::new(input), TraceFormat::Spc, &opts).unwrap();
+            let recs: Vec<String> = (&mut r).map(|x| x.unwrap().to_string()).collect();
+            let skipped: Vec<(u64, String)> = r
+                .skipped_examples()
+                .iter()
+                .map(|e| (e.line, e.reason.clone()))
+                .collect();
+            (recs, skipped, r.line)
+        };
+        let whole = collect(1 << 16);
+        assert_eq!(whole.0.len(), 4);
+        assert_eq!(whole.1.len(), 1);
+        assert_eq!(whole.1[0].0, 5);
+        assert_eq!(whole.2, 7);
+        for capacity in 1..text.len() + 2 {
+            assert_eq!(collect(capacity), whole, "buffer of {capacity} bytes");
+        }
+    }
+
+    /// Scaling through 64 bits rounds as scaling through 128 bits does.
+    #[test]
+    fn scaled_times_round_as_in_128_bits() {
+        use proptest::prelude::*;
+        let general = |t: i128, s: f64| (t as f64 * s).round() as i128;
+        let times = prop_oneof![
+            -1_000_000_000i128..1_000_000_000,
+            any::<i64>().prop_map(i128::from),
+            any::<u64>().prop_map(i128::from),
+            any::<i128>(),
+        ];
+        let scales = prop_oneof![Just(1e-6), Just(1e3), Just(0.5), Just(2.0), 1e-9f64..1e9];
+        proptest!(|(t in times, s in scales)| {
+            prop_assert_eq!(scale_time(t, s), general(t, s));
+        });
     }
 
     #[test]

@@ -94,7 +94,48 @@ pub(crate) fn parse_time(field: &str, pow10: u32, what: &str) -> Result<u128, Li
 }
 
 /// `text` × 10^`pow10`, truncated to an integer; `None` if it is not a non-negative number.
+///
+/// One pass over the bytes for the common shape (up to 19 integer digits, a point,
+/// digits), in 64-bit arithmetic; anything else goes to [`parse_decimal_general`].
+#[inline]
 pub(crate) fn parse_decimal(text: &str, pow10: u32) -> Option<u128> {
+    let bytes = text.as_bytes();
+    let mut int: u64 = 0;
+    let mut i = 0;
+    while i < bytes.len() && bytes[i].is_ascii_digit() {
+        if i == 19 {
+            return parse_decimal_general(text, pow10);
+        }
+        int = int * 10 + u64::from(bytes[i] - b'0');
+        i += 1;
+    }
+    let int_digits = i;
+    let mut frac: u64 = 0;
+    let mut taken = 0;
+    if i < bytes.len() {
+        if bytes[i] != b'.' || pow10 > 18 {
+            return parse_decimal_general(text, pow10);
+        }
+        i += 1;
+        for &b in &bytes[i..] {
+            if !b.is_ascii_digit() {
+                return parse_decimal_general(text, pow10);
+            }
+            if taken < pow10 {
+                frac = frac * 10 + u64::from(b - b'0');
+                taken += 1;
+            }
+        }
+    }
+    if int_digits == 0 && bytes.len() <= 1 {
+        return None;
+    }
+    let unit = 10u128.pow(pow10);
+    Some(u128::from(int) * unit + u128::from(frac * 10u64.pow(pow10 - taken)))
+}
+
+/// [`parse_decimal`] for any text: digits beyond 64 bits, exponent notation.
+fn parse_decimal_general(text: &str, pow10: u32) -> Option<u128> {
     let (int, frac) = match text.find('.') {
         Some(i) => (&text[..i], &text[i + 1..]),
         None => (text, ""),
@@ -177,6 +218,38 @@ mod tests {
         assert_eq!(parse_decimal(".", 9), None);
         assert_eq!(parse_decimal("1.2.3", 9), None);
         assert_eq!(parse_decimal("abc", 9), None);
+        assert_eq!(parse_decimal("5.", 6), Some(5_000_000));
+        assert_eq!(parse_decimal("1.", 9), parse_decimal_general("1.", 9));
+        assert_eq!(parse_decimal("1e", 9), None);
+        assert_eq!(parse_decimal("12.5x", 6), None);
+        // More integer digits than 64 bits hold, and the largest times in a trace of
+        // integer nanoseconds read as milliseconds.
+        assert_eq!(
+            parse_decimal("123456789012345678901.5", 6),
+            Some(123_456_789_012_345_678_901_500_000)
+        );
+        assert_eq!(
+            parse_decimal("18446744073709551615", 6),
+            Some(18_446_744_073_709_551_615_000_000)
+        );
+        assert_eq!(
+            parse_decimal("9999999999999999999.999999999", 9),
+            Some(9_999_999_999_999_999_999_999_999_999)
+        );
+    }
+
+    /// The one-pass path gives what the general parse gives, for any text.
+    #[test]
+    fn the_fast_path_agrees_with_the_general_parse() {
+        use proptest::prelude::*;
+        let texts = prop_oneof![
+            "[0-9]{0,22}(\\.[0-9]{0,12})?",
+            "[0-9.eE+-]{0,8}",
+            "[0-9]{1,3}\\.[0-9]{1,3}[a-z ]",
+        ];
+        proptest!(|(text in texts, pow10 in 0u32..=9)| {
+            prop_assert_eq!(parse_decimal(&text, pow10), parse_decimal_general(&text, pow10));
+        });
     }
 
     #[test]
