@@ -158,6 +158,17 @@ impl TraceRecord {
         let last = self.offset.saturating_add(self.size - 1) / page_size;
         (first, last - first + 1)
     }
+
+    /// [`TraceRecord::pages`] for pages of `1 << shift` bytes, without dividing.
+    #[inline]
+    pub fn pages_shifted(&self, shift: u32) -> (u64, u64) {
+        let first = self.offset >> shift;
+        if self.size == 0 {
+            return (first, 0);
+        }
+        let last = self.offset.saturating_add(self.size - 1) >> shift;
+        (first, last - first + 1)
+    }
 }
 
 impl fmt::Display for TraceRecord {
@@ -205,5 +216,9 @@ mod tests {
         assert_eq!(r(8192, 16384).pages(4096), (2, 4));
         assert_eq!(r(8192, 0).pages(4096), (2, 0));
         assert_eq!(r(u64::MAX - 1, 10).pages(1 << 20).1, 1);
+        use proptest::prelude::*;
+        proptest!(|(offset in any::<u64>(), size in prop_oneof![0u64..1 << 20, any::<u64>()], shift in 0u32..40)| {
+            prop_assert_eq!(r(offset, size).pages_shifted(shift), r(offset, size).pages(1 << shift));
+        });
     }
 }

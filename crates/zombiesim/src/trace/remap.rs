@@ -110,6 +110,8 @@ fn is_zero(n: &u64) -> bool {
 pub struct Remapper {
     mode: RemapMode,
     page_size: u64,
+    /// `page_size`'s power of two, when it is one (pages then found by shifting).
+    page_shift: Option<u32>,
     logical_pages: u64,
     table: HashMap<u64, u64>,
     runs: Vec<PageRun>,
@@ -132,6 +134,9 @@ impl Remapper {
         Ok(Remapper {
             mode,
             page_size,
+            page_shift: page_size
+                .is_power_of_two()
+                .then(|| page_size.trailing_zeros()),
             logical_pages,
             table: HashMap::new(),
             runs: Vec::with_capacity(4),
@@ -167,7 +172,10 @@ impl Remapper {
     pub fn map(&mut self, record_no: u64, rec: &TraceRecord) -> Result<&[PageRun]> {
         self.runs.clear();
         self.stats.requests += 1;
-        let (first, count) = rec.pages(self.page_size);
+        let (first, count) = match self.page_shift {
+            Some(shift) => rec.pages_shifted(shift),
+            None => rec.pages(self.page_size),
+        };
         if count == 0 {
             return Ok(&self.runs);
         }
