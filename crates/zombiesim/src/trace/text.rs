@@ -62,9 +62,31 @@ impl<'a> Iterator for SplitByte<'a> {
     }
 }
 
+/// Up to 19 decimal digits and nothing else (any such number fits in 64 bits), in
+/// one pass; `None` for anything else, which `str::parse` then judges.
+#[inline]
+fn plain_digits(field: &str) -> Option<u64> {
+    let bytes = field.as_bytes();
+    if bytes.is_empty() || bytes.len() > 19 {
+        return None;
+    }
+    let mut value = 0u64;
+    for &b in bytes {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        value = value * 10 + u64::from(digit);
+    }
+    Some(value)
+}
+
 /// An unsigned integer field; `what` names it in the error (`Offset (bytes)`).
 #[inline]
 pub(crate) fn parse_u64(field: &str, what: &str) -> Result<u64, LineError> {
+    if let Some(v) = plain_digits(field) {
+        return Ok(v);
+    }
     field.parse().map_err(|_| {
         LineError::Malformed(format!(
             "expected {what} to be an unsigned integer, found `{field}`"
@@ -75,6 +97,9 @@ pub(crate) fn parse_u64(field: &str, what: &str) -> Result<u64, LineError> {
 /// An unsigned 32-bit integer field.
 #[inline]
 pub(crate) fn parse_u32(field: &str, what: &str) -> Result<u32, LineError> {
+    if let Some(v) = plain_digits(field).and_then(|v| u32::try_from(v).ok()) {
+        return Ok(v);
+    }
     field.parse().map_err(|_| {
         LineError::Malformed(format!(
             "expected {what} to be an unsigned integer below 2^32, found `{field}`"
@@ -249,6 +274,21 @@ mod tests {
         ];
         proptest!(|(text in texts, pow10 in 0u32..=9)| {
             prop_assert_eq!(parse_decimal(&text, pow10), parse_decimal_general(&text, pow10));
+        });
+    }
+
+    /// Integers read as `str::parse` reads them, on the one-pass path or off it.
+    #[test]
+    fn integers_parse_as_the_standard_library_parses_them() {
+        use proptest::prelude::*;
+        let texts = prop_oneof![
+            "[0-9]{0,21}",
+            "[+0-9 a-]{0,6}",
+            any::<u64>().prop_map(|v| v.to_string()),
+        ];
+        proptest!(|(text in texts)| {
+            prop_assert_eq!(parse_u64(&text, "x").ok(), text.parse::<u64>().ok());
+            prop_assert_eq!(parse_u32(&text, "x").ok(), text.parse::<u32>().ok());
         });
     }
 
