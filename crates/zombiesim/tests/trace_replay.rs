@@ -167,3 +167,50 @@ fn background_gc_works_in_idle_gaps_and_relieves_foreground_gc() {
     );
     assert_eq!(bg.host, plain.host);
 }
+
+/// Times the simulated clock cannot hold are refused, naming what to change: a record
+/// centuries after the first (nanoseconds read as milliseconds) names its file and
+/// line, and an `interface.speed` that would issue a request that late names the key.
+/// Both used to be clamped, and the timed run then overflowed its channel timelines.
+#[test]
+fn times_beyond_the_clock_are_refused_not_clamped() {
+    let path = std::env::temp_dir().join(format!("zs-late-{}.disksim", std::process::id()));
+    std::fs::write(
+        &path,
+        "0 0 0 8 0\n5000000 0 8 8 0\n25000000000000 0 16 8 1\n",
+    )
+    .unwrap();
+    let disksim = |time_scale: f64| TraceSpec {
+        path: path.clone(),
+        format: TraceFormat::Disksim,
+        options: ReadOptions {
+            time_scale,
+            ..ReadOptions::default()
+        },
+        remap: RemapMode::Modulo,
+        limit: None,
+    };
+    let cfg = device(true);
+    let run = |cfg: &Config, spec: &TraceSpec| simulate_trace(cfg, spec, &opts(), &mut |_| true);
+    match run(&cfg, &disksim(1.0)) {
+        Err(Error::Input { line, reason, .. }) => {
+            assert_eq!(line, 3);
+            assert!(reason.contains("--time-scale"), "{reason}");
+        }
+        other => panic!("expected an input error, got {:?}", other.map(|r| r.waf)),
+    }
+    // As nanoseconds the trace spans 25,000 s: fine at full speed.
+    assert!(run(&cfg, &disksim(1e-6)).is_ok());
+    // Slowed down a billion times, its last request would issue 800 years on.
+    let mut slow = cfg.clone();
+    slow.set_many(&[("interface.speed".into(), "1e-9".into())])
+        .unwrap();
+    match run(&slow, &disksim(1e-6)) {
+        Err(Error::Config { key, reason, .. }) => {
+            assert_eq!(key, "interface.speed");
+            assert!(reason.contains("2^62 ns"), "{reason}");
+        }
+        other => panic!("expected a config error, got {:?}", other.map(|r| r.waf)),
+    }
+    std::fs::remove_file(&path).ok();
+}

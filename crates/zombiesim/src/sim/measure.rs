@@ -32,6 +32,7 @@ use crate::ftl::FtlExt;
 use crate::host::{HostWriteBuffer, RecordedHost};
 use crate::interface::HostInterface;
 use crate::report::PowerLossReport;
+use crate::trace::MAX_TIME_NS;
 use crate::workload::{Op, Request, Workload};
 use std::collections::VecDeque;
 
@@ -214,6 +215,8 @@ pub(super) fn measure_device(
         let oracle = cfg.gc.policy == crate::config::PolicySpec::Oracle;
         RecordedHost::new(cfg, device.logical_pages(), !oracle)
     });
+    // Arrivals past this are issued beyond the clock's range once slowed down.
+    let latest_arrival = (MAX_TIME_NS as f64 * cfg.interface.speed).min(u64::MAX as f64) as u64;
     // Requests are drawn a few ahead so the FTL can prefetch their mapping entries.
     let mut pending: VecDeque<Request> = VecDeque::with_capacity(LOOKAHEAD);
     // The request being timed (a trace request may span several runs), its arrival,
@@ -232,6 +235,9 @@ pub(super) fn measure_device(
         let Some(req) = pending.pop_front() else {
             break;
         };
+        if req.arrival_ns.is_some_and(|a| a > latest_arrival) {
+            return Err(too_late(cfg, req.arrival_ns.unwrap_or(0)));
+        }
         if req.op.is_host_event() {
             let Some(r) = recorded.as_mut() else {
                 return Err(Error::integrity(
@@ -325,4 +331,19 @@ fn complete(iface: &mut HostInterface, timed: bool, (req, arrival, done): (&Requ
     if timed {
         iface.complete(req, arrival, done);
     }
+}
+
+/// The error for a request arriving at `arrival` ns that `interface.speed` would issue
+/// beyond the simulated clock's range.
+fn too_late(cfg: &Config, arrival: u64) -> Error {
+    Error::config(
+        "interface.speed",
+        format!(
+            "{} puts a request arriving at {arrival} ns at {:.3e} ns, beyond 2^62 ns (about \
+             146 years) that the simulated clock holds: raise interface.speed, or rescale \
+             the trace's times (time_scale)",
+            cfg.interface.speed,
+            arrival as f64 / cfg.interface.speed
+        ),
+    )
 }

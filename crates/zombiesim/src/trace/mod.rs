@@ -69,7 +69,7 @@ pub use native::NativeHeader;
 pub use options::{OnError, ReadOptions, SkippedLine, MAX_SKIPPED_EXAMPLES};
 pub use placement::{PlacementCounter, PlacementStats};
 pub use read_ahead::ReadAhead;
-pub use reader::{open_input, TraceReader};
+pub use reader::{open_input, TraceReader, MAX_TIME_NS};
 pub use record::{HostBuffer, TraceOp, TraceRecord};
 pub use remap::{PageRun, RemapMode, RemapStats, Remapper};
 pub use stats::{InterArrival, OpStats, SizeBucket, TraceStats, WriteSkew};

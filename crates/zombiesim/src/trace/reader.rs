@@ -23,7 +23,9 @@
 //! - Times: each record's time in nanoseconds, minus the first kept record's (so the
 //!   first record is at 0), multiplied by [`ReadOptions::time_scale`], plus
 //!   [`ReadOptions::time_offset_ns`]; a result below 0 (an out-of-order record with a
-//!   negative offset, or before the first record) is clamped to 0.
+//!   negative offset, or before the first record) is clamped to 0; one beyond
+//!   [`MAX_TIME_NS`] (about 146 years) is a malformed line (nanoseconds read as
+//!   milliseconds, say: `time_scale` puts that right).
 //! - [`ReadOptions::device`] keeps one device; the others are dropped before the time
 //!   base is taken, so a filtered trace also starts at 0.
 
@@ -41,6 +43,10 @@ use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 const BUFFER_BYTES: usize = 256 * 1024;
+
+/// The latest time a record may have, in ns from the first (about 146 years): the
+/// simulation adds its latencies to it without overflowing 64 bits.
+pub const MAX_TIME_NS: u64 = 1 << 62;
 
 /// Per-format parser state.
 #[derive(Debug)]
@@ -317,12 +323,13 @@ impl TraceReader {
             );
             return self.reject(LineError::Malformed(reason)).map(Err);
         }
-        self.keep(raw).map(Ok)
+        self.keep(raw)
     }
 
-    /// Applies the device filter and the time base, offset and scale.
+    /// Applies the device filter and the time base, offset and scale: `None` when the
+    /// record is filtered out, an error when its time is beyond [`MAX_TIME_NS`].
     #[inline]
-    fn keep(&mut self, raw: RawRecord) -> Option<TraceRecord> {
+    fn keep(&mut self, raw: RawRecord) -> Option<Result<TraceRecord>> {
         if self.opts.device.is_some_and(|d| d != raw.device) {
             return None;
         }
@@ -332,15 +339,24 @@ impl TraceReader {
             t = scale_time(t, self.opts.time_scale);
         }
         t += i128::from(self.opts.time_offset_ns);
+        if t > i128::from(MAX_TIME_NS) {
+            let reason = format!(
+                "expected a time within 2^62 ns (about 146 years) of the first record, found \
+                 {t} ns (after time_scale {} and time_offset_ns {}): is the time unit right? \
+                 (--time-scale)",
+                self.opts.time_scale, self.opts.time_offset_ns
+            );
+            return self.reject(LineError::Malformed(reason)).map(Err);
+        }
         self.records += 1;
-        Some(TraceRecord {
-            time_ns: t.clamp(0, i128::from(u64::MAX)) as u64,
+        Some(Ok(TraceRecord {
+            time_ns: t.max(0) as u64,
             op: raw.op,
             offset: raw.offset,
             size: raw.size,
             device: raw.device,
             placement: raw.placement,
-        })
+        }))
     }
 
     fn next_text(&mut self) -> Option<Result<TraceRecord>> {
@@ -723,6 +739,41 @@ mod tests {
         for capacity in 1..text.len() + 2 {
             assert_eq!(collect(capacity), whole, "buffer of {capacity} bytes");
         }
+    }
+
+    /// Nanoseconds read as milliseconds put a record centuries on: an error naming
+    /// the line (the simulation's clock would overflow), where it used to be clamped.
+    #[test]
+    fn a_time_beyond_146_years_is_an_error_naming_the_line() {
+        let text = "0 0 0 8 0\n5000000 0 8 8 0\n25000000000000 0 16 8 0\n";
+        let mut r = read(TraceFormat::Disksim, text, &ReadOptions::default());
+        assert!(r.next().unwrap().is_ok() && r.next().unwrap().is_ok());
+        let Some(Err(Error::Input { line, reason, .. })) = r.next() else {
+            panic!("expected an input error")
+        };
+        assert_eq!(line, 3);
+        assert!(
+            reason.contains("2^62 ns") && reason.contains("--time-scale"),
+            "{reason}"
+        );
+        assert!(r.next().is_none());
+        // Read as nanoseconds, the same trace is fine.
+        let opts = ReadOptions {
+            time_scale: 1e-6,
+            ..ReadOptions::default()
+        };
+        let times: Vec<u64> = read(TraceFormat::Disksim, text, &opts)
+            .map(|r| r.unwrap().time_ns)
+            .collect();
+        assert_eq!(times, [0, 5_000_000, 25_000_000_000_000]);
+        // Skipped, when lines may be.
+        let opts = ReadOptions {
+            on_error: OnError::Skip,
+            ..ReadOptions::default()
+        };
+        let mut r = read(TraceFormat::Disksim, text, &opts);
+        assert_eq!((&mut r).count(), 2);
+        assert_eq!(r.skipped(), 1);
     }
 
     /// Scaling through 64 bits rounds as scaling through 128 bits does.
