@@ -340,8 +340,8 @@ fn too_late(cfg: &Config, arrival: u64) -> Error {
         "interface.speed",
         format!(
             "{} puts a request arriving at {arrival} ns at {:.3e} ns, beyond 2^62 ns (about \
-             146 years) that the simulated clock holds: raise interface.speed, or rescale \
-             the trace's times (time_scale)",
+             146 years) that the simulated clock holds: raise interface.speed or the \
+             workload's rate (iops), or rescale a trace's times (time_scale)",
             cfg.interface.speed,
             arrival as f64 / cfg.interface.speed
         ),
