@@ -216,6 +216,58 @@ def test_a_precondition_cache_serves_only_devices_configured_alike(small):
     assert empty.stats() == {"hits": 0, "misses": 2, "devices": 0, "bytes": 0}
 
 
+def test_runs_aging_one_device_wait_for_its_first_copy(small):
+    """`simulate_many` groups runs by the device they age (the binding's key), so that
+    a cache with room for as many devices as there are workers ages each device once,
+    where the order given (every run after another device's) would age one per run;
+    the reports are the runs' own."""
+    from zombiesim import _core, api
+
+    hot = "hotcold:r=0.8,f=0.2,drive_writes=0.05"
+    devices = {
+        "greedy": small,
+        "cb": small.override({"gc.policy": "cost-benefit"}),
+        "op": small.override({"ftl.over_provisioning": 0.2}),
+    }
+    runs = {
+        f"{w}/{d}": (cfg.override({"notify.mode": "command"}) if w == "b" else cfg, hot)
+        for w in ("a", "b", "c")
+        for d, cfg in devices.items()
+    }
+    key = _core.PreconditionCache.key
+    assert key(small.core, 1, False) == key(runs["b/greedy"][0].core, 1, False)
+    assert key(small.core, 1, False) != key(devices["cb"].core, 1, False)
+    assert key(small.core, 1, False) != key(small.core, 2, False)
+    prepared = {k: (zs.Config.coerce(c), s) for k, (c, s) in runs.items()}
+    assert api._sharing_order(list(runs), prepared, 1, False, 2) == [
+        *("a/greedy", "a/cb", "b/greedy", "b/cb", "c/greedy", "c/cb"),
+        *("a/op", "b/op", "c/op"),
+    ]
+    alone = {k: zs.simulate(c, s, reproducible=True) for k, (c, s) in runs.items()}
+    sizes = sorted(_device_bytes(cfg) for cfg in devices.values())
+    # Room for one device, then for two: never for all three.
+    for jobs, budget in ((1, sizes[2]), (2, sizes[1] + sizes[2])):
+        assert sum(sizes) > budget and (jobs == 2 or sizes[0] + sizes[1] > budget)
+        cache = zs.PreconditionCache(budget)
+        many = zs.simulate_many(runs, jobs=jobs, reproducible=True, share_preconditioning=cache)
+        assert list(many) == list(runs)
+        for label in runs:
+            assert many[label].to_json() == alone[label].to_json(), label
+        misses = cache.stats()["misses"]
+        # On one worker exactly one per device; on two, a run of a device could in
+        # principle start before its first run kept the copy, but never one per run.
+        assert misses == 3 if jobs == 1 else misses < len(runs), (jobs, cache.stats())
+
+
+def _device_bytes(cfg) -> int:
+    """What one preconditioned device of `cfg` weighs in a precondition cache."""
+    from zombiesim import _core, api
+
+    cache = _core.PreconditionCache(1 << 40)
+    api._simulate(cfg, "uniform:drive_writes=0.01", api._RunOptions(1), api._Watch(None), cache)
+    return cache.stats()["bytes"]
+
+
 def test_a_precondition_cache_shared_by_plain_simulate_calls(small):
     """`zs.PreconditionCache` from the public API: two `simulate` calls on one device age it
     once and report as each run alone; a bad value names the key."""

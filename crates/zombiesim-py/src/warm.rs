@@ -1,5 +1,6 @@
 //! `PreconditionCache`: preconditioned devices shared by the runs of one call.
 
+use crate::config::PyConfig;
 use pyo3::prelude::*;
 use std::sync::Arc;
 use zombiesim::PreconditionCache;
@@ -19,6 +20,13 @@ impl PyPreconditionCache {
         PyPreconditionCache {
             inner: Arc::new(PreconditionCache::new(budget_bytes)),
         }
+    }
+
+    /// The key a run of `config` with `seed` and `verify` is kept under (runs with the
+    /// same key age the same device).
+    #[staticmethod]
+    fn key(config: &PyConfig, seed: u64, verify: bool) -> String {
+        PreconditionCache::key_of(&config.inner, seed, verify)
     }
 
     /// `{"hits", "misses", "devices", "bytes"}`: runs that started from a kept device,
