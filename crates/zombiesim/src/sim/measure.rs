@@ -235,8 +235,8 @@ pub(super) fn measure_device(
         let Some(req) = pending.pop_front() else {
             break;
         };
-        if req.arrival_ns.is_some_and(|a| a > latest_arrival) {
-            return Err(too_late(cfg, req.arrival_ns.unwrap_or(0)));
+        if let Some(late) = req.arrival_ns.filter(|&a| a > latest_arrival) {
+            return Err(too_late(cfg, late));
         }
         if req.op.is_host_event() {
             let Some(r) = recorded.as_mut() else {
