@@ -7,7 +7,31 @@
 
 use crate::error::{Error, Result};
 use std::fmt;
+use std::path::Path;
 use std::str::FromStr;
+
+/// How a trace file is compressed, as its name says: `.gz` (gzip), `.zst` (zstd), any
+/// other name none. Traces are read and written through it on the fly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileCompression {
+    None,
+    Gzip,
+    Zstd,
+}
+
+impl FileCompression {
+    /// The compression `path`'s extension names (case-insensitive).
+    pub fn of(path: &Path) -> FileCompression {
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if ext.eq_ignore_ascii_case("gz") {
+            FileCompression::Gzip
+        } else if ext.eq_ignore_ascii_case("zst") {
+            FileCompression::Zstd
+        } else {
+            FileCompression::None
+        }
+    }
+}
 
 /// A block-trace file format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -61,7 +61,7 @@ mod text;
 mod writer;
 
 pub use cache::{CachedTrace, TraceCache, CACHE_ENV, CACHE_MAX_ENV, DEFAULT_MAX_BYTES};
-pub use format::TraceFormat;
+pub use format::{FileCompression, TraceFormat};
 pub use generate::{generate_notified, NotifiedSpec};
 pub use host_events::{HostEventStats, Lifetimes};
 pub use memory::MemoryTrace;

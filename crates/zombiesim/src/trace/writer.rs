@@ -25,7 +25,7 @@
 //! finish it with [`TraceWriter::close`].
 
 use super::codec::WriteError;
-use super::format::TraceFormat;
+use super::format::{FileCompression, TraceFormat};
 use super::native::NativeHeader;
 use super::record::TraceRecord;
 use super::{blkparse, disksim, fio, msr, native, spc};
@@ -283,15 +283,12 @@ impl TraceWriter<OutputFile> {
             reason: e.to_string(),
         };
         let file = File::create(path).map_err(io_err)?;
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        let sink = match ext.as_str() {
-            "gz" => Sink::Gz(GzEncoder::new(file, Compression::default())),
-            "zst" => Sink::Zst(zstd::stream::write::Encoder::new(file, 3).map_err(io_err)?),
-            _ => Sink::Plain(file),
+        let sink = match FileCompression::of(path) {
+            FileCompression::Gzip => Sink::Gz(GzEncoder::new(file, Compression::default())),
+            FileCompression::Zstd => {
+                Sink::Zst(zstd::stream::write::Encoder::new(file, 3).map_err(io_err)?)
+            }
+            FileCompression::None => Sink::Plain(file),
         };
         Ok(TraceWriter::new(format, OutputFile(sink)).named(name))
     }

@@ -30,7 +30,7 @@
 //!   base is taken, so a filtered trace also starts at 0.
 
 use super::codec::{LineError, LineResult, RawRecord};
-use super::format::TraceFormat;
+use super::format::{FileCompression, TraceFormat};
 use super::native::NativeHeader;
 use super::options::{OnError, ReadOptions, SkippedLine, MAX_SKIPPED_EXAMPLES};
 use super::record::TraceRecord;
@@ -152,6 +152,9 @@ pub struct TraceReader {
     done: bool,
     /// Sees everything returned (a trace cache's recorder).
     tee: Option<Box<dyn Tee>>,
+    /// The input is decompressed as it is read ([`TraceReader::open`] of a `.gz` or
+    /// `.zst` file).
+    decompresses: bool,
 }
 
 impl fmt::Debug for TraceReader {
@@ -177,7 +180,9 @@ impl TraceReader {
         let name = path.display().to_string();
         opts.validate()?;
         let input = open_input(path)?;
-        TraceReader::from_reader(name, input, format, opts)
+        let mut reader = TraceReader::from_reader(name, input, format, opts)?;
+        reader.decompresses = FileCompression::of(path) != FileCompression::None;
+        Ok(reader)
     }
 
     /// Reads an already open stream (stdin, an in-memory buffer); `name` stands for the
@@ -203,7 +208,13 @@ impl TraceReader {
             examples: Vec::new(),
             done: false,
             tee: None,
+            decompresses: false,
         })
+    }
+
+    /// Whether the input is decompressed as it is read (a `.gz` or `.zst` file).
+    pub fn decompresses(&self) -> bool {
+        self.decompresses
     }
 
     /// Hand every record returned from here on, and the end of the trace, to `tee`.
@@ -585,21 +596,16 @@ pub fn open_input(path: &Path) -> Result<Box<dyn BufRead + Send>> {
         reason: e.to_string(),
     };
     let file = File::open(path).map_err(io_err)?;
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    Ok(match ext.as_str() {
-        "gz" => Box::new(BufReader::with_capacity(
+    Ok(match FileCompression::of(path) {
+        FileCompression::Gzip => Box::new(BufReader::with_capacity(
             BUFFER_BYTES,
             MultiGzDecoder::new(BufReader::with_capacity(BUFFER_BYTES, file)),
         )),
-        "zst" => Box::new(BufReader::with_capacity(
+        FileCompression::Zstd => Box::new(BufReader::with_capacity(
             BUFFER_BYTES,
             zstd::stream::read::Decoder::new(file).map_err(io_err)?,
         )),
-        _ => Box::new(BufReader::with_capacity(BUFFER_BYTES, file)),
+        FileCompression::None => Box::new(BufReader::with_capacity(BUFFER_BYTES, file)),
     })
 }
 
