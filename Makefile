@@ -60,7 +60,7 @@ fuzz:
 	FUZZ_SECONDS=$(FUZZ_SECONDS) CARGO=$(CARGO) fuzz/run.sh $(FUZZ_TARGETS)
 
 bench: build-dev
-	$(CARGO) build --release -p zombiesim --example run_config
+	$(CARGO) build --release -p zombiesim --example run_config --example trace_path
 	$(BIN)/python benches/bench.py
 	$(BIN)/zombiesim validate --full
 

@@ -13,6 +13,9 @@ with the machine's CPU model:
 - replay: an MSR-format trace of 1 M and of 10 M records replayed on 1 GiB: records
   per second, and peak memory for both lengths (it must not grow with the trace); then
   the 10 M records converted to the native format (`zombiesim trace convert`, once);
+  and the same traces through the trace path alone (`examples/trace_path`: read,
+  parsed and remapped into requests, no device), to tell the trace's cost from the
+  device's;
 - notified: a synthetic notified trace (dirty events and writes, `trace generate-notified`)
   of 1 M and 10 M records on 1 GiB with z-greedy and piggybacked notifications: events
   per wall second (target >= 1 M) and peak memory for both lengths (must not grow);
@@ -61,6 +64,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BINARY = ROOT / "target" / "release" / "examples" / "run_config"
+#: The trace path alone: a trace read, parsed and remapped into requests, no device.
+TRACE_PATH = ROOT / "target" / "release" / "examples" / "trace_path"
 DATA = ROOT / "target" / "bench-data"
 
 
@@ -109,6 +114,23 @@ def runs(
     env: dict[str, str] | None = None,
 ) -> list[tuple[dict, float]]:
     return [run_once(config, workload, sets, env) for _ in range(n)]
+
+
+def trace_path_rates(
+    workload: str, logical_pages: int, n: int, env: dict[str, str] | None = None
+) -> list[float]:
+    """Records per wall second of the trace path alone (`examples/trace_path`: read,
+    parse, remap, the requests counted, no device), `n` runs in fresh processes."""
+    child = {k: v for k, v in os.environ.items() if k not in BINARY_ENV} | (env or {})
+    rates = []
+    for _ in range(n):
+        cmd = [str(TRACE_PATH), workload, str(logical_pages)]
+        proc = subprocess.run(cmd, capture_output=True, env=child, check=False)
+        if proc.returncode != 0:
+            sys.exit(f"bench: trace_path {workload} failed: {proc.stderr.decode()}")
+        out = json.loads(proc.stdout)
+        rates.append(out["records"] / out["wall_s"])
+    return rates
 
 
 def med(values: list[float]) -> float:
@@ -273,6 +295,21 @@ def replay(n: int) -> bool:
         )
     first_rate = record_rates([first])[0]
     print(f"  (the replay that filled the cache, inline: {first_rate / 1e6:.2f} M records / s)")
+    # The same records without the device: what the trace itself costs. Each replayed
+    # record above is 2.9 page writes at WAF 8 (about 23 flash programs), so the device,
+    # not the trace, bounds those figures.
+    logical = first[0]["device"]["logical_pages"]
+    paths = (
+        ("MSR text, reader thread", workload, None),
+        ("MSR text, inline", workload, inline),
+        ("native", f"trace:native:modulo:{native_trace(10_000_000)}", None),
+    )
+    for label, trace, env in paths:
+        rates = trace_path_rates(trace, logical, n, env)
+        print(
+            f"  the trace path alone (no device), {label}: {med(rates) / 1e6:.2f} M records / "
+            f"wall s (runs: {fmt_runs(rates)})"
+        )
     shutil.rmtree(cache, ignore_errors=True)
     return ok
 
