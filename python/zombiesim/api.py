@@ -207,8 +207,9 @@ def simulate(
     naming the key to change, before anything is allocated. `force_unsafe` runs a
     configuration the simulator refuses as unsafe (the skip policy, `gc.skip_shadows`,
     with a volatile device buffer) so that the integrity oracle (`verify=True`) can show
-    the data it loses; it changes nothing else. A text trace is parsed on a thread of
-    its own; `inline_trace` parses it on the simulating thread instead (what a worker of
+    the data it loses; it changes nothing else. A text trace is parsed (a compressed
+    native one decompressed) on a thread of its own; `inline_trace` reads it on the
+    simulating thread instead (what a worker of
     a pool with one simulation per core wants); it changes no result. A text trace read
     to its end is kept parsed in the trace cache, and read from there the next time
     (docs/traces.md): `trace_cache` names its directory, False turns it off, None (the

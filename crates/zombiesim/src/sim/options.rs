@@ -21,8 +21,8 @@ pub struct RunOptions {
     /// Run a configuration that is refused as unsafe (the skip policy with a volatile
     /// buffer), so that its data loss can be shown.
     pub force_unsafe: bool,
-    /// Parse a text trace on the simulation's thread rather than on a reader thread
-    /// of its own ([`crate::trace::ReadAhead`]): for a worker of a pool that already
+    /// Parse a text trace (decompress a compressed native one) on the simulation's
+    /// thread rather than on a reader thread of its own ([`crate::trace::ReadAhead`]): for a worker of a pool that already
     /// runs one simulation per core, where a second thread costs more than it saves.
     /// Changes no result.
     pub inline_trace: bool,
