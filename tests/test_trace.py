@@ -431,6 +431,27 @@ def test_cli_trace_stats(cli, msr, tmp_path):
     assert json.loads(proc.stdout)["records"] == MSR_RECORDS
 
 
+def test_trace_stats_read_times_as_a_replay_does(cli, tmp_path):
+    """A DiskSim trace with nanosecond times (as SSDSim's are) read as milliseconds runs
+    past the clock: `trace stats` stops naming --time-scale, and takes it."""
+    path = tmp_path / "ns.trace"
+    # Times in ns, read as DiskSim ms: the second record is 4.6e18 ms after the first.
+    path.write_text("0 0 0 8 0\n4611690000000000 0 8 8 0\n4611690000500000 0 16 8 0\n")
+    proc = cli("trace", "stats", str(path), "--format", "disksim")
+    assert proc.returncode == 2
+    assert f"{path}:2:" in proc.stderr and "--time-scale" in proc.stderr
+    no_traceback(proc)
+    proc = cli("trace", "stats", str(path), "--format", "disksim", "--time-scale", "1e-6",
+               "--json", "-")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    st = json.loads(proc.stdout)
+    assert st["records"] == 3
+    assert st["duration_s"] == pytest.approx(4611690.0005, rel=1e-12)
+    assert st["interarrival"]["max_ns"] == 4611690000000000
+    api = zs.trace.stats(path, "disksim", time_scale=1e-6, time_offset=2.0)
+    assert api["duration_s"] == st["duration_s"]
+
+
 def test_cli_trace_convert_files_and_stdout(msr, tmp_path, cli):
     via_file = tmp_path / "file.trace"
     proc = cli(

@@ -173,6 +173,8 @@ def stats(
     device: int | None = None,
     on_error: str = "stop",
     progress: Callable[[str, float | None, int], bool | None] | None = None,
+    time_scale: float = 1.0,
+    time_offset: float = 0.0,
 ) -> dict[str, Any]:
     """Read a trace once and summarize it (see docs/traces.md, "Statistics"): `records`,
     `reads`/`writes`/`trims` (`{count, bytes}`), `flushes`, `duration_s`, `unique_pages`,
@@ -182,7 +184,10 @@ def stats(
     `path`, `format`; a notified trace adds `host_events`, and a native trace whose writes
     carry NVMe placement identifiers (version 3) adds `placement` (`{writes, ids}`: the
     writes that carry one and the distinct identifiers). `page_size` takes bytes or a size
-    string (`"16KiB"`).
+    string (`"16KiB"`). `time_scale` multiplies the trace's times and `time_offset`
+    (seconds) is added after, as a replay reads them (`time_scale=1e-6` for a DiskSim
+    trace whose times are nanoseconds): the durations and inter-arrival times are of
+    the times so read.
 
     `progress(phase, None, records_read)` is called about every 100 ms; returning False
     stops the reading and raises `KeyboardInterrupt`, as Ctrl-C does."""
@@ -192,6 +197,8 @@ def stats(
         page_size=parse_size(page_size),
         device=device,
         on_error=on_error,
+        time_scale=float(time_scale),
+        time_offset_s=float(time_offset),
         progress=progress,
     )
     return json.loads(text)

@@ -156,7 +156,8 @@ pub fn simulate_trace(
 /// with the count of skipped malformed lines.
 #[pyfunction]
 #[pyo3(signature = (path, format_name, page_size = 4096, device = None, on_error = "stop",
-    progress = None))]
+    time_scale = 1.0, time_offset_s = 0.0, progress = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn trace_stats(
     py: Python<'_>,
     path: &str,
@@ -164,10 +165,12 @@ pub fn trace_stats(
     page_size: u64,
     device: Option<u32>,
     on_error: &str,
+    time_scale: f64,
+    time_offset_s: f64,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let fmt = format(format_name)?;
-    let opts = options(device, on_error, 1.0, 0.0)?;
+    let opts = options(device, on_error, time_scale, time_offset_s)?;
     interrupted(detached(py, &progress, |tick| {
         let mut reader = TraceReader::open(path, fmt, &opts)?;
         let mut records = Ticking::new(&mut reader, tick);

@@ -42,6 +42,7 @@ examples:
   zombiesim trace formats
   zombiesim trace stats src1_0.csv --format msr
   zombiesim trace stats log.fio.gz --format fio --page-size 16KiB --json stats.json
+  zombiesim trace stats ssdsim.trace --format disksim --time-scale 1e-6
   zombiesim trace convert src1_0.csv --from msr --to disksim -o src1_0.trace
   zombiesim trace convert src1_0.csv --from msr --to disksim > src1_0.trace
   zombiesim trace convert big.csv --from msr --to native -o big.zst --on-error skip
@@ -82,6 +83,7 @@ def register(sub: Any) -> None:
         help="page size for footprint and skew (default 4KiB)",
     )
     _read_options(t)
+    time_options(t)
     t.add_argument("--json", metavar="OUT", help="write the statistics as JSON (`-` = stdout)")
     t = add_command(
         trace_sub,
@@ -276,6 +278,7 @@ def _trace_stats(args: argparse.Namespace) -> int:
             device=args.device,
             on_error=args.on_error,
             progress=progress,
+            **trace_times(args),
         )
     if args.json:
         write_json(args.json, json.dumps(st, indent=2))
