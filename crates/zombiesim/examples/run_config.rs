@@ -8,9 +8,11 @@
 //! A text trace is parsed every time unless `$ZOMBIESIM_TRACE_CACHE` names a trace cache
 //! directory (`zombiesim::trace::TraceCache`), and on a reader thread unless
 //! `$ZOMBIESIM_INLINE_TRACE=1` (`RunOptions::inline_trace`, as a sweep worker reads).
+#[path = "common/trace_arg.rs"]
+mod trace_arg;
+
 use std::process::ExitCode;
-use zombiesim::trace::{ReadOptions, TraceCache, TraceFormat, CACHE_ENV};
-use zombiesim::workload::TraceSpec;
+use zombiesim::trace::{TraceCache, CACHE_ENV};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
@@ -46,22 +48,8 @@ fn main() -> ExitCode {
             trace_cache,
             ..Default::default()
         };
-        if let Some(rest) = args[2].strip_prefix("trace:") {
-            let mut parts = rest.splitn(3, ':');
-            let (format, remap, path) = (parts.next(), parts.next(), parts.next());
-            let (Some(format), Some(remap), Some(path)) = (format, remap, path) else {
-                return Err(zombiesim::Error::workload(
-                    &args[2],
-                    "expected trace:FORMAT:REMAP:PATH",
-                ));
-            };
-            let spec = TraceSpec {
-                path: path.into(),
-                format: format.parse::<TraceFormat>()?,
-                options: ReadOptions::default(),
-                remap: remap.parse()?,
-                limit: None,
-            };
+        if let Some(spec) = trace_arg::trace_spec(&args[2]) {
+            let spec = spec?;
             return zombiesim::simulate_trace(&cfg, &spec, &opts, &mut |_| true);
         }
         let spec = zombiesim::WorkloadSpec::parse(&args[2])?;

@@ -6,10 +6,12 @@
 //! `cargo run --release --example trace_path -- trace:FORMAT:REMAP:PATH LOGICAL_PAGES [PAGE_SIZE]`
 //!
 //! Prints `{"records": .., "requests": .., "pages": .., "wall_s": ..}` as JSON.
+#[path = "common/trace_arg.rs"]
+mod trace_arg;
+
 use std::process::ExitCode;
 use std::time::Instant;
-use zombiesim::trace::{ReadOptions, TraceFormat};
-use zombiesim::workload::{TraceSpec, TraceWorkload, Workload};
+use zombiesim::workload::{TraceWorkload, Workload};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
@@ -19,14 +21,8 @@ fn main() -> ExitCode {
     }
     let run = || -> zombiesim::Result<String> {
         let bad = |what: &str, reason: &str| zombiesim::Error::workload(what, reason);
-        let rest = args[1]
-            .strip_prefix("trace:")
-            .ok_or_else(|| bad(&args[1], "expected trace:FORMAT:REMAP:PATH"))?;
-        let mut parts = rest.splitn(3, ':');
-        let (Some(format), Some(remap), Some(path)) = (parts.next(), parts.next(), parts.next())
-        else {
-            return Err(bad(&args[1], "expected trace:FORMAT:REMAP:PATH"));
-        };
+        let spec = trace_arg::trace_spec(&args[1])
+            .unwrap_or_else(|| Err(bad(&args[1], "expected trace:FORMAT:REMAP:PATH")))?;
         let logical_pages: u64 = args[2]
             .parse()
             .map_err(|_| bad(&args[2], "expected a number of logical pages"))?;
@@ -35,13 +31,6 @@ fn main() -> ExitCode {
                 .parse()
                 .map_err(|_| bad(s, "expected a page size in bytes"))?,
             None => 4096,
-        };
-        let spec = TraceSpec {
-            path: path.into(),
-            format: format.parse::<TraceFormat>()?,
-            options: ReadOptions::default(),
-            remap: remap.parse()?,
-            limit: None,
         };
         let inline = std::env::var_os("ZOMBIESIM_INLINE_TRACE").is_some_and(|v| v == "1");
         let start = Instant::now();

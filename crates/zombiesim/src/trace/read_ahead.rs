@@ -353,18 +353,22 @@ mod tests {
         same_as_reader(TraceFormat::Fiu, &text, &ReadOptions::default());
     }
 
+    /// `n` writes of one 4 KiB page each, page `i` at time `i`.
+    fn page_writes(n: u64) -> impl Iterator<Item = TraceRecord> {
+        (0..n).map(|i| TraceRecord {
+            time_ns: i,
+            op: crate::trace::TraceOp::Write,
+            offset: i * 4096,
+            size: 4096,
+            device: 0,
+            placement: None,
+        })
+    }
+
     #[test]
     fn a_native_trace_is_read_inline_with_the_same_results() {
         let mut writer = crate::trace::TraceWriter::new(TraceFormat::Native, Vec::new());
-        for i in 0..100u64 {
-            let rec = TraceRecord {
-                time_ns: i,
-                op: crate::trace::TraceOp::Write,
-                offset: i * 4096,
-                size: 4096,
-                device: 0,
-                placement: None,
-            };
+        for rec in page_writes(100) {
             writer.write(&rec).unwrap();
         }
         let bytes = writer.finish().unwrap();
@@ -388,15 +392,7 @@ mod tests {
         for name in ["t.zst", "t.gz", "t.native"] {
             let path = dir.join(name);
             let mut writer = crate::trace::TraceWriter::create(&path, TraceFormat::Native).unwrap();
-            for i in 0..(BATCH as u64 + 3) {
-                let rec = TraceRecord {
-                    time_ns: i,
-                    op: crate::trace::TraceOp::Write,
-                    offset: i * 4096,
-                    size: 4096,
-                    device: 0,
-                    placement: None,
-                };
+            for rec in page_writes(BATCH as u64 + 3) {
                 writer.write(&rec).unwrap();
             }
             writer.close().unwrap();
