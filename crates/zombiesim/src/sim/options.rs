@@ -22,9 +22,9 @@ pub struct RunOptions {
     /// buffer), so that its data loss can be shown.
     pub force_unsafe: bool,
     /// Parse a text trace (decompress a compressed native one) on the simulation's
-    /// thread rather than on a reader thread of its own ([`crate::trace::ReadAhead`]): for a worker of a pool that already
-    /// runs one simulation per core, where a second thread costs more than it saves.
-    /// Changes no result.
+    /// thread rather than on a reader thread of its own ([`crate::trace::ReadAhead`]):
+    /// for a worker of a pool that already runs one simulation per core, where a second
+    /// thread costs more than it saves. Changes no result.
     pub inline_trace: bool,
     /// Replay a text trace from this cache of parsed traces when it holds it, and
     /// write it there when it does not ([`crate::trace::TraceCache`]; `None`: parse

@@ -222,35 +222,34 @@ mod tests {
         }
     }
 
+    /// `reqs` through [`PageRuns`] against one write counter per page.
     fn same_as_a_page_map(reqs: &[(u64, u64, bool)]) -> Result<(), TestCaseError> {
-        {
-            let mut r = PageRuns::new();
-            let mut pages: HashMap<u64, u32> = HashMap::new();
-            for &(first, count, write) in reqs {
-                r.touch(first, count, write);
-                for p in first..first + count {
-                    *pages.entry(p).or_insert(0) += u32::from(write);
-                }
+        let mut r = PageRuns::new();
+        let mut pages: HashMap<u64, u32> = HashMap::new();
+        for &(first, count, write) in reqs {
+            r.touch(first, count, write);
+            for p in first..first + count {
+                *pages.entry(p).or_insert(0) += u32::from(write);
             }
-            prop_assert_eq!(r.pages(), pages.len() as u64);
-            let mut expect: Vec<u32> = pages.values().copied().filter(|&w| w > 0).collect();
-            expect.sort_unstable();
-            let mut got: Vec<u32> = r
-                .written()
-                .iter()
-                .flat_map(|&(w, n)| std::iter::repeat_n(w, n as usize))
-                .collect();
-            got.sort_unstable();
-            prop_assert_eq!(got, expect);
-            // Neighbouring runs never share a count (they would have merged).
-            let v: Vec<_> = r.runs.iter().map(|(&s, &(e, w))| (s, e, w)).collect();
-            for pair in v.windows(2) {
-                prop_assert!(
-                    pair[0].1 < pair[1].0 || pair[0].2 != pair[1].2,
-                    "{:?}",
-                    pair
-                );
-            }
+        }
+        prop_assert_eq!(r.pages(), pages.len() as u64);
+        let mut expect: Vec<u32> = pages.values().copied().filter(|&w| w > 0).collect();
+        expect.sort_unstable();
+        let mut got: Vec<u32> = r
+            .written()
+            .iter()
+            .flat_map(|&(w, n)| std::iter::repeat_n(w, n as usize))
+            .collect();
+        got.sort_unstable();
+        prop_assert_eq!(got, expect);
+        // Neighbouring runs never share a count (they would have merged).
+        let v: Vec<_> = r.runs.iter().map(|(&s, &(e, w))| (s, e, w)).collect();
+        for pair in v.windows(2) {
+            prop_assert!(
+                pair[0].1 < pair[1].0 || pair[0].2 != pair[1].2,
+                "{:?}",
+                pair
+            );
         }
         Ok(())
     }
