@@ -238,6 +238,11 @@ def test_runs_aging_one_device_wait_for_its_first_copy(small):
     assert key(small.core, 1, False) == key(runs["b/greedy"][0].core, 1, False)
     assert key(small.core, 1, False) != key(devices["cb"].core, 1, False)
     assert key(small.core, 1, False) != key(small.core, 2, False)
+    # A device aged with the workload's own writes is never kept: no key.
+    own = small.override(
+        {"precondition.pattern": "workload", "precondition.random_drive_writes": 1}
+    )
+    assert key(own.core, 1, False) is None
     prepared = {k: (zs.Config.coerce(c), s) for k, (c, s) in runs.items()}
     assert api._sharing_order(list(runs), prepared, 1, False, 2) == [
         *("a/greedy", "a/cb", "b/greedy", "b/cb", "c/greedy", "c/cb"),

@@ -525,14 +525,12 @@ def _sharing_order(
     by side), then the rest of those groups (each starting from a copy). In the order
     given, runs of one device that start together all age it, and those far apart find
     it dropped when the cache cannot hold every device (a 1 TB device is about 0.6 GB
-    of the cache's 4 GiB). A run whose preconditioning replays its own workload is a
-    group of its own."""
+    of the cache's 4 GiB). A run whose device is never kept (its preconditioning replays
+    its own workload: no key) is a group of its own."""
     groups: dict[str, list[str]] = {}
     for label in order:
-        cfg = prepared[label][0]
-        own = cfg.to_dict()["precondition"]["pattern"] == "workload"
-        key = f"own:{label}" if own else _core.PreconditionCache.key(cfg.core, seed, verify)
-        groups.setdefault(key, []).append(label)
+        key = _core.PreconditionCache.key(prepared[label][0].core, seed, verify)
+        groups.setdefault(f"own:{label}" if key is None else key, []).append(label)
     out: list[str] = []
     members = list(groups.values())
     for start in range(0, len(members), jobs):

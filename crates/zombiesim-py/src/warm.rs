@@ -23,9 +23,10 @@ impl PyPreconditionCache {
     }
 
     /// The key a run of `config` with `seed` and `verify` is kept under (runs with the
-    /// same key age the same device).
+    /// same key age the same device); `None` when its device is never kept (its
+    /// preconditioning replays the workload's own writes).
     #[staticmethod]
-    fn key(config: &PyConfig, seed: u64, verify: bool) -> String {
+    fn key(config: &PyConfig, seed: u64, verify: bool) -> Option<String> {
         PreconditionCache::key_of(&config.inner, seed, verify)
     }
 

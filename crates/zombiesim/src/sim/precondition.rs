@@ -19,6 +19,14 @@ use crate::workload::{Op, Synthetic, Workload};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+/// Whether `cfg` ages its device with the measured workload's own writes
+/// (`precondition.pattern = "workload"` and some random writes): such a device depends
+/// on the workload, so it is never shared between runs.
+pub(super) fn replays_own_writes(cfg: &Config) -> bool {
+    let p = &cfg.precondition;
+    p.pattern == PreconditionPattern::Workload && p.random_drive_writes > 0.0
+}
+
 /// The measured workload's own writes, for `precondition.pattern = "workload"`: a
 /// synthetic workload's write stream, or a trace's writes read again (and again).
 pub(super) fn own_writes(
@@ -27,8 +35,7 @@ pub(super) fn own_writes(
     synthetic: Option<&Synthetic>,
     seed: u64,
 ) -> Result<Option<Box<dyn Workload>>> {
-    let p = &cfg.precondition;
-    if p.pattern != PreconditionPattern::Workload || p.random_drive_writes <= 0.0 {
+    if !replays_own_writes(cfg) {
         return Ok(None);
     }
     if let Some(w) = synthetic {

@@ -98,12 +98,12 @@ impl PreconditionCache {
     }
 
     /// What a run of `cfg` with `seed` and `verify` is filed under: runs with the same
-    /// key age the same device (unless their preconditioning replays their workload's
-    /// own writes, `precondition.pattern = "workload"`, which is never kept). A caller
-    /// scheduling many runs can put those that share a device where the first one's
-    /// copy will be waiting for the others.
-    pub fn key_of(cfg: &Config, seed: u64, verify: bool) -> String {
-        key(cfg, seed, verify)
+    /// key age the same device. `None` when its preconditioning replays the workload's
+    /// own writes (`precondition.pattern = "workload"`): that device is never kept. A
+    /// caller scheduling many runs can put those that share a device where the first
+    /// one's copy will be waiting for the others.
+    pub fn key_of(cfg: &Config, seed: u64, verify: bool) -> Option<String> {
+        (!super::precondition::replays_own_writes(cfg)).then(|| key(cfg, seed, verify))
     }
 
     /// Its counters and contents.
