@@ -84,13 +84,18 @@ def cpu_model() -> str:
 BINARY_ENV = ("ZOMBIESIM_TRACE_CACHE", "ZOMBIESIM_INLINE_TRACE")
 
 
+def child_env(env: dict[str, str] | None) -> dict[str, str]:
+    """This process's environment without BINARY_ENV, then `env`."""
+    return {k: v for k, v in os.environ.items() if k not in BINARY_ENV} | (env or {})
+
+
 def run_once(
     config: str, workload: str, sets: tuple[str, ...] = (), env: dict[str, str] | None = None
 ) -> tuple[dict, float]:
     """Run the core once in a child process (`sets`: `key=value` overrides, `env`: the
     trace cache and inline parsing, see BINARY_ENV); return its report and peak RSS in
     bytes."""
-    child = {k: v for k, v in os.environ.items() if k not in BINARY_ENV} | (env or {})
+    child = child_env(env)
     with tempfile.TemporaryFile() as out:
         proc = subprocess.Popen(
             [str(BINARY), str(ROOT / config), workload, "1", *sets],
@@ -121,7 +126,7 @@ def trace_path_rates(
 ) -> list[float]:
     """Records per wall second of the trace path alone (`examples/trace_path`: read,
     parse, remap, the requests counted, no device), `n` runs in fresh processes."""
-    child = {k: v for k, v in os.environ.items() if k not in BINARY_ENV} | (env or {})
+    child = child_env(env)
     rates = []
     for _ in range(n):
         cmd = [str(TRACE_PATH), workload, str(logical_pages)]
