@@ -36,3 +36,12 @@ impl Default for PreconditionConfig {
         }
     }
 }
+
+impl PreconditionConfig {
+    /// Whether the device is aged with the measured workload's own writes
+    /// (`pattern = "workload"` and some random writes): such a device depends on the
+    /// workload, so it is never shared between runs.
+    pub fn replays_own_writes(&self) -> bool {
+        self.pattern == PreconditionPattern::Workload && self.random_drive_writes > 0.0
+    }
+}

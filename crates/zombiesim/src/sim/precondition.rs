@@ -12,20 +12,12 @@ use super::options::RunOptions;
 use super::progress::{Phase, Progress, Ticker, TICK_MASK};
 use super::seeds::{stream_seed, STREAM_PRECONDITION};
 use super::source::Source;
-use crate::config::{Config, PreconditionPattern};
+use crate::config::Config;
 use crate::device::{Command, Device, WriteHint};
 use crate::error::Result;
 use crate::workload::{Op, Synthetic, Workload};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-
-/// Whether `cfg` ages its device with the measured workload's own writes
-/// (`precondition.pattern = "workload"` and some random writes): such a device depends
-/// on the workload, so it is never shared between runs.
-pub(super) fn replays_own_writes(cfg: &Config) -> bool {
-    let p = &cfg.precondition;
-    p.pattern == PreconditionPattern::Workload && p.random_drive_writes > 0.0
-}
 
 /// The measured workload's own writes, for `precondition.pattern = "workload"`: a
 /// synthetic workload's write stream, or a trace's writes read again (and again).
@@ -35,7 +27,7 @@ pub(super) fn own_writes(
     synthetic: Option<&Synthetic>,
     seed: u64,
 ) -> Result<Option<Box<dyn Workload>>> {
-    if !replays_own_writes(cfg) {
+    if !cfg.precondition.replays_own_writes() {
         return Ok(None);
     }
     if let Some(w) = synthetic {

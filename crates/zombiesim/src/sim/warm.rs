@@ -103,7 +103,7 @@ impl PreconditionCache {
     /// caller scheduling many runs can put those that share a device where the first
     /// one's copy will be waiting for the others.
     pub fn key_of(cfg: &Config, seed: u64, verify: bool) -> Option<String> {
-        (!super::precondition::replays_own_writes(cfg)).then(|| key(cfg, seed, verify))
+        (!cfg.precondition.replays_own_writes()).then(|| key(cfg, seed, verify))
     }
 
     /// Its counters and contents.
