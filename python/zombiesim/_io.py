@@ -129,3 +129,104 @@ def atomic_output(path: str | os.PathLike[str]) -> Iterator[str]:
                 os.unlink(tmp)
             except OSError:
                 pass
+
+
+def _identity(path: str | os.PathLike[str]) -> tuple[int, int] | None:
+    """(device, inode) of what `path` names after following links; None if nothing."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def refuse_clobbering(
+    outputs: list[tuple[str, str | os.PathLike[str], str]],
+    inputs: list[tuple[str, str | os.PathLike[str]]],
+) -> None:
+    """Before any work: refuse an output that would destroy something.
+
+    `outputs` are `(label, path, kind)` with kind `file` or `folder`; `inputs` are
+    `(label, path)`. Labels name where a path came from (`--json`, `FILE`). Refused,
+    each an InputError naming both paths (exit 2), and nothing is written:
+
+    - a file output that is the same file as an input (device and inode, after links);
+    - two outputs that are the same file (the second would replace the first);
+    - a file output that exists and is a directory, a block device or a socket (a FIFO
+      or a character device such as `/dev/stdout` is written in place, and `-` is
+      standard output);
+    - a folder output that exists and is not a directory.
+    """
+    seen: dict[tuple[int, int], str] = {}
+    written: dict[str, str] = {}
+    for label, path in inputs:
+        ident = _identity(path)
+        if ident is not None:
+            seen.setdefault(ident, f"the input `{os.fspath(path)}` ({label})")
+    for label, path, kind in outputs:
+        if path is None or os.fspath(path) == "-":
+            continue
+        shown = f"`{os.fspath(path)}` ({label})"
+        where = os.path.realpath(path)
+        if where in written:
+            raise make_error(
+                InputError,
+                f"the output {shown} is the same path as the output {written[where]}: the "
+                "second would replace the first (name another output)",
+                "io",
+            )
+        written[where] = shown
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            continue  # nothing there yet (a link to nothing is written where it points)
+        if kind == "folder":
+            if not stat.S_ISDIR(mode):
+                raise make_error(
+                    InputError,
+                    f"the output {shown} exists and is not a folder (name a folder)",
+                    "io",
+                )
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+            raise make_error(
+                InputError,
+                f"the output {shown} is {_kind(mode)}, not a file: refusing to write it "
+                "(name a file)",
+                "io",
+            )
+        ident = _identity(path)
+        if ident is None:
+            continue
+        if ident in seen and stat.S_ISREG(mode):
+            raise make_error(
+                InputError,
+                f"the output {shown} is the same file as {seen[ident]}: refusing to "
+                "overwrite it (name another output)",
+                "io",
+            )
+        seen[ident] = f"the output {shown}"
+
+
+def folder_files(
+    folder: str | os.PathLike[str], patterns: tuple[str, ...] | None = None
+) -> list[str]:
+    """The regular files in `folder` that a command given it reads: those matching
+    `patterns` (glob patterns relative to it, e.g. `*/trace.zst`), or every file directly
+    in it. Nothing when it is not a folder."""
+    root = Path(folder)
+    if not root.is_dir():
+        return []
+    found = [p for pattern in patterns or ("*",) for p in sorted(root.glob(pattern))]
+    return [os.fspath(p) for p in found if p.is_file()]

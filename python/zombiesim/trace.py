@@ -22,7 +22,7 @@ from typing import Any
 
 from . import _core
 from ._errors import ConfigError, make_error
-from ._io import atomic_output
+from ._io import atomic_output, folder_files, refuse_clobbering
 
 __all__ = [
     "ON_ERROR",
@@ -248,6 +248,7 @@ def convert(
     if output is None:
         n, dropped = _core.trace_convert(src, from_format, None, to_format, **opts)
         return Converted(n, json.loads(dropped))
+    refuse_clobbering([("output", output, "file")], [("input", src)])
     with atomic_output(output) as tmp:
         n, dropped = _core.trace_convert(src, from_format, tmp, to_format, **opts)
     return Converted(n, json.loads(dropped))
@@ -277,6 +278,7 @@ def import_capture(
     return _import(
         output,
         lambda tmp: _core.trace_import_capture(os.fspath(folder), tmp, placement),
+        folder_files(folder),
     )
 
 
@@ -296,6 +298,7 @@ def import_wal(
     return _import(
         output,
         lambda tmp: _core.trace_import_wal(os.fspath(waldump), os.fspath(writes), tmp, ext),
+        [waldump, writes] + ([ext] if ext is not None else []),
     )
 
 
@@ -307,12 +310,22 @@ def import_sqlite(
     when present) into a file-level notified trace at `output`: each WAL frame's page
     number is the notice that the database page is dirty until a checkpoint writes it.
     Returns the import report. See docs/real-hosts.md."""
-    return _import(output, lambda tmp: _core.trace_import_sqlite(os.fspath(folder), tmp))
+    return _import(
+        output,
+        lambda tmp: _core.trace_import_sqlite(os.fspath(folder), tmp),
+        folder_files(folder),
+    )
 
 
-def _import(output: str | os.PathLike[str], run: Callable[[str], str]) -> dict[str, Any]:
+def _import(
+    output: str | os.PathLike[str],
+    run: Callable[[str], str],
+    inputs: list[str | os.PathLike[str]],
+) -> dict[str, Any]:
     """Run an importer (`run(temp path)` returns its report as JSON) writing `output`
-    atomically; the report names `output`, not the temp file."""
+    atomically; the report names `output`, not the temp file. An output that is one of
+    the importer's `inputs` is refused before anything is read."""
+    refuse_clobbering([("output", output, "file")], [("input", p) for p in inputs])
     with atomic_output(output) as tmp:
         text = run(tmp)
     report = json.loads(text)

@@ -108,6 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Every run of the command, the workers of a sweep included, reads it from here.
         os.environ["ZOMBIESIM_TRACE_CACHE"] = args.trace_cache
     try:
+        common.refuse_clobbering_args(args)
         with _sigterm_interrupts():
             return args.func(args, parser)
     except ZombiesimError as e:

@@ -14,7 +14,7 @@ from .. import trace as traces
 from .._errors import ConfigError
 from .._format import count, size
 from .common import EXIT_CHECK_FAILED, EXIT_OK, print_fields
-from .parser import add_command
+from .parser import add_command, writes
 from .trace_import import add_placement_option
 
 EPILOG = """\
@@ -42,11 +42,14 @@ def register(sub: Any) -> None:
         help="record a command's page-cache and block I/O (Linux, root) into a capture folder",
         description="Run CMD on a fresh file system on a loop device while kernel trace events "
         "record the page cache's clean -> dirty transitions and the block writes; write a "
-        "capture folder (the layout of shared/traces/captures/pgbench-ext4/) and import it "
+        "capture folder (the layout of traces/samples/captures/pgbench-ext4/) and import it "
         "as DIR/trace.zst (docs/capture.md).",
         epilog=EPILOG,
     )
-    p.add_argument("--out", metavar="DIR", required=True, help="the capture folder to write")
+    writes(
+        p.add_argument("--out", metavar="DIR", required=True, help="the capture folder to write"),
+        folder=True,
+    )
     p.add_argument(
         "--size",
         metavar="SIZE",

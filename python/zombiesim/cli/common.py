@@ -17,14 +17,14 @@ from rich.text import Text
 from .. import _core
 from .._errors import InputError, make_error
 from .._format import size
-from .._io import atomic_write, resolve_output
+from .._io import atomic_write, folder_files, refuse_clobbering, resolve_output
 from .._progress import LazyProgress
 from ..config import Config
 from ..report import Report
 from ..trace import TraceInput, format_names
 from ..workload import Workload
 from ..workload import parse as parse_workload
-from .parser import TRACE_OPTIONS
+from .parser import PATH_ROLE, TRACE_OPTIONS
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 
@@ -72,6 +72,45 @@ def print_fields(title: str, fields: Iterable[tuple[str, str]], bold: str | None
 
 
 # -- output files ----------------------------------------------------------------------------
+
+
+def refuse_clobbering_args(args: argparse.Namespace) -> None:
+    """Refuse, before any work, an output argument that would destroy an input or is not
+    a file (`_io.refuse_clobbering`): the arguments of the command's parser marked with
+    `parser.reads` / `parser.writes`."""
+    parser = getattr(args, "subparser", None)
+    if parser is None:
+        return
+    inputs: list[tuple[str, str]] = []
+    outputs: list[tuple[str, str, str]] = []
+    for action in _parsed_actions(parser, args):
+        role = getattr(action, PATH_ROLE, None)
+        value = getattr(args, action.dest, None)
+        if role is None or value is None:
+            continue
+        label = action.option_strings[0] if action.option_strings else str(action.metavar)
+        for path in value if isinstance(value, list) else [value]:
+            if role[0] == "output":
+                outputs.append((label, path, role[1]))
+                continue
+            inputs.append((label, path))
+            if role[1] and os.path.isdir(path):
+                names = role[1] if isinstance(role[1], tuple) else None
+                inputs.extend((label, f) for f in folder_files(path, names))
+    refuse_clobbering(outputs, inputs)
+
+
+def _parsed_actions(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list:
+    """The actions of `parser` and of the sub-command parsers `args` went through
+    (`zombiesim trace stats` ends in the `stats` parser under `trace`)."""
+    found = []
+    for action in parser._actions:
+        found.append(action)
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = action.choices.get(getattr(args, action.dest, None) or "")
+            if chosen is not None:
+                found.extend(_parsed_actions(chosen, args))
+    return found
 
 
 def check_writable(*paths: str | None) -> None:

@@ -51,6 +51,7 @@ from .parser import (
     name_list,
     seed_option,
     source_options,
+    writes,
 )
 
 #: The FTL kinds `--ftl` takes (`ftl.kind`), from the registry of the Rust core.
@@ -132,9 +133,13 @@ def register(sub: Any) -> None:
         help="run the integrity oracle in every run (slower); with power losses it also "
         "counts durable pages lost (power_loss.durable_pages_lost)",
     )
-    p.add_argument("--csv", metavar="OUT", help="write one row per run (every report field)")
-    p.add_argument("--json", metavar="OUT", help="write {label: report} as JSON (`-` = stdout)")
-    p.add_argument("--report", metavar="OUT.html", help="write an HTML report with plots")
+    writes(
+        p.add_argument("--csv", metavar="OUT", help="write one row per run (every report field)")
+    )
+    writes(
+        p.add_argument("--json", metavar="OUT", help="write {label: report} as JSON (`-` = stdout)")
+    )
+    writes(p.add_argument("--report", metavar="OUT.html", help="write an HTML report with plots"))
     p.add_argument("--quiet", "-q", action="store_true", help="no table, no progress bar")
 
 

@@ -14,7 +14,7 @@ from .._errors import InputError, SimulationInterrupted, make_error
 from .._format import duration, seconds
 from .common import EXIT_OK, interrupted, out, progress_bar
 from .compare import compare_table, multi_progress
-from .parser import add_command, jobs_option, seed_option
+from .parser import add_command, jobs_option, seed_option, writes
 
 EPILOG = """\
 Compares Zombie Chasing's four GC configurations (GC-GD, ZGC-GD, GC-CB, ZGC-CB) on its
@@ -38,8 +38,14 @@ def register(sub: Any) -> None:
         "paper's size (an eighth with --quick).",
         epilog=EPILOG,
     )
-    p.add_argument(
-        "--out", metavar="DIR", default="zombiesim-demo", help="output directory (./zombiesim-demo)"
+    writes(
+        p.add_argument(
+            "--out",
+            metavar="DIR",
+            default="zombiesim-demo",
+            help="output directory (./zombiesim-demo)",
+        ),
+        folder=True,
     )
     p.add_argument("--quick", action="store_true", help="a smaller device and cache (1/8 scale)")
     jobs_option(p)

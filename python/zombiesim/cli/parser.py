@@ -40,6 +40,31 @@ def add_command(
     return parser
 
 
+# -- path arguments ------------------------------------------------------------------------
+#
+# Every argument that names a file a command reads or writes is marked, so that `main`
+# can refuse, before any work, an output that would destroy an input
+# (`common.refuse_clobbering_args`): a new writer only has to mark its arguments.
+
+#: The attribute a path argument's action carries: ("input", folder files) or
+#: ("output", "file" | "folder").
+PATH_ROLE = "zombiesim_path_role"
+
+
+def reads(action: argparse.Action, folder: bool | tuple[str, ...] = False) -> argparse.Action:
+    """Mark `action` (what `add_argument` returns) as a path the command reads. A folder
+    input (`folder=True`) counts every file directly in it; a tuple gives glob patterns,
+    relative to it, of the files in it that the command reads."""
+    setattr(action, PATH_ROLE, ("input", folder))
+    return action
+
+
+def writes(action: argparse.Action, folder: bool = False) -> argparse.Action:
+    """Mark `action` as a path the command writes: a file, or a folder it writes into."""
+    setattr(action, PATH_ROLE, ("output", "folder" if folder else "file"))
+    return action
+
+
 # -- argument types --------------------------------------------------------------------------
 
 
@@ -130,8 +155,10 @@ def config_options(parser: argparse.ArgumentParser, scheme: bool = True) -> None
     group = parser.add_argument_group("configuration")
     source = group.add_mutually_exclusive_group()
     source.add_argument("--preset", metavar="NAME", help="start from a preset (default: `default`)")
-    source.add_argument(
-        "--config", metavar="FILE", help="start from a TOML file (keys left out use defaults)"
+    reads(
+        source.add_argument(
+            "--config", metavar="FILE", help="start from a TOML file (keys left out use defaults)"
+        )
     )
     if scheme:
         group.add_argument("--scheme", metavar="NAME", help="apply a scheme (`zombiesim schemes`)")
@@ -202,7 +229,9 @@ def source_options(parser: argparse.ArgumentParser, required: bool) -> None:
     which.add_argument(
         "--workload", "-w", metavar="SPEC", help="a synthetic workload, NAME:key=value,..."
     )
-    which.add_argument("--trace", metavar="FILE", help="replay a block trace (needs --format)")
+    reads(
+        which.add_argument("--trace", metavar="FILE", help="replay a block trace (needs --format)")
+    )
     tr = parser.add_argument_group("trace options (with --trace; see docs/traces.md)")
     format_option(tr)
     device_option(tr, "--trace-device")

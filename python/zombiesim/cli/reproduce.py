@@ -20,7 +20,7 @@ from .._format import seconds
 from .._io import atomic_write
 from .common import EXIT_CHECK_FAILED, EXIT_OK, interrupted, out, progress_bar
 from .compare import multi_progress
-from .parser import add_command, jobs_option, seed_option
+from .parser import add_command, jobs_option, seed_option, writes
 
 EPILOG = """\
 papers:
@@ -66,7 +66,9 @@ def register(sub: Any) -> None:
         help="small (minutes, the default), full (the paper's sizes) or, for shadowgc, "
         "ba-gc and vma-journaling, tiny (seconds)",
     )
-    p.add_argument("--out", metavar="DIR", help="output directory (./reproduce-PAPER)")
+    writes(
+        p.add_argument("--out", metavar="DIR", help="output directory (./reproduce-PAPER)"), True
+    )
     p.add_argument(
         "--strict",
         action="store_true",

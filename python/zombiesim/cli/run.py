@@ -46,6 +46,7 @@ from .parser import (
     memory_option,
     seed_option,
     source_options,
+    writes,
 )
 
 EPILOG = """\
@@ -91,7 +92,7 @@ def register(sub: Any) -> None:
     device_run_options(p)
     seed_option(p)
     memory_option(p)
-    p.add_argument("--json", metavar="OUT", help="write the report as JSON (`-` = stdout)")
+    writes(p.add_argument("--json", metavar="OUT", help="write the report as JSON (`-` = stdout)"))
     p.add_argument("--verify", action="store_true", help="run the integrity oracle (slower)")
     p.add_argument(
         "--reproducible", action="store_true", help="leave wall times out (byte-identical JSON)"

@@ -14,7 +14,7 @@ from rich.table import Table
 from .._errors import SimulationInterrupted
 from ..studies import DEFAULT_SCHEMES, resolve_traces, study
 from .common import EXIT_OK, interrupted, out
-from .parser import add_command, jobs_option, key_value, name_list
+from .parser import add_command, jobs_option, key_value, name_list, reads, writes
 
 EPILOG = f"""\
 Each trace runs on a device of its own (its written pages fill 80% of the logical space,
@@ -40,15 +40,20 @@ def register(sub: Any) -> None:
         description="Run every scheme on every trace and write one page.",
         epilog=EPILOG,
     )
-    p.add_argument(
-        "traces",
-        nargs="*",
-        metavar="TRACE",
-        help="corpus entries, folders holding trace.zst, or native traces (default: the "
-        "whole corpus)",
+    reads(
+        p.add_argument(
+            "traces",
+            nargs="*",
+            metavar="TRACE",
+            help="corpus entries, folders holding trace.zst, or native traces (default: the "
+            "whole corpus)",
+        ),
+        folder=("trace.zst", "provenance.toml"),
     )
     p.add_argument("--schemes", type=name_list, metavar="A,B,...", help="the schemes to run")
-    p.add_argument("--out", "-o", metavar="DIR", default="study", help="output folder")
+    writes(
+        p.add_argument("--out", "-o", metavar="DIR", default="study", help="output folder"), True
+    )
     p.add_argument("--preset", metavar="NAME", default="default", help="the device preset")
     p.add_argument(
         "--set",
@@ -57,7 +62,11 @@ def register(sub: Any) -> None:
         type=key_value,
         help="override one dotted key on every device (repeatable)",
     )
-    p.add_argument("--corpus", metavar="DIR", help="the corpus folder (default: the checkout's)")
+    reads(
+        p.add_argument(
+            "--corpus", metavar="DIR", help="the corpus folder (default: the checkout's)"
+        )
+    )
     jobs_option(p)
     p.add_argument("--quiet", "-q", action="store_true", help="no progress, no table")
 

@@ -21,7 +21,7 @@ from .._errors import ConfigError, InputError, make_error
 from .._format import seconds, size
 from .._progress import announce_started
 from .common import EXIT_CHECK_FAILED, EXIT_OK, interrupted, out
-from .parser import add_command, jobs_option, memory_option
+from .parser import add_command, jobs_option, memory_option, reads, writes
 
 SWEEP_EPILOG = """\
 examples:
@@ -62,8 +62,11 @@ def register(sub: Any) -> None:
         description="Run every cell of a grid file; results as Parquet/CSV and an HTML report.",
         epilog=SWEEP_EPILOG,
     )
-    p.add_argument("grid", metavar="GRID.toml", help="the grid file")
-    p.add_argument("--out", metavar="DIR", help="results folder (required unless --dry-run)")
+    reads(p.add_argument("grid", metavar="GRID.toml", help="the grid file"))
+    writes(
+        p.add_argument("--out", metavar="DIR", help="results folder (required unless --dry-run)"),
+        folder=True,
+    )
     p.add_argument(
         "--engine", choices=sweeps.ENGINES, default="local", help="where cells run (local)"
     )
@@ -88,8 +91,11 @@ def register(sub: Any) -> None:
         description="Write the tables and plots of a finished (or interrupted) sweep.",
         epilog=REPORT_EPILOG,
     )
-    r.add_argument("results", metavar="RESULTS", help="a sweep's --out folder")
-    r.add_argument("--out", metavar="OUT.html", help="where to write (RESULTS/report.html)")
+    reads(
+        r.add_argument("results", metavar="RESULTS", help="a sweep's --out folder"),
+        folder=(sweeps.store.MANIFEST, "results.parquet", "results.csv"),
+    )
+    writes(r.add_argument("--out", metavar="OUT.html", help="where to write (RESULTS/report.html)"))
 
 
 def _address(args: argparse.Namespace) -> str | None:

@@ -34,7 +34,9 @@ from .parser import (
     format_option,
     on_error_option,
     page_size,
+    reads,
     time_options,
+    writes,
 )
 
 EPILOG = """\
@@ -72,7 +74,7 @@ def register(sub: Any) -> None:
         description="Read a trace once and summarize it.",
         epilog=EPILOG,
     )
-    t.add_argument("file", metavar="FILE")
+    reads(t.add_argument("file", metavar="FILE"))
     format_option(t, required=True)
     t.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     t.add_argument(
@@ -84,7 +86,9 @@ def register(sub: Any) -> None:
     )
     _read_options(t)
     time_options(t)
-    t.add_argument("--json", metavar="OUT", help="write the statistics as JSON (`-` = stdout)")
+    writes(
+        t.add_argument("--json", metavar="OUT", help="write the statistics as JSON (`-` = stdout)")
+    )
     t = add_command(
         trace_sub,
         "convert",
@@ -92,7 +96,7 @@ def register(sub: Any) -> None:
         description="Convert a trace between formats (to a file, or to stdout without -o).",
         epilog=EPILOG,
     )
-    t.add_argument("input", metavar="IN")
+    reads(t.add_argument("input", metavar="IN"))
     format_option(t, "--from", "from_format", "the input's format", required=True)
     t.add_argument(
         "--to",
@@ -103,11 +107,13 @@ def register(sub: Any) -> None:
         help=f"the output's format: {', '.join(traces.writable_format_names())} "
         "(the hashed formats are read only)",
     )
-    t.add_argument(
-        "--output",
-        "-o",
-        metavar="OUT",
-        help="write here (atomically; .gz/.zst compress); default or `-`: stdout",
+    writes(
+        t.add_argument(
+            "--output",
+            "-o",
+            metavar="OUT",
+            help="write here (atomically; .gz/.zst compress); default or `-`: stdout",
+        )
     )
     _read_options(t)
     time_options(t)
@@ -127,7 +133,7 @@ def register(sub: Any) -> None:
         "(docs/content.md).",
         epilog=EPILOG,
     )
-    t.add_argument("--values", metavar="FILE", required=True, help="a hashed trace")
+    reads(t.add_argument("--values", metavar="FILE", required=True, help="a hashed trace"))
     t.add_argument(
         "--format",
         choices=["fiu", "pgbench-hashed", "nbdkit-hashlog"],
@@ -140,12 +146,17 @@ def register(sub: Any) -> None:
         help="LRU pool sizes in entries (default 100000,...,1000000)",
     )
     t.add_argument("--limit", metavar="N", type=int, help="read only the first N records")
-    t.add_argument(
-        "--out",
-        metavar="DIR",
-        help="write CSV files, analysis.json and index.html (plots and tables) here",
+    writes(
+        t.add_argument(
+            "--out",
+            metavar="DIR",
+            help="write CSV files, analysis.json and index.html (plots and tables) here",
+        ),
+        folder=True,
     )
-    t.add_argument("--json", metavar="OUT", help="write the analysis as JSON (`-` = stdout)")
+    writes(
+        t.add_argument("--json", metavar="OUT", help="write the analysis as JSON (`-` = stdout)")
+    )
     on_error_option(t, default="stop")
     trace_import.register(trace_sub)
     t = add_command(
@@ -157,8 +168,11 @@ def register(sub: Any) -> None:
         "write skew (docs/corpus.md).",
         epilog=EPILOG,
     )
-    t.add_argument("folder", metavar="DIR", nargs="?", help="the corpus folder")
-    t.add_argument("--json", metavar="OUT", help="write the rows as JSON (`-` = stdout)")
+    reads(
+        t.add_argument("folder", metavar="DIR", nargs="?", help="the corpus folder"),
+        folder=("*/trace.zst", "*/provenance.toml"),
+    )
+    writes(t.add_argument("--json", metavar="OUT", help="write the rows as JSON (`-` = stdout)"))
     t.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     add_command(
         trace_sub,

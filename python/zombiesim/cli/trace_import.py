@@ -13,15 +13,15 @@ from rich.text import Text
 from .. import trace as traces
 from .._format import count, percent
 from .common import EXIT_OK, check_writable, out, print_fields, write_json
-from .parser import add_command
+from .parser import add_command, reads, writes
 
 EPILOG = """\
 examples:
-  zombiesim trace import-capture ../shared/traces/captures/pgbench-ext4/ --out pg.zst
+  zombiesim trace import-capture traces/samples/captures/pgbench-ext4/ --out pg.zst
   zombiesim trace import-capture cap/ --out cap-hints.zst --placement hint
-  zombiesim trace import-wal ../shared/traces/captures/pgbench-ext4/waldump.txt.gz \\
+  zombiesim trace import-wal traces/samples/captures/pgbench-ext4/waldump.txt.gz \\
       --writes pg.zst --out pg-wal.zst
-  zombiesim trace import-sqlite ../shared/traces/captures/sqlite-wal/ --out sqlite.zst
+  zombiesim trace import-sqlite traces/samples/captures/sqlite-wal/ --out sqlite.zst
   zombiesim trace stats pg.zst --format native
   zombiesim compare --preset zombie-chasing --trace pg.zst --format native \\
       --schemes gc-gd,zgc-gd,gc-cb,zgc-cb,oracle --set notify.mode=piggyback
@@ -42,7 +42,7 @@ def register(trace_sub: Any) -> None:
         "capture` writes) into a notified native trace.",
         epilog=EPILOG,
     )
-    t.add_argument("folder", metavar="FOLDER")
+    reads(t.add_argument("folder", metavar="FOLDER"), folder=True)
     _output(t)
     add_placement_option(t)
     t = add_command(
@@ -53,12 +53,18 @@ def register(trace_sub: Any) -> None:
         "capture: the database buffer's dirty events (000's redo-log monitor).",
         epilog=EPILOG,
     )
-    t.add_argument("waldump", metavar="WALDUMP")
-    t.add_argument("--writes", metavar="TRACE", required=True, help="the capture's notified trace")
-    t.add_argument(
-        "--extents",
-        metavar="FILE",
-        help="file -> device block map (default: extents.txt beside WALDUMP)",
+    reads(t.add_argument("waldump", metavar="WALDUMP"))
+    reads(
+        t.add_argument(
+            "--writes", metavar="TRACE", required=True, help="the capture's notified trace"
+        )
+    )
+    reads(
+        t.add_argument(
+            "--extents",
+            metavar="FILE",
+            help="file -> device block map (default: extents.txt beside WALDUMP)",
+        )
     )
     _output(t)
     t = add_command(
@@ -68,7 +74,7 @@ def register(trace_sub: Any) -> None:
         description="Import the SQLite WAL capture folder into a notified native trace.",
         epilog=EPILOG,
     )
-    t.add_argument("folder", metavar="FOLDER")
+    reads(t.add_argument("folder", metavar="FOLDER"), folder=True)
     _output(t)
 
     t = add_command(
@@ -79,7 +85,7 @@ def register(trace_sub: Any) -> None:
         "`--delay` steps later) for tests, benchmarks and examples.",
         epilog=EPILOG,
     )
-    t.add_argument("--out", "-o", metavar="OUT", required=True, help="the trace to write")
+    writes(t.add_argument("--out", "-o", metavar="OUT", required=True, help="the trace to write"))
     for key, kind, text in GENERATOR_KEYS:
         t.add_argument(f"--{key.replace('_', '-')}", dest=key, type=kind, help=text)
     for key, text in GENERATOR_FLAGS:
@@ -127,8 +133,16 @@ def add_placement_option(t: argparse.ArgumentParser) -> None:
 
 
 def _output(t: argparse.ArgumentParser) -> None:
-    t.add_argument("--out", "-o", metavar="OUT", required=True, help="the notified trace to write")
-    t.add_argument("--json", metavar="OUT", help="write the import report as JSON (`-` = stdout)")
+    writes(
+        t.add_argument(
+            "--out", "-o", metavar="OUT", required=True, help="the notified trace to write"
+        )
+    )
+    writes(
+        t.add_argument(
+            "--json", metavar="OUT", help="write the import report as JSON (`-` = stdout)"
+        )
+    )
 
 
 def cmd_import(args: argparse.Namespace) -> int:

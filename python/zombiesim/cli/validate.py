@@ -21,7 +21,7 @@ from .common import (
     progress_bar,
     write_json,
 )
-from .parser import add_command, jobs_option
+from .parser import add_command, jobs_option, writes
 
 EPILOG = """\
 Runs uniform-random-write cases and checks the simulated write amplification against the
@@ -48,7 +48,7 @@ def register(sub: Any) -> None:
         "--full", action="store_true", help="the whole table (minutes) not the quick set"
     )
     jobs_option(p)
-    p.add_argument("--json", metavar="OUT", help="write the rows as JSON (`-` = stdout)")
+    writes(p.add_argument("--json", metavar="OUT", help="write the rows as JSON (`-` = stdout)"))
     p.add_argument("--quiet", "-q", action="store_true", help="no table, no progress bar")
 
 
