@@ -52,12 +52,12 @@ def cli():
     return run_cli
 
 
-#: The MSR Cambridge excerpt that ships beside the repository (`../shared/traces`).
-MSR_SAMPLE = Path(__file__).resolve().parents[2] / "shared/traces/msr-src1_0-excerpt.csv"
+#: The MSR Cambridge excerpt the checkout ships (`traces/samples/`).
+MSR_SAMPLE = Path(__file__).resolve().parents[1] / "traces/samples/msr-src1_0-excerpt.csv"
 
 
 @pytest.fixture
 def msr_sample() -> Path:
     if not MSR_SAMPLE.exists():
-        pytest.skip("the shared MSR excerpt is not beside the repository")
+        pytest.fail(f"the shipped MSR excerpt is missing ({MSR_SAMPLE}): restore traces/samples/")
     return MSR_SAMPLE

@@ -1,4 +1,4 @@
-"""`zombiesim capture`: the raw-trace converter on the shared pgbench capture, the
+"""`zombiesim capture`: the raw-trace converter on the shipped pgbench capture, the
 environment checks, bad input, and (where the machine allows: root, tracefs, loop devices)
 real captures end to end."""
 
@@ -23,10 +23,10 @@ from zombiesim import _core
 from zombiesim import capture as cap
 from zombiesim import trace as traces
 from zombiesim._errors import InputError
+from zombiesim.samples import CHECKOUT_SAMPLES
 
-TRACES = Path(
-    os.environ.get("ZOMBIESIM_TRACES", Path(__file__).resolve().parents[2] / "shared" / "traces")
-)
+#: The sample traces the checkout ships (traces/samples/README.md).
+TRACES = CHECKOUT_SAMPLES
 PGBENCH = TRACES / "captures" / "pgbench-ext4"
 #: `writeback_dirty_folio` lines in the pgbench capture's raw trace.
 PGBENCH_DIRTY_LINES = 76041
@@ -46,7 +46,7 @@ def read_csv(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-# -- convert_raw on the shared pgbench capture ------------------------------------------------
+# -- convert_raw on the shipped pgbench capture ------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,7 @@ def pgbench(tmp_path_factory) -> tuple[Path, cap.ConvertResult]:
     """The pgbench folder's raw trace converted in a scratch folder holding only its
     extents.txt, inodes.txt and uptime_start.txt."""
     if not (PGBENCH / "ftrace_raw.txt.gz").is_file():
-        pytest.skip(f"the shared pgbench capture is not here ({PGBENCH}): shared/traces/ is absent")
+        pytest.fail(f"the shipped pgbench capture is missing ({PGBENCH}): restore traces/samples/")
     folder = tmp_path_factory.mktemp("pgbench")
     for name in ("extents.txt", "inodes.txt", "uptime_start.txt"):
         shutil.copyfile(PGBENCH / name, folder / name)
@@ -139,7 +139,7 @@ def test_convert_pgbench_summary(pgbench):
 def test_convert_device_filter(tmp_path):
     """Only the given device's events are kept; events of another device are left out."""
     if not (PGBENCH / "ftrace_raw.txt.gz").is_file():
-        pytest.skip(f"the shared pgbench capture is not here ({PGBENCH})")
+        pytest.fail(f"the shipped pgbench capture is missing ({PGBENCH}): restore traces/samples/")
     for name in ("extents.txt", "inodes.txt", "uptime_start.txt"):
         shutil.copyfile(PGBENCH / name, tmp_path / name)
     raw = tmp_path / "head.txt"

@@ -1,17 +1,19 @@
 """Content-aware flash from Python: schemes through the API and the CLI, hashed traces,
-`trace analyze --values`, and both real captures end to end (skipped when absent)."""
+`trace analyze --values`, and both real captures end to end (shipped in traces/samples/)."""
 
 from __future__ import annotations
 
+import functools
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 import zombiesim as zs
+from zombiesim.samples import CHECKOUT_SAMPLES
 
-TRACES = Path(os.environ.get("ZOMBIESIM_TRACES", Path(__file__).parents[2] / "shared" / "traces"))
+#: The sample traces the checkout ships (traces/samples/README.md).
+TRACES = CHECKOUT_SAMPLES
 SQLITE = TRACES / "captures/sqlite-wal/nbdkit_hashlog_full_sqlite15s.log.gz"
 PGBENCH = TRACES / "captures/pgbench-ext4/device_writes_hashed.csv.gz"
 
@@ -24,7 +26,16 @@ DEVICE = {
 
 
 def needs(path: Path):
-    return pytest.mark.skipif(not path.exists(), reason=f"{path} is not beside the repository")
+    """The test runs on a shipped capture: a missing one fails it (traces/samples/)."""
+
+    def check(test):
+        def run(*args, **kwargs):
+            assert path.exists(), f"the shipped capture is missing ({path}): see traces/samples/"
+            return test(*args, **kwargs)
+
+        return functools.wraps(test)(run)
+
+    return check
 
 
 @pytest.fixture(scope="module")

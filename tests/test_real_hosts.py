@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 import zombiesim as zs
+from zombiesim.samples import CHECKOUT_SAMPLES
 
-TRACES = Path(
-    os.environ.get("ZOMBIESIM_TRACES", Path(__file__).resolve().parents[2] / "shared" / "traces")
-)
+#: The sample traces the checkout ships (traces/samples/README.md).
+TRACES = CHECKOUT_SAMPLES
 PGBENCH = TRACES / "captures" / "pgbench-ext4"
 
 
@@ -22,7 +21,7 @@ PGBENCH = TRACES / "captures" / "pgbench-ext4"
 def pg(tmp_path_factory) -> tuple[Path, dict, Path, dict]:
     """The pgbench capture imported, then joined to its WAL."""
     if not (PGBENCH / "device_writes_hashed.csv.gz").is_file():
-        pytest.skip(f"the shared pgbench capture is not here ({PGBENCH}): shared/traces/ is absent")
+        pytest.fail(f"the shipped pgbench capture is missing ({PGBENCH}): restore traces/samples/")
     d = tmp_path_factory.mktemp("pg")
     trace = d / "pg.zst"
     report = zs.trace.import_capture(PGBENCH, trace)

@@ -1,21 +1,20 @@
-"""`zombiesim trace import-sqlite`: the shared SQLite WAL capture as a notified trace
+"""`zombiesim trace import-sqlite`: the shipped SQLite WAL capture as a notified trace
 (counts against the CSV, stats, a replay), and bad input."""
 
 from __future__ import annotations
 
 import csv
 import json
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 
 from zombiesim import trace as traces
+from zombiesim.samples import CHECKOUT_SAMPLES
 
-TRACES = Path(
-    os.environ.get("ZOMBIESIM_TRACES", Path(__file__).resolve().parents[2] / "shared" / "traces")
-)
+#: The sample traces the checkout ships (traces/samples/README.md).
+TRACES = CHECKOUT_SAMPLES
 SQLITE = TRACES / "captures" / "sqlite-wal"
 EVENTS = "sqlite_wal_events_excerpt.csv"
 SHIM = "sqlite_hashwrite_excerpt.log"
@@ -30,9 +29,7 @@ def no_traceback(proc) -> None:
 @pytest.fixture(scope="module")
 def real() -> Path:
     if not (SQLITE / EVENTS).is_file():
-        pytest.skip(
-            f"the shared SQLite WAL capture is not here ({SQLITE}): shared/traces/ is absent"
-        )
+        pytest.fail(f"the shipped SQLite WAL capture is missing ({SQLITE}): see traces/samples/")
     return SQLITE
 
 

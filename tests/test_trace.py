@@ -11,8 +11,8 @@ import pytest
 
 import zombiesim as zs
 
-#: The shared sample: the first 10 001 records of MSR Cambridge volume src1_0.
-MSR = Path(__file__).resolve().parents[2] / "shared/traces/msr-src1_0-excerpt.csv"
+#: The shipped sample: the first 10 001 records of MSR Cambridge volume src1_0.
+MSR = zs.samples.CHECKOUT_SAMPLES / zs.samples.MSR_EXCERPT
 MSR_RECORDS = 10001
 
 TIMED = {"timing.enabled": True}
@@ -26,7 +26,7 @@ def no_traceback(proc):
 @pytest.fixture(scope="module")
 def msr() -> Path:
     if not MSR.is_file():
-        pytest.skip(f"the shared MSR sample is not here ({MSR}): shared/traces/ is absent")
+        pytest.fail(f"the shipped MSR sample is missing ({MSR}): restore traces/samples/")
     return MSR
 
 
@@ -508,8 +508,7 @@ def test_cli_compare_trace_timed(cli, msr, tmp_path):
 
 def test_stats_can_be_stopped_by_the_progress_callback():
     path = MSR.parent / "captures/fio-pareto/fio_pareto_iolog_full_15s.txt.gz"
-    if not path.exists():
-        pytest.skip(f"shared fio capture absent: {path}")
+    assert path.exists(), f"the shipped fio capture is missing ({path}): restore traces/samples/"
     seen = []
 
     def stop(_phase, _fraction, records):

@@ -241,11 +241,7 @@ def test_claim_verdicts_have_bands():
 
 
 def test_a_trace_goes_through_the_cache_open_loop_or_below_it():
-    from pathlib import Path
-
-    msr = Path(__file__).resolve().parents[2] / "shared/traces/msr-src1_0-excerpt.csv"
-    if not msr.exists():
-        pytest.skip(f"the shared MSR sample is not here ({msr})")
+    msr = zs.samples.path(zs.samples.MSR_EXCERPT)
     cfg = small(**{"host.threads": 0, "precondition.pattern": "uniform"})
     above = zs.simulate_trace(cfg, msr, "msr", remap="modulo")
     assert above.raw["app"]["threads"] == 0 and above.raw["cache"]["read_hits"] > 0

@@ -11,7 +11,7 @@ True
 
 from typing import TYPE_CHECKING, Any
 
-from . import trace, workload
+from . import samples, trace, workload
 from ._core import __version__, analytic_wa
 from ._errors import (
     ConfigError,
@@ -112,6 +112,7 @@ __all__ = [
     "preset_toml",
     "presets",
     "reproduce",
+    "samples",
     "schemes",
     "simulate",
     "simulate_many",

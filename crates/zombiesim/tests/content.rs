@@ -232,23 +232,12 @@ proptest! {
 
 mod traces {
     use super::*;
-    use std::path::{Path, PathBuf};
+    use crate::common::sample;
+    use std::path::PathBuf;
     use zombiesim::simulate_trace;
     use zombiesim::trace::{ReadOptions, RemapMode, TraceFormat};
     use zombiesim::workload::TraceSpec;
     use zombiesim::Error;
-
-    fn capture(rel: &str) -> Option<PathBuf> {
-        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/traces/captures")
-            .join(rel);
-        if p.exists() {
-            Some(p)
-        } else {
-            eprintln!("skipped: {} is not beside the repository", p.display());
-            None
-        }
-    }
 
     fn spec(path: PathBuf, format: TraceFormat) -> TraceSpec {
         TraceSpec {
@@ -330,9 +319,7 @@ mod traces {
 
     #[test]
     fn the_sqlite_capture_runs_end_to_end() {
-        let Some(path) = capture("sqlite-wal/nbdkit_hashlog_full_sqlite15s.log.gz") else {
-            return;
-        };
+        let path = sample(concat!("captures/", "sqlite-wal/nbdkit_hashlog_full_sqlite15s.log.gz"));
         let s = spec(path, TraceFormat::NbdkitHashlog);
         let base = replay(&[], &s).unwrap();
         let dvp = replay(&[("content.pool", "mq")], &s).unwrap();
@@ -347,9 +334,7 @@ mod traces {
 
     #[test]
     fn the_pgbench_capture_runs_end_to_end() {
-        let Some(path) = capture("pgbench-ext4/device_writes_hashed.csv.gz") else {
-            return;
-        };
+        let path = sample(concat!("captures/", "pgbench-ext4/device_writes_hashed.csv.gz"));
         let s = spec(path, TraceFormat::PgbenchHashed);
         let base = replay(&[], &s).unwrap();
         let both = replay(

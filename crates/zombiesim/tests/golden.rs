@@ -31,8 +31,8 @@
 //! `zombie-chasing` schemes runs on simulated time, so their counting-mode cases are
 //! such refusals.
 //!
-//! The trace case replays `../shared/traces/msr-src1_0-excerpt.csv` (beside the
-//! repository); when that file is absent the case is skipped with a note.
+//! The trace case replays `traces/samples/msr-src1_0-excerpt.csv` (shipped with the
+//! checkout; a missing one fails the test).
 
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -242,7 +242,7 @@ fn case_name(preset: &str, scheme: &str, timing: bool) -> String {
 // ---------------------------------------------------------------- running
 
 fn traces_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces")
+    crate::common::samples_dir()
 }
 
 fn golden_dir() -> PathBuf {
@@ -304,8 +304,6 @@ fn a_device_from_the_precondition_cache_gives_the_golden_report() {
 enum Outcome {
     Report(Box<Report>),
     Refused(String),
-    /// The input is absent on this machine.
-    Skipped(String),
 }
 
 /// The options of every case: seed 1, the integrity oracle on, reproducible.
@@ -340,10 +338,7 @@ fn run_case(case: &Case, opts: &RunOptions) -> Outcome {
             simulate(&cfg, &spec, opts, &mut |_| true)
         }
         Source::Trace(file) => {
-            let path = traces_dir().join(file);
-            if !path.exists() {
-                return Outcome::Skipped(format!("the sample trace {} is absent", path.display()));
-            }
+            let path = crate::common::sample(file);
             let spec = TraceSpec {
                 path,
                 format: TraceFormat::Msr,
@@ -526,10 +521,6 @@ fn reports_match_the_goldens() {
             Outcome::Refused(msg) => {
                 refused.push(format!("{}: {msg}", case.name));
                 refusal(&msg)
-            }
-            Outcome::Skipped(why) => {
-                println!("SKIPPED {}: {why}", case.name);
-                continue;
             }
         };
         println!("{:<48} {:>6.2} s", case.name, t.elapsed().as_secs_f64());

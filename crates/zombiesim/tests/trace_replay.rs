@@ -1,22 +1,14 @@
 //! Replaying a real block trace through the simulator, counting and timed.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+use crate::common::sample;
 use zombiesim::trace::{ReadOptions, RemapMode, TraceFormat};
 use zombiesim::workload::TraceSpec;
 use zombiesim::{simulate_trace, Config, Error, RunOptions};
 
-fn msr_sample() -> Option<PathBuf> {
-    let p =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces/msr-src1_0-excerpt.csv");
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!(
-            "skipped: the shared MSR sample is not beside the repository ({})",
-            p.display()
-        );
-        None
-    }
+fn msr_sample() -> PathBuf {
+    sample("msr-src1_0-excerpt.csv")
 }
 
 fn spec(path: PathBuf, remap: RemapMode) -> TraceSpec {
@@ -51,7 +43,7 @@ fn opts() -> RunOptions {
 
 #[test]
 fn the_msr_sample_replays_timed_in_open_loop() {
-    let Some(path) = msr_sample() else { return };
+    let path = msr_sample();
     let r = simulate_trace(
         &device(true),
         &spec(path, RemapMode::Modulo),
@@ -73,7 +65,7 @@ fn the_msr_sample_replays_timed_in_open_loop() {
 
 #[test]
 fn compact_remapping_packs_the_footprint_and_counting_matches_timing() {
-    let Some(path) = msr_sample() else { return };
+    let path = msr_sample();
     let counted = simulate_trace(
         &device(false),
         &spec(path.clone(), RemapMode::Compact),
@@ -96,7 +88,7 @@ fn compact_remapping_packs_the_footprint_and_counting_matches_timing() {
 
 #[test]
 fn a_trace_beyond_the_device_is_an_error_without_remapping() {
-    let Some(path) = msr_sample() else { return };
+    let path = msr_sample();
     match simulate_trace(
         &device(false),
         &spec(path, RemapMode::None),
@@ -110,7 +102,7 @@ fn a_trace_beyond_the_device_is_an_error_without_remapping() {
 
 #[test]
 fn precondition_pattern_workload_replays_the_trace_s_own_writes() {
-    let Some(path) = msr_sample() else { return };
+    let path = msr_sample();
     let mut cfg = device(false);
     cfg.set("precondition.pattern", "workload").unwrap();
     let own = simulate_trace(
@@ -137,7 +129,7 @@ fn precondition_pattern_workload_replays_the_trace_s_own_writes() {
 
 #[test]
 fn background_gc_works_in_idle_gaps_and_relieves_foreground_gc() {
-    let Some(path) = msr_sample() else { return };
+    let path = msr_sample();
     let mut cfg = device(true);
     cfg.set_many(&[
         ("flash.blocks_per_plane".into(), "32".into()),

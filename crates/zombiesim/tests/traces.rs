@@ -1,5 +1,5 @@
 //! Trace readers, writers, remapping and statistics, on the real sample traces in
-//! `../shared/traces` (skipped with a message when that folder is absent) and on small
+//! `traces/samples` (a missing one fails its test) and on small
 //! synthetic fixtures in `tests/data`.
 //!
 //! The blkparse fixture (`tests/data/blkparse_synthetic.txt`) is synthetic: written by
@@ -18,23 +18,9 @@ use zombiesim::trace::{
 };
 use zombiesim::Error;
 
-// ---------------------------------------------------------------- helpers
+use crate::common::sample;
 
-/// The shared sample traces, or `None` (with a message) when they are not there.
-fn shared(rel: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
-    let path = dir.join(rel);
-    if path.exists() {
-        Some(path)
-    } else {
-        println!(
-            "SKIPPED: sample trace {} is absent (expected the shared traces folder at {})",
-            rel,
-            dir.display()
-        );
-        None
-    }
-}
+// ---------------------------------------------------------------- helpers
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -87,9 +73,7 @@ fn defaults() -> ReadOptions {
 
 #[test]
 fn msr_sample_reads_exactly() {
-    let Some(path) = shared("msr-src1_0-excerpt.csv") else {
-        return;
-    };
+    let path = sample("msr-src1_0-excerpt.csv");
     let recs = read_all(&path, TraceFormat::Msr, &defaults());
     assert_eq!(recs.len(), 10_001, "the excerpt holds 10 001 lines");
     // 128166373321652068,src1,0,Write,3173167104,36864,3126
@@ -125,9 +109,7 @@ fn msr_sample_reads_exactly() {
 
 #[test]
 fn fio_v3_excerpt_reads_exactly() {
-    let Some(path) = shared("captures/fio-pareto/fio_pareto_iolog_v3_excerpt.txt") else {
-        return;
-    };
+    let path = sample("captures/fio-pareto/fio_pareto_iolog_v3_excerpt.txt");
     let recs = read_all(&path, TraceFormat::Fio, &defaults());
     // 294 <capture>/data.bin write 210542592 4096
     assert_eq!(recs[0], rec(0, TraceOp::Write, 210542592, 4096, 0));
@@ -142,9 +124,7 @@ fn fio_v3_excerpt_reads_exactly() {
 
 #[test]
 fn fio_full_gz_log_streams() {
-    let Some(path) = shared("captures/fio-pareto/fio_pareto_iolog_full_15s.txt.gz") else {
-        return;
-    };
+    let path = sample("captures/fio-pareto/fio_pareto_iolog_full_15s.txt.gz");
     let mut reader = TraceReader::open(&path, TraceFormat::Fio, &defaults()).unwrap();
     let (mut writes, mut flushes, mut last) = (0u64, 0u64, 0u64);
     for r in &mut reader {
@@ -253,10 +233,9 @@ fn device_filter_keeps_one_device() {
     );
     assert_eq!(recs, vec![rec(0, TraceOp::Trim, 4096 * 512, 1 << 20, sdb)]);
 
-    if let Some(path) = shared("msr-src1_0-excerpt.csv") {
-        assert_eq!(read_all(&path, TraceFormat::Msr, &only(0)).len(), 10_001);
-        assert!(read_all(&path, TraceFormat::Msr, &only(1)).is_empty());
-    }
+    let path = sample("msr-src1_0-excerpt.csv");
+    assert_eq!(read_all(&path, TraceFormat::Msr, &only(0)).len(), 10_001);
+    assert!(read_all(&path, TraceFormat::Msr, &only(1)).is_empty());
 }
 
 #[test]
@@ -597,15 +576,8 @@ fn native_placement_errors_name_the_record() {
 
 #[test]
 fn gz_and_zst_are_decompressed_by_extension() {
-    let source = match shared("msr-src1_0-excerpt.csv") {
-        Some(p) => p,
-        None => fixture("spc_synthetic.spc"),
-    };
-    let format = if source.extension().unwrap() == "csv" {
-        TraceFormat::Msr
-    } else {
-        TraceFormat::Spc
-    };
+    let source = sample("msr-src1_0-excerpt.csv");
+    let format = TraceFormat::Msr;
     let plain = std::fs::read(&source).unwrap();
     let expected = read_all(&source, format, &defaults());
 
@@ -779,9 +751,7 @@ fn op_index_matches_fit() {
 
 #[test]
 fn msr_sample_converts_to_every_format_and_back() {
-    let Some(path) = shared("msr-src1_0-excerpt.csv") else {
-        return;
-    };
+    let path = sample("msr-src1_0-excerpt.csv");
     let original = read_all(&path, TraceFormat::Msr, &defaults());
     for format in writable() {
         let back = round_trip(format, &original);
@@ -800,9 +770,7 @@ fn msr_sample_converts_to_every_format_and_back() {
 
 #[test]
 fn fio_sample_converts_to_blkparse_and_native() {
-    let Some(path) = shared("captures/fio-pareto/fio_pareto_iolog_v3_excerpt.txt") else {
-        return;
-    };
+    let path = sample("captures/fio-pareto/fio_pareto_iolog_v3_excerpt.txt");
     let original = read_all(&path, TraceFormat::Fio, &defaults());
     for format in [TraceFormat::Fio, TraceFormat::Blkparse, TraceFormat::Native] {
         assert_eq!(round_trip(format, &original), original, "fio -> {format}");
@@ -830,9 +798,7 @@ fn fio_sample_converts_to_blkparse_and_native() {
 
 #[test]
 fn remap_modes_on_the_msr_sample() {
-    let Some(path) = shared("msr-src1_0-excerpt.csv") else {
-        return;
-    };
+    let path = sample("msr-src1_0-excerpt.csv");
     let recs = read_all(&path, TraceFormat::Msr, &defaults());
     let page = 4096;
     let stats = TraceStats::compute(recs.iter().copied().map(Ok), page).unwrap();
@@ -898,9 +864,7 @@ fn remap_modes_on_the_msr_sample() {
 
 #[test]
 fn stats_on_the_msr_sample() {
-    let Some(path) = shared("msr-src1_0-excerpt.csv") else {
-        return;
-    };
+    let path = sample("msr-src1_0-excerpt.csv");
     let reader = TraceReader::open(&path, TraceFormat::Msr, &defaults()).unwrap();
     let s = TraceStats::compute(reader, 4096).unwrap();
     assert_eq!(s.records, 10_001);
@@ -989,9 +953,8 @@ fn throughput() {
     }
     w.close().unwrap();
     measure("native 1M records", &native, TraceFormat::Native);
-    if let Some(gz) = shared("captures/fio-pareto/fio_pareto_iolog_full_15s.txt.gz") {
-        measure("fio 1.8 MB gz", &gz, TraceFormat::Fio);
-    }
+    let gz = sample("captures/fio-pareto/fio_pareto_iolog_full_15s.txt.gz");
+    measure("fio 1.8 MB gz", &gz, TraceFormat::Fio);
 }
 
 #[test]

@@ -5,7 +5,7 @@ trace instance records, in one clock, the page cache's clean → dirty transitio
 (`writeback:writeback_dirty_folio`), the block requests (`block:block_rq_issue` /
 `block_rq_complete`) and, when the kernel has them, the application's writes
 (`syscalls:sys_enter_pwrite64`, `ext4:ext4_da_write_begin`, the fsync family). It then
-writes a *capture folder* in the layout of `shared/traces/captures/pgbench-ext4/`:
+writes a *capture folder* in the layout of `traces/samples/captures/pgbench-ext4/`:
 
 ```text
 uptime_start.txt              `uptime idle` (as /proc/uptime) and the epoch time at that moment

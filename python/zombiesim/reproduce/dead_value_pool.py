@@ -34,10 +34,9 @@ values accumulate from its start.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
+from .. import samples
 from ..config import Config
 from ..plot import category_ticks, legend, panels
 from ..trace import TraceInput
@@ -137,20 +136,6 @@ CAPTURES = (
 )
 
 
-def traces_dir() -> Path | None:
-    """The shared traces folder: `$ZOMBIESIM_TRACES`, else `shared/traces` beside the
-    repository (or beside any folder above this file), else `../shared/traces`."""
-    env = os.environ.get("ZOMBIESIM_TRACES")
-    if env:
-        return Path(env) if Path(env).is_dir() else None
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent.parent / "shared" / "traces"
-        if candidate.is_dir():
-            return candidate
-    candidate = Path("..") / "shared" / "traces"
-    return candidate if candidate.is_dir() else None
-
-
 def device(scale: str) -> Config:
     """The preset's timing and OP on a geometry sized for the scale (full: 16x small)."""
     cfg = Config.preset("dead-value-pool")
@@ -243,12 +228,12 @@ def run(ctx: Context) -> Reproduction:
         for scheme in SENS_SCHEMES:
             cfg = base.scheme(scheme).override({"content.pool_entries": pool, **overrides})
             runs[f"sens/{i}/{scheme}"] = (cfg, wl)
-    folder = traces_dir()
+    folder = samples.folder()
     captures = []
     if folder is None:
         notes.append(
-            "The real hashed captures were skipped: no shared traces folder was found "
-            "(set ZOMBIESIM_TRACES or put shared/traces beside the repository)."
+            "The real hashed captures were skipped: no sample traces folder was found "
+            "(a checkout ships traces/samples/; ZOMBIESIM_TRACES names another)."
         )
     else:
         for label, rel, fmt in CAPTURES:

@@ -38,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .. import samples
 from ..config import Config
 from ..plot import legend, panels
 from ..report import STATES, Report
@@ -68,7 +69,7 @@ STAND_INS = {
     "linear": ("web2-like: grows linearly", 1),
 }
 MSR = "msr-src1_0"
-MSR_FILE = "msr-src1_0-excerpt.csv"
+MSR_FILE = samples.MSR_EXCERPT
 
 #: Arrival rate of the synthetic requests (the device's clock in counting mode).
 IOPS = 20_000
@@ -232,14 +233,12 @@ def _runs(ctx: Context, s: Scale) -> tuple[dict[str, tuple[Config, Any]], list[s
             for scheme in SCHEMES:
                 cfg = base.scheme(scheme, {**buffers(s.big_buffer_mib), **restart})
                 runs[f"{kind}{BIG}/{scheme}"] = (cfg, spec)
-    from .dead_value_pool import traces_dir
-
-    folder = traces_dir()
+    folder = samples.folder()
     path = folder / MSR_FILE if folder is not None else None
     if path is None or not path.exists():
         notes.append(
-            f"The MSR excerpt was skipped: {MSR_FILE} was not found (set ZOMBIESIM_TRACES "
-            "or put shared/traces beside the repository)."
+            f"The MSR excerpt was skipped: {MSR_FILE} was not found (a checkout ships it in "
+            "traces/samples/; ZOMBIESIM_TRACES names another folder)."
         )
     else:
         from .. import trace as traces

@@ -1,7 +1,7 @@
 //! Helpers the integration tests share.
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use zombiesim::device::{Command, Device, Payload};
 use zombiesim::trace::{ReadOptions, RemapMode, TraceFormat};
 use zombiesim::workload::{Op, TraceSpec};
@@ -130,4 +130,23 @@ pub fn power_loss_run(
         assert_eq!(dev.content_of(l), latest[l as usize], "page {l}");
     }
     dev.counters()
+}
+
+/// A sample trace the project ships (`traces/samples/`, relative to it). A missing one
+/// fails the test that asked for it: the samples are part of the checkout.
+#[allow(dead_code)] // not every test file uses it
+pub fn sample(rel: &str) -> PathBuf {
+    let path = samples_dir().join(rel);
+    assert!(
+        path.exists(),
+        "the shipped sample trace {} is missing (restore it: git checkout -- traces/samples)",
+        path.display()
+    );
+    path
+}
+
+/// The checkout's folder of sample traces.
+#[allow(dead_code)] // not every test file uses it
+pub fn samples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/samples")
 }
