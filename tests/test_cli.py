@@ -273,3 +273,17 @@ sub = next(a for a in parser._actions if a.dest == "command")
 assert set(sub.choices) == names, set(sub.choices) ^ names
 """
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_waf_with_nothing_programmed_says_why_not_zero(cli, msr_sample):
+    """The README's device-buffer example once printed `WAF 0.000`: the whole trace sat in
+    a 64 MiB buffer. Now the line says nothing reached the flash; with a buffer smaller
+    than the trace's writes the WAF is a ratio, and the held pages are named."""
+    trace = ["--trace", str(msr_sample), "--format", "msr", "--remap", "modulo"]
+    proc = cli("run", "--set", "device.buffer=64MiB", *trace)
+    assert proc.returncode == 0, proc.stderr
+    waf = next(line for line in proc.stdout.splitlines() if line.strip().startswith("WAF"))
+    assert "0.000" not in waf and "nothing reached the flash" in waf and "9,336" in waf
+    proc = cli("run", "--set", "device.buffer=8MiB", *trace)
+    waf = next(line for line in proc.stdout.splitlines() if line.strip().startswith("WAF"))
+    assert float(waf.split()[1]) > 1 and "still in the device buffer, not counted" in waf

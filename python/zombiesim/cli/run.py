@@ -235,12 +235,19 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
 
 
 def _waf(r: dict[str, Any]) -> str:
-    """The WAF, saying what the device buffer still holds (not yet programmed)."""
+    """The WAF, saying what the device buffer still holds (not yet programmed). When
+    nothing reached the flash at all the ratio (0) says nothing, and the line says why
+    instead (the report's `waf` stays the ratio)."""
     if r["waf"] is None:
         return "undefined (no host writes)"
     held = (r.get("buffer") or {}).get("dirty_pages_end", 0)
+    if held and r["flash"]["programs"] == 0:
+        return (
+            f"- (nothing reached the flash: all {count(held)} written pages are still in "
+            "the device buffer; a smaller device.buffer or a longer run measures it)"
+        )
     return num(r["waf"], 3) + (
-        f" ({count(held)} written pages still in the device buffer)" if held else ""
+        f" ({count(held)} written pages still in the device buffer, not counted)" if held else ""
     )
 
 
