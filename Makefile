@@ -67,12 +67,12 @@ bench: build-dev
 lint: build-dev
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --all-targets -- -D warnings
-	$(BIN)/ruff check python tests benches traces examples
-	$(BIN)/ruff format --check python tests benches traces examples
+	$(BIN)/ruff check python tests benches traces examples docs
+	$(BIN)/ruff format --check python tests benches traces examples docs
 
 fmt: $(BIN)/maturin
 	$(CARGO) fmt --all
-	$(BIN)/ruff format python tests benches traces examples
+	$(BIN)/ruff format python tests benches traces examples docs
 
 clean:
 	$(CARGO) clean

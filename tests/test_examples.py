@@ -14,7 +14,14 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 #: Every example and the test that runs it.
-COVERED = {"README.md", "grid.toml", "traces-grid.toml", "small-device.toml", "replay.py"}
+COVERED = {
+    "README.md",
+    "grid.toml",
+    "traces-grid.toml",
+    "small-device.toml",
+    "replay.py",
+    "broken.csv",
+}
 
 
 def test_every_example_is_run_here():
@@ -75,3 +82,8 @@ def test_the_docs_show_the_grid_file_itself():
     doc = (ROOT / "docs" / "sweeps.md").read_text()
     first = re.findall(r"```toml\n(.*?)```", doc, re.S)[0]
     assert first == (EXAMPLES / "grid.toml").read_text()
+
+
+def test_the_broken_trace_names_its_line(cli):
+    proc = cli("trace", "stats", str(EXAMPLES / "broken.csv"), "--format", "msr")
+    assert proc.returncode == 2 and "broken.csv:4: expected 7 comma-separated" in proc.stderr
