@@ -123,7 +123,9 @@ def test_load_errors_name_the_file(tmp_path):
     assert info.value.exit_code == 2
     bad = tmp_path / "bad.toml"
     bad.write_text('[gc]\npolcy = "greedy"\n')
-    with pytest.raises(zs.ConfigError, match=r"bad\.toml.*gc\.polcy"):
+    with pytest.raises(
+        zs.ConfigError, match=r"bad\.toml:2: .*gc\.polcy.*did you mean `gc\.policy`"
+    ):
         zs.Config.load(bad)
     broken = tmp_path / "broken.toml"
     broken.write_text("[gc\n")
@@ -187,3 +189,16 @@ def test_compare_applies_a_set_value_to_the_cells_that_read_it(cli, tmp_path):
     # A value no cell reads is refused, naming the key.
     proc = cli(*args, "--set", "ftl.kind=page,fast", "--set", "ftl.cmt_entries=4096")
     assert proc.returncode == 2 and "`ftl.cmt_entries`: no run reads it" in proc.stderr
+
+
+def test_a_misspelt_key_in_a_file_gets_a_hint_on_the_command_line(cli, tmp_path):
+    """As `--set` does: one line, the file and line, the nearest key or section."""
+    for text, hint in [
+        ('[gc]\npolcy = "greedy"\n',
+         "bad.toml:2: config key `gc.polcy`: unknown key (did you mean `gc.policy`?)"),
+        ('[timming]\nenabled = true\n', "did you mean `timing`?"),
+    ]:  # fmt: skip
+        (tmp_path / "bad.toml").write_text(text)
+        proc = cli("run", "--config", str(tmp_path / "bad.toml"), "-w", "uniform")
+        assert proc.returncode == 2 and hint in proc.stderr, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1

@@ -319,7 +319,7 @@ mod traces {
 
     #[test]
     fn the_sqlite_capture_runs_end_to_end() {
-        let path = sample(concat!("captures/", "sqlite-wal/nbdkit_hashlog_full_sqlite15s.log.gz"));
+        let path = sample("captures/sqlite-wal/nbdkit_hashlog_full_sqlite15s.log.gz");
         let s = spec(path, TraceFormat::NbdkitHashlog);
         let base = replay(&[], &s).unwrap();
         let dvp = replay(&[("content.pool", "mq")], &s).unwrap();
@@ -334,7 +334,7 @@ mod traces {
 
     #[test]
     fn the_pgbench_capture_runs_end_to_end() {
-        let path = sample(concat!("captures/", "pgbench-ext4/device_writes_hashed.csv.gz"));
+        let path = sample("captures/pgbench-ext4/device_writes_hashed.csv.gz");
         let s = spec(path, TraceFormat::PgbenchHashed);
         let base = replay(&[], &s).unwrap();
         let both = replay(

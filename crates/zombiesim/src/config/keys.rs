@@ -51,19 +51,26 @@ pub(super) fn parse_value(text: &str) -> toml::Value {
 }
 
 pub(super) fn unknown_key(root: &toml::Table, key: &str) -> Error {
-    let mut known = Vec::new();
-    collect_keys(root, "", &mut known);
-    let best = known
-        .iter()
-        .min_by_key(|k| edit_distance(k, key))
-        .filter(|k| edit_distance(k, key) <= 3);
-    let hint = match best {
+    let hint = match closest_key(root, key) {
         Some(k) => format!("unknown key (did you mean `{k}`?)"),
         None => "unknown key (`zombiesim run --print-config` lists every key)".to_string(),
     };
     Error::config(key, hint)
 }
 
+/// The key or section of `root` nearest to `key` (within 3 edits), for "did you mean".
+pub(super) fn closest_key(root: &toml::Table, key: &str) -> Option<String> {
+    let mut known = Vec::new();
+    collect_keys(root, "", &mut known);
+    known
+        .into_iter()
+        .map(|k| (edit_distance(&k, key), k))
+        .filter(|(d, _)| *d <= 3)
+        .min_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)))
+        .map(|(_, k)| k)
+}
+
+/// Every dotted key of `t`, sections included (a misspelt `[section]` has a match too).
 fn collect_keys(t: &toml::Table, prefix: &str, out: &mut Vec<String>) {
     for (k, v) in t {
         let path = if prefix.is_empty() {
@@ -71,10 +78,10 @@ fn collect_keys(t: &toml::Table, prefix: &str, out: &mut Vec<String>) {
         } else {
             format!("{prefix}.{k}")
         };
-        match v {
-            toml::Value::Table(inner) => collect_keys(inner, &path, out),
-            _ => out.push(path),
+        if let toml::Value::Table(inner) = v {
+            collect_keys(inner, &path, out);
         }
+        out.push(path);
     }
 }
 

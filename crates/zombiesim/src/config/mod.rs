@@ -65,7 +65,9 @@ pub use stats::StatsConfig;
 pub use timing::TimingConfig;
 
 use crate::error::{Error, Result};
-use keys::{key_line, lookup, parse_value, set_dotted, unknown_field_name, unknown_key};
+use keys::{
+    closest_key, key_line, lookup, parse_value, set_dotted, unknown_field_name, unknown_key,
+};
 use serde::{Deserialize, Serialize};
 
 /// The full, resolved configuration of one simulation.
@@ -165,7 +167,12 @@ impl Config {
                 } else {
                     format!("{path}.{field}")
                 };
-                return Error::config(key, format!("unknown key; {inner}"));
+                // The nearest key of the full configuration, as `--set` suggests; else
+                // the names the section takes.
+                return match closest_key(&Config::default().to_table(), &key) {
+                    Some(k) => Error::config(key, format!("unknown key (did you mean `{k}`?)")),
+                    None => Error::config(key, format!("unknown key; {inner}")),
+                };
             }
             Error::config(
                 if path == "." {

@@ -114,6 +114,22 @@ fn unknown_keys_in_files_are_rejected_with_their_path() {
         }
         other => panic!("{other:?}"),
     }
+    // A misspelt key or section in a file gets the hint `--set` gives.
+    for (text, hint) in [
+        ("[gc]\npolcy = \"greedy\"\n", "did you mean `gc.policy`?"),
+        ("[gcc]\npolicy = \"greedy\"\n", "did you mean `gc`?"),
+        ("[flash]\nchanels = 3\n", "did you mean `flash.channels`?"),
+    ] {
+        let e = Config::from_toml_str(text, "my.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(hint), "{e}");
+    }
+    // Nothing near: the names the section takes.
+    let e = Config::from_toml_str("[gc]\nzzzzzzzzzz = 1\n", "my.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("expected one of `policy`"), "{e}");
     let bad_value = "[gc]\npolicy = \"gredy\"\n";
     let e = Config::from_toml_str(bad_value, "my.toml")
         .unwrap_err()
