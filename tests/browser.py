@@ -17,7 +17,8 @@ the calling test when Chromium is not installed.
 `render(path, probe=JS)` also runs a JavaScript function of the caller's once the page has
 loaded and returns what it returned (`Rendered.probe`); `table_cells(path)` uses it to say
 where each table's first-row cells show inside its scroll box, scrolled fully left and
-fully right (sticky columns).
+fully right (sticky columns), and `label_boxes(path)` where each plot's tick labels show
+(their `<text>` bounding boxes), for `overlapping_labels` to say which of them overlap.
 
 Also used by `benches/screenshot.py` (`write_screenshot`). Standard library only, apart from
 pytest in `assert_renders_cleanly`.
@@ -41,6 +42,8 @@ __all__ = [
     "Rendered",
     "assert_renders_cleanly",
     "find_chromium",
+    "label_boxes",
+    "overlapping_labels",
     "render",
     "table_cells",
     "write_screenshot",
@@ -479,6 +482,66 @@ def table_cells(
     return {t["id"]: t for t in rendered.probe}
 
 
+#: `label_boxes`' probe: for each plot (the outermost `<svg>` of a `<figure>`), the
+#: bounding box of each tick label as the browser lays it out: matplotlib's SVG keeps text
+#: as `<text>` (`svg.fonttype = "none"`) inside a group `xtick_N` or `ytick_N` (its id
+#: prefixed by the page), so a rotated label's box is what it covers on the screen.
+LABEL_BOXES_PROBE = r"""function () {
+  var tick = /(^|-)([xy])tick_\d+$/;
+  var figures = [];
+  document.querySelectorAll("figure svg").forEach(function (svg, i) {
+    if (svg.parentElement.closest("svg")) return;
+    var fig = svg.closest("figure"), labels = [];
+    svg.querySelectorAll("g[id]").forEach(function (g) {
+      var m = tick.exec(g.id);
+      if (!m) return;
+      var box = null, text = [];
+      g.querySelectorAll("text").forEach(function (t) {
+        var r = t.getBoundingClientRect();
+        if (r.width <= 0 || r.height <= 0) return;
+        text.push(t.textContent.trim());
+        box = box ? {left: Math.min(box.left, r.left), top: Math.min(box.top, r.top),
+                     right: Math.max(box.right, r.right), bottom: Math.max(box.bottom, r.bottom)}
+                  : {left: r.left, top: r.top, right: r.right, bottom: r.bottom};
+      });
+      if (box) labels.push({axis: m[2], text: text.join(""), left: box.left, top: box.top,
+                            right: box.right, bottom: box.bottom});
+    });
+    figures.push({figure: (fig && fig.id) || "figure[" + i + "]",
+                  width: svg.getBoundingClientRect().width, labels: labels});
+  });
+  return figures;
+}"""
+
+
+def label_boxes(
+    html_path: str | os.PathLike[str], *, width: int = 1280, height: int = 900
+) -> list[dict]:
+    """Each plot of the page, in order: `figure` (its `<figure>`'s id), `width` (CSS px as
+    shown) and `labels`, one per tick label with its `axis` (`x` or `y`), `text` and
+    bounding box (`left`, `top`, `right`, `bottom`, CSS px). Fails on console errors."""
+    rendered = render(html_path, width=width, height=height, probe=LABEL_BOXES_PROBE)
+    assert rendered.console_errors == [], rendered.console_errors
+    return rendered.probe
+
+
+def overlapping_labels(figure: dict, tolerance: float = 0.5) -> list[str]:
+    """The pairs of `figure`'s tick labels (a `label_boxes` item) whose boxes overlap by
+    more than `tolerance` px both ways, one line each."""
+    labels = figure["labels"]
+    out = []
+    for i, a in enumerate(labels):
+        for b in labels[i + 1 :]:
+            wide = min(a["right"], b["right"]) - max(a["left"], b["left"])
+            tall = min(a["bottom"], b["bottom"]) - max(a["top"], b["top"])
+            if wide > tolerance and tall > tolerance:
+                out.append(
+                    f"{figure['figure']}: {a['axis']} label {a['text']!r} overlaps "
+                    f"{b['axis']} label {b['text']!r} ({wide:.1f} x {tall:.1f} px)"
+                )
+    return out
+
+
 # --------------------------------------------------------------------------------------
 # assert_renders_cleanly: THE check for report tests (sweep report, reproductions, ...).
 #
@@ -551,16 +614,35 @@ def build_compare_page(html_path: str | Path, title: str = "zombiesim compare") 
     return Path(html_path)
 
 
-def build_sweep_page(html_path: str | Path) -> Path:
-    """The report of `EXAMPLE_GRID` swept into a folder beside `html_path`, written at
-    `html_path` (`zombiesim report`)."""
+#: A two-axis sweep of 50 cells (5 policies x 10 over-provisioning ratios, half a drive
+#: write each: a few seconds on two workers): 50 runs on the latency chart's x axis, ten
+#: close ratios on the WAF chart's, the free blocks flat at GC's watermark.
+WIDE_GRID = """\
+title = "fifty cells"
+preset = "default"
+workload = "uniform:drive_writes=0.5"
+metrics = ["waf", "flash.erases", "latency.all.p99_us"]
+
+[set]
+"flash.blocks_per_plane" = 64
+"timing.enabled" = true
+
+[axes]
+"gc.policy" = ["greedy", "cost-benefit", "fifo", "random", "d-choices:4"]
+"ftl.over_provisioning" = [0.07, 0.09, 0.11, 0.13, 0.15, 0.17, 0.19, 0.21, 0.24, 0.28]
+"""
+
+
+def build_sweep_page(html_path: str | Path, grid_text: str = EXAMPLE_GRID) -> Path:
+    """The report of `grid_text` (default `EXAMPLE_GRID`) swept into a folder beside
+    `html_path`, written at `html_path` (`zombiesim report`)."""
     import zombiesim as zs
     from zombiesim import sweeps
 
     html_path = Path(html_path)
     folder = html_path.parent / "sweep-results"
     grid = html_path.parent / "grid.toml"
-    grid.write_text(EXAMPLE_GRID)
+    grid.write_text(grid_text)
     zs.sweep(grid, out=folder, jobs=2, report=False)
     return sweeps.write_report(sweeps.ResultsStore(folder), out=html_path)
 

@@ -8,6 +8,8 @@ report embeds its plots.
 
 Wide tables scroll sideways in their box with the label column (and a claims table's
 verdict) kept in view: checked at 1024 and 1280 px, scrolled fully left and fully right.
+A 50-cell sweep's plots keep their tick labels apart: checked on the boxes the browser
+gives each label's text, not by eye.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import sys
 
 import pytest
 from browser import (
+    WIDE_GRID,
     ChromiumError,
     _stderr_console,
     assert_renders_cleanly,
@@ -24,6 +27,8 @@ from browser import (
     build_reproduction_page,
     build_sweep_page,
     find_chromium,
+    label_boxes,
+    overlapping_labels,
     render,
     table_cells,
     write_screenshot,
@@ -258,3 +263,67 @@ def test_screenshot_writes_a_png(tmp_path, compare_page):
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     assert (width, height) == (800, 600)
+
+
+#: Two plots whose tick labels are SVG text as matplotlib writes it: in the first, two x
+#: labels (one rotated) cover each other; in the second, none touches another.
+OVERLAPPING_LABELS_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>labels</title></head><body>
+<figure id="fig-crowded"><svg width="400" height="200" style="font: 10px sans-serif">
+  <g id="p-1-xtick_1"><g id="p-1-text_1"><text x="100" y="150">greedy · 0.07</text></g></g>
+  <g id="p-1-xtick_2"><g id="p-1-text_2"><text x="120" y="150">fifo · 0.09</text></g></g>
+  <g id="p-1-xtick_3"><g id="p-1-text_3"><text transform="translate(200 150) rotate(-30)"
+    >cost-benefit · 0.11</text></g></g>
+  <g id="p-1-xtick_4"><g id="p-1-text_4"><text transform="translate(215 150) rotate(-30)"
+    >random · 0.13</text></g></g>
+  <g id="p-1-ytick_1"><g id="p-1-text_5"><text x="10" y="40">100</text></g></g>
+</svg><figcaption>crowded</figcaption></figure>
+<figure id="fig-apart"><svg width="400" height="200" style="font: 10px sans-serif">
+  <g id="p-2-xtick_1"><g id="p-2-text_1"><text transform="translate(100 120) rotate(-90)"
+    >greedy · 0.07</text></g></g>
+  <g id="p-2-xtick_2"><g id="p-2-text_2"><text transform="translate(120 120) rotate(-90)"
+    >fifo · 0.09</text></g></g>
+  <g id="p-2-ytick_1"><g id="p-2-text_3"><text x="10" y="40">100</text></g></g>
+  <text x="100" y="150">not a tick label</text>
+</svg><figcaption>apart</figcaption></figure>
+</body></html>
+"""
+
+
+def test_harness_finds_overlapping_tick_labels(tmp_path):
+    """`label_boxes` measures each tick label as laid out (a rotated one by the box it
+    covers), and `overlapping_labels` names the pairs that cover each other."""
+    page = tmp_path / "labels.html"
+    page.write_text(OVERLAPPING_LABELS_PAGE)
+    crowded, apart = label_boxes(page)
+    assert crowded["figure"] == "fig-crowded" and len(crowded["labels"]) == 5
+    assert [(lb["axis"], lb["text"]) for lb in apart["labels"]] == [
+        ("x", "greedy · 0.07"),
+        ("x", "fifo · 0.09"),
+        ("y", "100"),
+    ]
+    found = overlapping_labels(crowded)
+    assert len(found) == 2, found
+    assert "'greedy · 0.07' overlaps x label 'fifo · 0.09'" in found[0]
+    assert "'cost-benefit · 0.11' overlaps x label 'random · 0.13'" in found[1]
+    assert overlapping_labels(apart) == []
+
+
+@pytest.fixture(scope="module")
+def wide_sweep_page(tmp_path_factory):
+    # 50 tiny cells on two workers, then `zombiesim report`: about ten seconds.
+    return build_sweep_page(tmp_path_factory.mktemp("wide") / "sweep.html", WIDE_GRID)
+
+
+def test_sweep_report_of_50_cells_keeps_its_labels_apart(wide_sweep_page):
+    """At 1024 px, no two tick labels of any plot of a 50-cell sweep's report overlap:
+    the 50 runs of the latency percentiles are turned upright and thinned, and the ten
+    close over-provisioning ratios thinned, until each label has its own room."""
+    figures = label_boxes(wide_sweep_page, width=1024, height=768)
+    assert {f["figure"] for f in figures} >= {"fig-waf-erases", "fig-latency", "fig-heatmap"}
+    problems = [line for f in figures for line in overlapping_labels(f)]
+    assert problems == [], "\n".join(problems)
+    (latency,) = [f for f in figures if f["figure"] == "fig-latency"]
+    runs = [lb for lb in latency["labels"] if lb["axis"] == "x" and " · " in lb["text"]]
+    assert 10 <= len(runs) < 50  # thinned, still naming a run every few bars
+    assert_renders_cleanly(wide_sweep_page, width=1024, height=768)

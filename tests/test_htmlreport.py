@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import csv
 import io
+import itertools
 import math
 import re
 from html.parser import HTMLParser
@@ -614,3 +615,134 @@ def test_page_tables_sort_numbers_by_their_raw_value():
     assert [c[0].attrs["data-v"] for c in cells] == ["1234567.0", "2.0", ""]
     assert [c[0].content() for c in cells] == ["1,234,567", "2", "n/a"]
     assert "data-v" not in cells[0][1].attrs and cells[2][1].content() == "n/a"
+
+
+# -- 50 cells, flat series, all-zero tables ---------------------------------------------------
+
+POLICIES = ("greedy", "cost-benefit", "fifo", "random", "d-choices:4")
+RATIOS = (0.07, 0.09, 0.11, 0.13, 0.15, 0.17, 0.19, 0.21, 0.24, 0.28)
+
+
+def fifty_cells(frame, spread: float):
+    """A 50-cell sweep frame (5 policies x 10 over-provisioning ratios), each cell a copy
+    of one of `frame`'s two timed runs (so its free blocks stay at GC's watermark
+    throughout), with made-up latency percentiles: p50 100 to 149 µs, p99.9 `spread`
+    x 100 µs, so that the chart's positive values span exactly `spread` times."""
+    rows = []
+    for i, (policy, ratio) in enumerate(itertools.product(POLICIES, RATIOS)):
+        row = frame.iloc[i % len(frame)].copy()
+        row["label"] = f"{policy} · {ratio}"
+        row["axis.gc.policy"], row["axis.ftl.over_provisioning"] = policy, ratio
+        row["latency.all.p50_us"] = 100.0 + i
+        row["latency.all.p99_us"] = 100.0 * spread**0.5
+        row["latency.all.p999_us"] = 100.0 * spread
+        rows.append(row)
+    df = pd.DataFrame(rows).reset_index(drop=True)
+    df["status"], df["error"] = "ok", None
+    df["cell"] = [f"{i:012x}" for i in range(len(df))]
+    return df
+
+
+def percentiles_panel(df):
+    """The p50 / p99 / p99.9 panel of `df`'s latency view, drawn (its ticks are placed
+    when the figure is drawn, once the layout has sized the panel)."""
+    (view,) = [
+        v
+        for v in standard_views(df, x="ftl.over_provisioning", hue="gc.policy")
+        if v.name == "latency"
+    ]
+    view.figure.canvas.draw()
+    (ax,) = [ax for ax in axes_of(view.figure) if ax.get_title().startswith("p50")]
+    return ax
+
+
+@pytest.mark.parametrize(("spread", "scale"), [(20, "linear"), (40, "log")])
+def test_fifty_cells_latency_chart_thins_its_labels_and_picks_its_scale(frame, spread, scale):
+    """50 runs on the percentiles' x axis: upright labels, every few runs, none touching
+    another; the value axis is linear unless the positive values span more than 30x,
+    and on a log axis the smallest bar still stands a tenth of the panel tall. The
+    sweep page's latency figure carries the same labels, upright, as SVG text."""
+    df = fifty_cells(frame, spread)
+    ax = percentiles_panel(df)
+    labels = [t for t in ax.get_xticklabels() if t.get_visible() and t.get_text()]
+    assert 10 <= len(labels) < 50
+    assert {t.get_rotation() for t in labels} == {90}
+    renderer = ax.figure.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in labels]
+    assert not [(a, b) for a, b in itertools.combinations(boxes, 2) if a.overlaps(b)]
+    assert ax.get_yscale() == scale
+    low, high = ax.get_ylim()
+    shortest = min(p.get_height() for p in ax.patches)
+    if scale == "linear":
+        assert low == 0
+    else:
+        assert math.log(shortest / low) / math.log(high / low) >= 0.1
+
+    axes = ["gc.policy", "ftl.over_provisioning"]
+    root = check_page(sweep_html(df, title="fifty", axes=axes, metrics=["waf"]))
+    (latency,) = [f for f in root.all("figure") if f.attrs["id"] == "fig-latency"]
+    runs = [
+        text
+        for g in latency.all("g")
+        if re.search(r"(^|-)xtick_\d+$", g.attrs.get("id", ""))
+        for text in g.all("text")
+        if " · " in text.content()
+    ]
+    shown = [t.content() for t in runs]
+    assert 10 <= len(shown) < 50 and shown == [n for n in df["label"] if n in shown]
+    assert all("rotate(-90)" in t.attrs["transform"] for t in runs)
+
+
+def notes(root: Node) -> list[str]:
+    return [p.content() for p in root.all("p") if "note" in classes(p)]
+
+
+def test_a_flat_series_is_one_line_of_text_not_a_plot(frame):
+    """Free blocks at GC's watermark all along (as in every cell here): the page says so
+    in one line and draws no free-blocks panel; when the cumulative WAF is flat too, the
+    time-series figure is gone."""
+    df = fifty_cells(frame, 20)
+    axes, metrics = ["gc.policy", "ftl.over_provisioning"], ["waf"]
+    root = check_page(sweep_html(df, title="fifty", axes=axes, metrics=metrics))
+    assert "Free blocks: 2 throughout the measured phase of every run." in notes(root)
+    for fig in root.all("figure"):
+        assert "free blocks" not in fig.content().lower(), fig.attrs["id"]
+    (series,) = [f for f in root.all("figure") if f.attrs["id"] == "fig-time-series"]
+    assert "Cumulative WAF" in series.content()
+    rows = csv_of([a for a in series.all("a") if "download" in a.attrs][0])
+    assert "waf_cumulative" in rows[0] and "free_blocks" not in rows[0]
+
+    df["series.waf_cumulative"] = [[3.5] * len(v) for v in df["series.waf_cumulative"]]
+    root = check_page(sweep_html(df, title="fifty", axes=axes, metrics=metrics))
+    assert "fig-time-series" not in {f.attrs["id"] for f in root.all("figure")}
+    assert "Cumulative WAF: 3.5 throughout the measured phase of every run." in notes(root)
+
+
+def test_a_table_of_zeros_is_one_line_saying_why(reports):
+    """The comparison page's ShadowGC section, when no run used ShadowGC (host-shadow
+    pages copied, as zombie-aware GC sees them, but no device buffer, no ShadowGC
+    policy), says so in one line naming what is off, with no figure and no table; and
+    any table whose figures are all zero (missing ones aside) is one line instead, with
+    its CSV."""
+    zombie_aware = {}
+    for label, rep in reports.items():
+        raw = rep.to_dict()
+        raw["gc"]["copied_by_state"]["host_shadow"] = 100
+        zombie_aware[label] = zs.Report(raw)
+    root = check_page(comparison_html(zombie_aware, title="zombie-aware"))
+    assert "ShadowGC" in root.content()
+    assert "fig-shadowgc" not in {f.attrs["id"] for f in root.all("figure")}
+    assert "table-shadowgc" not in {t.attrs["id"] for t in root.all("table")}
+    (why,) = [n for n in notes(root) if "ShadowGC" in n]
+    for off in ("gc.shadow_reads", "gc.fast_write", "gc.skip_shadows", "device.buffer"):
+        assert off in why, why
+
+    page = Page("t")
+    zeros = pd.DataFrame({"label": ["a", "b"], "buffer reads": [0, 0], "skipped": [0, None]})
+    page.table(zeros, name="zeros", if_all_zero="No run used ShadowGC.")
+    page.table(zeros.assign(skipped=[0, 3]), name="some")
+    root = check_page(page.html())
+    (table,) = root.all("table")
+    assert table.attrs["id"] == "table-some"
+    (line,) = [p for p in root.all("p") if "No run used ShadowGC." in p.content()]
+    assert "note" in classes(line) and csv_of(line.all("a")[0])[0]["label"] == "a"

@@ -53,7 +53,9 @@ def register(sub: Any) -> None:
 
 
 def cmd_demo(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from .._format import has_shadow
     from ..demo import run_demo
+    from ..html.comparison import shadowgc_idle
 
     target = Path(args.out)
     if target.exists() and not target.is_dir():
@@ -78,6 +80,11 @@ def cmd_demo(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             f"({'1/8' if args.quick else '1/4'} scale)",
         )
     )
+    # The table's ShadowGC columns (zombie-aware runs relocate host-shadow pages) are
+    # zeros when no scheme uses ShadowGC: one line says why.
+    idle = shadowgc_idle(result.reports)
+    if idle is not None and any(has_shadow(r) for r in result.reports.values()):
+        out.print(Text(idle, style="dim"))
     if result.reference is not None:
         read_p99 = result.reports["gc-gd"].raw["latency"]["read"]["p99_us"] / 1e6
         ref_p99 = result.reference.raw["latency"]["read"]["p99_us"] / 1e6

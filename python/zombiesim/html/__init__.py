@@ -8,7 +8,9 @@
 Every page is self-contained (inline style, script and SVG plots; no network), its
 figures and tables each carry a CSV link with their numbers, tables scroll sideways with
 their first column (and any `pin`ned one) kept in view and sort on a click, and a run
-section says what ran. `standard_views` are the figures the pages share.
+section says what ran. `standard_views` are the figures the pages share. A plot of a
+constant and a table of zeros are one line of text instead, saying so (and why, where
+the page knows: the ShadowGC section names the settings no run has).
 """
 
 from .comparison import (

@@ -1,6 +1,11 @@
 """The comparison page (`zombiesim compare --report`, the demo): the comparison table,
 the standard views, the ShadowGC section (GC latency and relocated pages by state, 003
-Figs. 7-8) for runs that have shadow data, and the run."""
+Figs. 7-8) for runs that have shadow data, and the run.
+
+The ShadowGC section is one line instead when every ShadowGC figure is zero
+(`SHADOWGC_FIGURES`: what only a device write buffer or a ShadowGC policy produces), and
+the line says which of the two the runs lack (`shadowgc_idle`): zombie-aware runs
+relocate host-shadow pages (dirty in the host's cache) without ShadowGC being in play."""
 
 from __future__ import annotations
 
@@ -8,18 +13,20 @@ import os
 from collections.abc import Mapping
 
 from .. import plot
-from .._format import best_label, compare_columns, count, has_shadow
+from .._format import SHADOW_KEYS, best_label, compare_columns, count, has_shadow
 from .._io import atomic_write
 from ..report import STATES, Report
-from .page import Page
+from .page import Page, all_zero
 from .views import add_views, standard_views
 
 __all__ = [
+    "SHADOWGC_FIGURES",
     "STATE_COLOURS",
     "STATE_NAMES",
     "comparison_html",
     "shadow_figure",
     "shadow_frame",
+    "shadowgc_idle",
     "write_comparison_html",
 ]
 
@@ -110,6 +117,7 @@ def shadow_figure(reports: Mapping[str, Report]):
     lat_ax.set_ylabel("accumulated GC latency (s)")
     lat_ax.set_title(f"GC latency (vs {labels[0]})" if labels else "GC latency")
     lat_ax.margins(y=0.12)
+    plot.set_value_scale(lat_ax, latency, bars=True)
 
     bottom = [0.0] * len(labels)
     shares = [reports[k].copied_shares or dict.fromkeys(STATES, 0.0) for k in labels]
@@ -128,8 +136,51 @@ def shadow_figure(reports: Mapping[str, Report]):
     return fig
 
 
+#: The columns of `shadow_frame` that only ShadowGC's setting produces: pages relocated
+#: in the states a device write buffer makes, and what the ShadowGC policies do.
+SHADOWGC_FIGURES = ("device-shadow", "twin-shadow", "buffer reads", "fast programs", "skipped")
+
+
+def shadowgc_idle(reports: Mapping[str, Report]) -> str | None:
+    """When every ShadowGC figure of these runs (`SHADOWGC_FIGURES`) is zero, why, in one
+    sentence: which of a device write buffer (`device.buffer`, where device- and
+    twin-shadow pages live) and a ShadowGC policy (`gc.shadow_reads`, `gc.fast_write`,
+    `gc.skip_shadows`) no run has; None when a run has a ShadowGC figure."""
+    if not all_zero(shadow_frame(reports), SHADOWGC_FIGURES):
+        return None
+    configs = [r.raw["run"].get("config") or {} for r in reports.values()]
+    buffered = any((c.get("device") or {}).get("buffer") for c in configs)
+    on = [f"gc.{k}" for k in SHADOW_KEYS if any((c.get("gc") or {}).get(k) for c in configs)]
+    lacking = []
+    if not buffered:
+        lacking.append("a device write buffer (device.buffer = 0: no device- or twin-shadow pages)")
+    if not on:
+        lacking.append(f"a ShadowGC policy ({', '.join(f'gc.{k}' for k in SHADOW_KEYS)})")
+    if lacking:
+        why = "ShadowGC is not in play: no run has " + " or ".join(lacking)
+    else:
+        why = f"ShadowGC is on ({', '.join(on)}), but GC never met a shadow page it acts on"
+    return (
+        f"{why}, so its figures (device- and twin-shadow pages relocated, buffer reads, "
+        "fast programs, skipped pages) are zero in every run."
+    )
+
+
 def _shadow_section(page: Page, reports: Mapping[str, Report]) -> None:
     frame = shadow_frame(reports)
+    idle = shadowgc_idle(reports)
+    if idle is not None:
+        host = [
+            (r.raw["gc"].get("copied_by_state") or {}).get("host_shadow") for r in reports.values()
+        ]
+        if any(host):
+            idle += (
+                " The host-shadow (zombie) pages GC relocated are in the results table "
+                "(shadow copies) and in GC copies by cause."
+            )
+        page.heading("ShadowGC")
+        page.table(frame, name="shadowgc", figures=SHADOWGC_FIGURES, if_all_zero=idle)
+        return
     page.heading("ShadowGC: GC latency and the share of GC-relocated pages by state")
     page.figure(
         shadow_figure(reports),
@@ -155,8 +206,9 @@ def comparison_html(
 ) -> str:
     """The comparison page as a string: the table (best WAF in bold), the standard views
     (`html.views.standard_views`, one bar or line per run), the ShadowGC section when a
-    run has shadow data, and the run (`command` when given, version, workload, seed and
-    the base configuration `config_toml`)."""
+    run has shadow data (one line saying why when its figures are all zero), and the run
+    (`command` when given, version, workload, seed and the base configuration
+    `config_toml`)."""
     from ..api import to_frame
 
     first = next(iter(reports.values()), None)

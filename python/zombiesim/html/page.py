@@ -10,6 +10,10 @@ A table's first column (its label) stays in view while the rest scrolls sideways
 (`position: sticky`), and so do the columns named in `Page.table(..., pin=...)` (a
 claims table's verdict): such a column sticks to the box's right edge while the box is
 scrolled left of it and to the right of the label once scrolled past it.
+
+A table whose figures are all zero is not drawn: one line says why instead (`all_zero`,
+`Page.table(..., if_all_zero=...)`), as a plot of a constant is one line of text
+(`html.views`).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from typing import Any
 from .._core import __version__
 from ..plot import is_numeric
 
-__all__ = ["SCRIPT", "STYLE", "Page", "csv_link", "slug", "svg"]
+__all__ = ["SCRIPT", "STYLE", "Page", "all_zero", "csv_link", "slug", "svg"]
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 0 auto; padding: 1em 1.5em;
@@ -60,6 +64,7 @@ figure { margin: 1em 0 2em; }
 figure svg { display: block; max-width: 100%; height: auto; }
 img { max-width: 100%; }
 figcaption { font-size: .95em; color: #444; margin-top: .3em; }
+p.note { color: #444; }
 pre { background: #f6f6f6; padding: .8em 1em; overflow-x: auto; }
 dl.run { display: grid; grid-template-columns: max-content 1fr; gap: .3em 1.2em; }
 dl.run dt { font-weight: bold; } dl.run dd { margin: 0; min-width: 0; }
@@ -222,6 +227,18 @@ def _longest(values) -> int:
     return max((len(str(v)) for v in values if not _missing(v)), default=0)
 
 
+def all_zero(frame, figures: Sequence[str] | None = None) -> bool:
+    """Whether a table's figures are all zero: the columns `figures` (default: every
+    numeric column but the first, the label), with at least one zero among them and
+    nothing else but missing values."""
+    if figures is None:
+        figures = [c for c in frame.columns[1:] if is_numeric(frame[c])]
+    elif any(c not in frame.columns or not is_numeric(frame[c]) for c in figures):
+        return False
+    values = [v for c in figures for v in frame[c] if not _missing(v)]
+    return bool(values) and all(v == 0 for v in values)
+
+
 class Page:
     """A report page, built section by section; `html()` gives the document.
 
@@ -258,6 +275,12 @@ class Page:
     def paragraph(self, text: str) -> None:
         self.parts.append(f"<p>{esc(text)}</p>")
 
+    def note(self, text: str, *, data=None, name: str = "data") -> None:
+        """One line that stands for a figure or table not drawn (a constant, all zeros),
+        with a CSV link to `data` (saved as `name.csv`) when given."""
+        link = f" {csv_link(data, slug(name), 'table (CSV)')}" if data is not None else ""
+        self.parts.append(f'<p class="note">{esc(text)}{link}</p>')
+
     def raw(self, markup: str) -> None:
         """Markup added as it is (the caller escapes)."""
         self.parts.append(markup)
@@ -286,6 +309,8 @@ class Page:
         wrap: Sequence[str] = (),
         caption: str | None = None,
         pin: Sequence[str] = (),
+        figures: Sequence[str] | None = None,
+        if_all_zero: str | None = None,
     ) -> None:
         """`frame` as a sortable table in a scrolling box, followed by a CSV link to the
         same frame. `formats` turns a column's values into text (default `cell_text`),
@@ -293,7 +318,16 @@ class Page:
         columns whose text may wrap (besides those with values over `LONG_TEXT`
         characters). The first column stays in view when the box scrolls sideways, and so
         do the columns named in `pin` (at the box's right edge until scrolled to, then
-        beside the first column)."""
+        beside the first column).
+
+        When the table's `figures` (default: its numeric columns but the first) are all
+        zero (`all_zero`), one line stands for it, with the CSV link: `if_all_zero`, which
+        should say why they are zero, or by default that every figure is."""
+        if all_zero(frame, figures):
+            self.note(
+                if_all_zero or f"Every figure of the {name} table is zero.", data=frame, name=name
+            )
+            return
         formats = formats or {}
         cell_classes = cell_classes or {}
         columns = list(frame.columns)

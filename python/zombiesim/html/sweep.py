@@ -91,19 +91,26 @@ def sweep_html(
 ) -> str:
     """The sweep page as a string. `axes` are the swept axis names (columns
     `axis.<name>`), `metrics` the scalar columns to tabulate (the first is the heat
-    map's). Shows the results table (one row per cell: axis values, status, metrics),
-    the failed cells with their errors when any failed, the standard views of the ok
-    cells (hue = first axis, x = second; a heat map when exactly two axes) and the run
+    map's). Shows the results table (one row per cell: axis values, status, metrics;
+    one line instead when every metric is zero), the failed cells with their errors
+    when any failed, the standard views of the ok cells (hue = first axis, x = second;
+    a heat map when exactly two axes; a constant is a line of text) and the run
     (`command`, `version`, the grid file `grid_text`, the base `config_toml`)."""
     axes, metrics = list(axes), list(metrics)
     page = Page(title)
     page.paragraph(_summary(df, axes))
     page.heading("Results")
-    page.table(results_frame(df, axes, metrics), name="results")
+    page.table(
+        results_frame(df, axes, metrics),
+        name="results",
+        figures=metrics,
+        if_all_zero=f"Every metric ({', '.join(metrics)}) is zero in every cell that "
+        "finished; the cells, their axis values and status are in the CSV.",
+    )
     failed = _failed(df, axes)
     if not failed.empty:
         page.heading("Failed cells")
-        page.table(failed, name="failed", wrap=["error"])
+        page.table(failed, name="failed", wrap=["error"], figures=())
     if len(plot.runs(df)):
         add_views(page, _views(df, axes, metrics))
     page.run_section(

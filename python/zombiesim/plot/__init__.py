@@ -13,10 +13,15 @@ and returns its figure.
 mean with min-max error bars. `drawn(fig)` gives the numbers a figure's panels drew, as
 one DataFrame.
 
+Two rules hold for every chart (`figure`): tick labels never overlap (`spaced_ticks`:
+level when they fit, else upright at 8 pt, and only as many as have room once the
+layout has sized the panel), and a value axis is logarithmic only when its positive
+values span more than `LOG_RATIO` (30x; `value_scale`), linear otherwise.
+
 Modules: `scalar` (`metric`, `waf`, `erases`), `latency` (`latency_cdf`,
 `latency_percentiles`), `timeseries` (`series`), `causes` (`copies_by_cause`,
-`gc_copies`), `heat` (`heatmap`), `figure` (`panels`, `legend`, `drawn`) and `columns`
-(what a name means, which rows are drawn).
+`gc_copies`), `heat` (`heatmap`), `figure` (`panels`, `legend`, `drawn`, the two
+rules) and `columns` (what a name means, which rows are drawn).
 
 >>> import zombiesim as zs
 >>> df = zs.to_frame(zs.compare_reports(cfg, workload="uniform", policies=["greedy", "fifo"]),
@@ -26,7 +31,17 @@ Modules: `scalar` (`metric`, `waf`, `erases`), `latency` (`latency_cdf`,
 
 from .causes import CAUSES, copies_by_cause, gc_copies
 from .columns import is_numeric, resolve, runs, short
-from .figure import SMALL, category_ticks, drawn, legend, panels
+from .figure import (
+    LOG_RATIO,
+    SMALL,
+    category_ticks,
+    drawn,
+    legend,
+    panels,
+    set_value_scale,
+    spaced_ticks,
+    value_scale,
+)
 from .heat import heatmap
 from .latency import latency_cdf, latency_percentiles
 from .scalar import erases, metric, waf
@@ -34,6 +49,7 @@ from .timeseries import series
 
 __all__ = [
     "CAUSES",
+    "LOG_RATIO",
     "SMALL",
     "category_ticks",
     "copies_by_cause",
@@ -50,6 +66,9 @@ __all__ = [
     "resolve",
     "runs",
     "series",
+    "set_value_scale",
     "short",
+    "spaced_ticks",
+    "value_scale",
     "waf",
 ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .columns import category, numbers, resolve, runs, short
-from .figure import category_ticks, legend, no_data, record, target
+from .figure import category_ticks, legend, no_data, record, set_value_scale, target
 
 #: GC copies' causes, stacking order: (column of `copies_by_cause`, legend, colour).
 CAUSES = (
@@ -66,7 +66,8 @@ def copies_by_cause(df):
 def gc_copies(df, x: str = "label", ax=None):
     """Stacked bars of the pages copied by cause (`copies_by_cause`: live, zombie,
     shadow, merge, translation) per `x` value (mean over rows that share one); causes
-    that are zero everywhere stay out of the legend."""
+    that are zero everywhere stay out of the legend. Stacked, so on a linear axis
+    (`figure.value_scale`); x labels spaced by `figure.spaced_ticks`."""
     frame = runs(df)
     xcol = resolve(frame, x)
     causes = copies_by_cause(frame)
@@ -86,6 +87,7 @@ def gc_copies(df, x: str = "label", ax=None):
             bottom = [b + v for b, v in zip(bottom, data[c], strict=True)]
         category_ticks(ax, list(data[short(xcol)]))
         ax.grid(alpha=0.3, axis="y")
+        set_value_scale(ax, bottom, stacked=True)
         ax.set_title(title)
         legend(ax, "cause")
     ax.set_xlabel("run" if xcol == "label" else short(xcol))

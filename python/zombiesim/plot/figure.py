@@ -1,9 +1,12 @@
 """Figures and panels for `zs.plot`: an Agg canvas without pyplot, legends beside the
-panels, category ticks, and what each panel drew (`drawn`)."""
+panels, the two rules every chart of a report follows (tick labels that never overlap:
+`spaced_ticks`; a log value axis only for a wide range: `value_scale`), and what each
+panel drew (`drawn`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 #: The colours of the plots' categories (matplotlib's tab10).
@@ -102,13 +105,202 @@ def legend(ax, title: str | None = None) -> None:
     )
 
 
-def category_ticks(ax, names: Sequence[Any]) -> None:
-    """One x tick per category at 0, 1, ...; slanted when there are many or long ones."""
-    names = [str(n) for n in names]
-    slant = len(names) > 4 or any(len(n) > 8 for n in names)
-    ax.set_xticks(
-        range(len(names)), names, rotation=30 if slant else 0, ha="right" if slant else "center"
+# -- tick labels that never overlap --------------------------------------------------------
+
+#: The space a tick label keeps clear beside its neighbours, in ems of its font.
+LABEL_GAP_EM = 0.6
+#: A line of text's height, in ems (DejaVu Sans' ascent plus descent, rounded up).
+LINE_EM = 1.2
+
+
+def text_width(text: str, size: float) -> float:
+    """How wide `text` is set at `size` points in matplotlib's font, in points."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    width, _, _ = text_to_path.get_text_width_height_descent(
+        text, FontProperties(size=size), ismath=False
     )
+    return width
+
+
+def _tick_size(axis: str) -> float:
+    """The points of the tick labels' default font (`xtick.labelsize`, `ytick.labelsize`)."""
+    import matplotlib
+    from matplotlib.font_manager import FontProperties
+
+    return FontProperties(size=matplotlib.rcParams[f"{axis}tick.labelsize"]).get_size_in_points()
+
+
+def _panel_points(ax, axis: str) -> float:
+    """The length of `ax`'s `axis` in points before the layout runs (its place on the
+    subplot grid): what `spaced_ticks` judges whether labels fit side by side by."""
+    box = ax.get_position()
+    fig = ax.figure
+    inches = box.width * fig.get_figwidth() if axis == "x" else box.height * fig.get_figheight()
+    return inches * 72
+
+
+def _spaced_locator(positions: Sequence[float], pitch: float):
+    """A matplotlib `Locator` of the `positions` to label: from the lowest up, each one
+    at least `pitch` points past the last kept, measured along the axis when the figure
+    is drawn (after the layout has sized the panel, whatever the axis' scale)."""
+    from matplotlib.ticker import Locator
+
+    class SpacedLocator(Locator):
+        def __call__(self):
+            axis = self.axis
+            lo, hi = sorted(axis.get_view_interval())
+            shown = sorted(p for p in positions if lo <= p <= hi)
+            if len(shown) < 2:
+                return shown
+            scale = axis.get_transform()
+            a, b = scale.transform([lo, hi])
+            box = axis.axes.bbox
+            pixels = box.width if axis.axis_name == "x" else box.height
+            length = pixels * 72 / axis.axes.figure.dpi
+            if not (length > 0 and math.isfinite(b - a) and b != a):
+                return shown
+            kept: list[float] = []
+            last = -math.inf
+            for p, t in zip(shown, scale.transform(shown), strict=True):
+                at = (t - a) / (b - a) * length
+                if at - last >= pitch:
+                    kept.append(p)
+                    last = at
+            return kept
+
+        def tick_values(self, vmin, vmax):
+            return [p for p in positions if min(vmin, vmax) <= p <= max(vmin, vmax)]
+
+    return SpacedLocator()
+
+
+def spaced_ticks(
+    ax, positions: Sequence[float], names: Sequence[Any], *, axis: str = "x", upright: bool = True
+) -> None:
+    """Label `ax`'s `axis` with `names` at `positions` so that no two labels overlap,
+    however many there are: the rule of every chart of a report.
+
+    - An x axis whose labels all fit side by side (each as wide as the longest plus
+      `LABEL_GAP_EM`, judged at the panel's place on the figure's grid) keeps them
+      level at the default size. Otherwise, with `upright`, they turn upright (90°: a
+      label then needs only a line's height of the axis, and its box on the page is
+      its text's) at `SMALL` points; without it (a numeric axis) they stay level.
+    - When the figure is drawn, after the layout has sized the panel, only labels at
+      least one label's room apart (its width level, `LINE_EM` plus the gap upright
+      or on a y axis) are shown: every k-th of evenly spaced categories, the first of
+      values crowded together. Names stay in the order of their positions.
+    """
+    from matplotlib.ticker import FuncFormatter, NullLocator
+
+    positions = [float(p) for p in positions]
+    names = [str(n) for n in names]
+    by_position = dict(zip(positions, names, strict=True))
+    size = _tick_size(axis)
+    longest = max((text_width(n, size) for n in names), default=0.0)
+    level = axis == "y" or not upright
+    if axis == "x" and upright:
+        level = len(names) * (longest + LABEL_GAP_EM * size) <= _panel_points(ax, axis)
+    if axis == "x" and level:
+        pitch = longest + LABEL_GAP_EM * size
+    else:
+        size = size if level else SMALL
+        pitch = (LINE_EM + LABEL_GAP_EM) * size
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    target.set_major_locator(_spaced_locator(positions, pitch))
+    target.set_major_formatter(FuncFormatter(lambda v, _: _nearest(by_position, v)))
+    target.set_minor_locator(NullLocator())
+    ax.tick_params(axis=axis, which="major", labelsize=size, labelrotation=0 if level else 90)
+
+
+def _nearest(by_position: dict[float, str], v: float) -> str:
+    """The name at `v`, or at the position nearest it (a position through a float round
+    trip); nothing when none is within a millionth of the span."""
+    if v in by_position or not by_position:
+        return by_position.get(v, "")
+    p = min(by_position, key=lambda q: abs(q - v))
+    span = max(by_position) - min(by_position) or 1.0
+    return by_position[p] if abs(p - v) <= 1e-6 * span else ""
+
+
+def category_ticks(ax, names: Sequence[Any], *, axis: str = "x") -> None:
+    """One tick per category at 0, 1, ..., labelled by `spaced_ticks` (level when they
+    fit, else upright and every k-th)."""
+    names = list(names)
+    spaced_ticks(ax, range(len(names)), names, axis=axis)
+
+
+# -- the value axis: linear unless the range is wide ----------------------------------------
+
+#: A value axis is logarithmic only when its positive values span more than this
+#: (largest / smallest); up to it a linear axis keeps every bar in proportion.
+LOG_RATIO = 30.0
+
+
+def value_scale(values: Iterable[Any], *, stacked: bool = False) -> str:
+    """`"log"` or `"linear"` for an axis that shows `values`: the rule of every chart of
+    a report. Log only when the positive, finite values span more than `LOG_RATIO`
+    (30x): a p99.9 a hundred times the p50 then still shows both. Otherwise linear, so
+    that a small bar is a small bar, not a stub at the bottom of a log axis. Stacked
+    bars are always linear (on a log axis a segment no longer shows its share), and
+    so is an axis with a negative value or fewer than two positive ones."""
+    numbers = [f for f in map(_finite, values) if f is not None]
+    if stacked or any(f < 0 for f in numbers):
+        return "linear"
+    positive = [f for f in numbers if f > 0]
+    if len(positive) < 2 or max(positive) / min(positive) <= LOG_RATIO:
+        return "linear"
+    return "log"
+
+
+def _finite(v: Any) -> float | None:
+    """`v` as a finite float, None when it is not one."""
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return f if math.isfinite(f) else None
+
+
+def _positives(values: Iterable[Any]) -> list[float]:
+    """The finite numbers above zero among `values` (anything else left out)."""
+    return [f for f in map(_finite, values) if f is not None and f > 0]
+
+
+#: A log axis spanning at most this many decades is marked at 1, 2 and 5 times each power
+#: of ten, in plain numbers (with only a power of ten or two it would say little).
+FEW_DECADES = 3
+
+
+def set_value_scale(
+    ax, values: Iterable[Any], *, axis: str = "y", bars: bool = False, stacked: bool = False
+) -> str:
+    """Give `ax`'s `axis` the scale `value_scale(values)` chooses, and return it. Call it
+    after drawing. On a log axis of at most `FEW_DECADES` decades the ticks are at 1, 2
+    and 5 times the powers of ten, as plain numbers. With `bars` on a log axis, the axis
+    starts at the power of ten at or below half the smallest positive value, so that
+    the shortest bar still stands at least a third of a decade tall."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    values = list(values)
+    scale = value_scale(values, stacked=stacked)
+    (ax.set_xscale if axis == "x" else ax.set_yscale)(scale)
+    if scale == "linear":
+        return scale
+    positive = _positives(values)
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    if max(positive) / min(positive) <= 10**FEW_DECADES:
+        target.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        target.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+        target.set_minor_formatter(NullFormatter())
+    if bars:
+        bottom = 10 ** math.floor(math.log10(min(positive) / 2))
+        if axis == "x":
+            ax.set_xlim(left=bottom)
+        else:
+            ax.set_ylim(bottom=bottom)
+    return scale
 
 
 def no_data(ax, text: str, title: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from .columns import category, fmt, is_numeric, missing, resolve, runs, short, summary
-from .figure import no_data, record, target
+from .figure import no_data, record, spaced_ticks, target
 
 
 def _order(values) -> list:
@@ -18,7 +18,8 @@ def _order(values) -> list:
 
 def heatmap(df, x: str, y: str, value: str = "waf", ax=None):
     """A two-axis sweep as an annotated heat map: the mean of `value` over the rows of
-    each (x, y) cell (other axes and seeds averaged)."""
+    each (x, y) cell (other axes and seeds averaged), its colours on a linear scale;
+    the axis values labelled by `figure.spaced_ticks`."""
     import numpy as np
 
     frame = runs(df)
@@ -52,8 +53,8 @@ def heatmap(df, x: str, y: str, value: str = "waf", ax=None):
                     fontsize=9,
                     color="white" if dark else "black",
                 )
-        ax.set_xticks(range(len(xs)), [str(v) for v in xs])
-        ax.set_yticks(range(len(ys)), [str(v) for v in ys])
+        spaced_ticks(ax, range(len(xs)), xs)
+        spaced_ticks(ax, range(len(ys)), ys, axis="y")
         bar = fig.colorbar(image, ax=ax)
         bar.set_label(f"{name} (mean)")
         ax.set_title(title)

@@ -3,20 +3,31 @@
 from __future__ import annotations
 
 from .columns import hue_values, missing, numbers, resolve, runs, short
-from .figure import category_ticks, colour, legend, lines_frame, list_lines, no_data, record, target
+from .figure import (
+    category_ticks,
+    colour,
+    legend,
+    lines_frame,
+    list_lines,
+    no_data,
+    record,
+    set_value_scale,
+    target,
+)
 
 
 def latency_cdf(df, kind: str = "all", hue: str | None = "label", ax=None):
     """The latency CDF of each timed run (`latency.<kind>.cdf_us` against `.cdf_q`; kind
-    `read`, `write` or `all`), on a log µs axis; one colour per `hue` value. Says "no
-    timed runs" in the panel when no run was timed."""
+    `read`, `write` or `all`), on a µs axis that is logarithmic when the latencies span
+    more than `figure.LOG_RATIO` (`figure.value_scale`); one colour per `hue` value.
+    Says "no timed runs" in the panel when no run was timed."""
 
     frame = runs(df)
     fig, ax = target(ax)
     title = f"Latency CDF ({kind} requests)" if kind != "all" else "Latency CDF (all requests)"
     qcol, ucol = f"latency.{kind}.cdf_q", f"latency.{kind}.cdf_us"
     timed = ucol in frame.columns and frame[ucol].map(lambda v: not missing(v)).any()
-    ax.set_xlabel("latency (µs, log scale)")
+    ax.set_xlabel("latency (µs)")
     ax.set_ylabel("fraction of requests")
     rows = []
     if not timed:
@@ -24,7 +35,8 @@ def latency_cdf(df, kind: str = "all", hue: str | None = "label", ax=None):
     else:
         rows = list_lines(ax, frame, ucol, qcol, hue_values(frame, hue))
         if rows:
-            ax.set_xscale("log")
+            if set_value_scale(ax, [r[2] for r in rows], axis="x") == "log":
+                ax.set_xlabel("latency (µs, log scale)")
             ax.set_ylim(0, 1.02)
             ax.grid(alpha=0.3, which="both")
             ax.set_title(title)
@@ -42,7 +54,8 @@ PERCENTILES = (("p50_us", "p50"), ("p99_us", "p99"), ("p999_us", "p99.9"))
 
 def latency_percentiles(df, kind: str = "all", ax=None):
     """p50, p99 and p99.9 latency (µs) of each timed run, grouped bars per label (mean
-    over rows that share a label); a log axis when they span more than 50x."""
+    over rows that share a label); a log axis only when they span more than
+    `figure.LOG_RATIO` (`figure.value_scale`), labels spaced by `figure.spaced_ticks`."""
     import pandas as pd
 
     frame = runs(df)
@@ -65,12 +78,9 @@ def latency_percentiles(df, kind: str = "all", ax=None):
             ax.bar(
                 [x + (i - 1) * width for x in xs], data[p], width=width, color=colour(i), label=name
             )
-        values = data[[p for p, _ in PERCENTILES]].to_numpy().ravel()
-        values = values[values > 0]
-        if len(values) and values.max() / values.min() > 50:
-            ax.set_yscale("log")
         category_ticks(ax, list(data["label"]))
         ax.grid(alpha=0.3, axis="y")
+        set_value_scale(ax, data[[p for p, _ in PERCENTILES]].to_numpy().ravel(), bars=True)
         ax.set_title(title)
         legend(ax)
     record(ax, data)

@@ -7,7 +7,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from .columns import category, fmt, is_numeric, resolve, runs, short, summary
-from .figure import BAR_COLOUR, SMALL, category_ticks, colour, legend, no_data, record, target
+from .figure import (
+    BAR_COLOUR,
+    SMALL,
+    category_ticks,
+    colour,
+    legend,
+    no_data,
+    record,
+    set_value_scale,
+    spaced_ticks,
+    target,
+)
 
 
 def metric(
@@ -21,7 +32,9 @@ def metric(
 ):
     """`column` per run: bars per label when `x` is None, bars per x value when x is
     categorical (side by side per hue), lines (one per hue) when x is numeric. Rows that
-    share (x, hue) are drawn as their mean with min-max error bars."""
+    share (x, hue) are drawn as their mean with min-max error bars. The value axis (and
+    a numeric x) is linear unless its values span more than `figure.LOG_RATIO`, and the
+    x labels never overlap (`figure.value_scale`, `figure.spaced_ticks`)."""
     frame = runs(df)
     if "label" not in frame.columns:
         frame = frame.assign(label=[str(i) for i in range(len(frame))])
@@ -111,6 +124,12 @@ def _bars(ax, stats, xkey: str, hkey: str | None) -> None:
     category_ticks(ax, cats)
     ax.margins(y=0.12)
     ax.grid(alpha=0.3, axis="y")
+    set_value_scale(ax, [*stats["mean"], *stats["min"], *stats["max"]], bars=True)
+
+
+#: A numeric x axis with at most this many distinct values is labelled at the values
+#: themselves (those with room: `figure.spaced_ticks`); with more, at round numbers.
+MARKED_VALUES = 12
 
 
 def _lines(ax, stats, xkey: str, hkey: str | None) -> None:
@@ -130,14 +149,11 @@ def _lines(ax, stats, xkey: str, hkey: str | None) -> None:
             label=str(h) if hkey else None,
         )
     xs = stats[xkey].astype(float)
-    if (xs > 0).all() and xs.max() / xs.min() >= 50:
-        ax.set_xscale("log")
+    set_value_scale(ax, xs, axis="x")
+    set_value_scale(ax, [*stats["min"], *stats["max"]])
     ticks = sorted(set(xs.dropna()))
-    if len(ticks) <= 12:
-        from matplotlib.ticker import NullLocator
-
-        ax.set_xticks(ticks, [fmt(t) for t in ticks])
-        ax.xaxis.set_minor_locator(NullLocator())
+    if len(ticks) <= MARKED_VALUES:
+        spaced_ticks(ax, ticks, [fmt(t) for t in ticks], upright=False)
     ax.grid(alpha=0.3)
 
 

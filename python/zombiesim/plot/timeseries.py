@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .columns import hue_values, resolve, runs, short
-from .figure import legend, lines_frame, list_lines, no_data, record, target
+from .figure import legend, lines_frame, list_lines, no_data, record, set_value_scale, target
 
 #: Axis labels of the time series' fields.
 SERIES_LABELS = {
@@ -20,7 +20,8 @@ SERIES_LABELS = {
 def series(df, y: str = "waf_cumulative", hue: str | None = "label", ax=None):
     """A time series field (`series.<y>`: `waf_cumulative`, `waf_interval`,
     `free_blocks`, ...) against drive writes into the measured phase, one line per run,
-    one colour per `hue` value."""
+    one colour per `hue` value; linear from zero unless the values span more than
+    `figure.LOG_RATIO` (`figure.value_scale`)."""
 
     frame = runs(df)
     fig, ax = target(ax)
@@ -36,7 +37,9 @@ def series(df, y: str = "waf_cumulative", hue: str | None = "label", ax=None):
     if rows:
         ax.set_title(title)
         ax.grid(alpha=0.3)
-        ax.set_ylim(bottom=0)
+        values = [r[3] for r in rows]
+        if set_value_scale(ax, values) == "linear" and min(values) >= 0:
+            ax.set_ylim(bottom=0)
         legend(ax, short(resolve(frame, hue)) if hue else None)
     else:
         no_data(ax, "no time series\n(the measured phase was shorter than one point)", title)
