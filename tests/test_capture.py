@@ -193,6 +193,37 @@ def test_convert_synthetic_lines(tmp_path):
     assert "unmapped (fs metadata/journal/deleted files): 1" in (tmp_path / cap.SUMMARY).read_text()
 
 
+def test_convert_discards_are_trim_rows(tmp_path):
+    """A discard request (rwbs `D`: a mount with discard, or fstrim) is one trim row per
+    4 KiB block, counted apart from the writes; the importer makes each a trim."""
+    write_folder(
+        tmp_path,
+        "12 16384 a\n",
+        "== a\n   0:        0..       3:       1000..      1003:      4:   last,eof\n",
+        "   sh-5 [000] .....   11.000000: block_rq_issue: 7,3 WS 4096 () 8000 + 8 be,0,4 [sh]\n"
+        "   kworker-9 [000] .....   12.000000: block_rq_issue: 7,3 D 12288 () 8000 + 24 "
+        "be,0,4 [fstrim]\n",
+    )
+    res = cap.convert_raw(tmp_path / "raw.txt", tmp_path, device="7:3")
+    dev = read_csv(tmp_path / cap.DEVICE_CSV)
+    assert [(r["rwbs"], r["fsblk"], r["file"]) for r in dev] == [
+        ("WS", "1000", "a"),
+        ("D", "1000", ""),
+        ("D", "1001", ""),
+        ("D", "1002", ""),
+    ]
+    assert (res.device_requests, res.device_blocks) == (1, 1)
+    assert (res.discard_requests, res.discarded_blocks) == (1, 3)
+    assert "discards (trims): 1 requests, 3 4KiB blocks" in (tmp_path / cap.SUMMARY).read_text()
+    (tmp_path / "pagecache_dirty.csv.gz").unlink()
+    with gzip.open(tmp_path / cap.DIRTY_CSV, "wt") as f:
+        f.write("t,ino,file,index\n")
+    if hasattr(_core, "trace_import_capture"):
+        traces.import_capture(tmp_path, tmp_path / "t.zst")
+        st = traces.stats(tmp_path / "t.zst", "native")
+        assert st["trims"]["count"] == 3 and st["writes"]["count"] == 1
+
+
 def write_folder(folder: Path, inodes: str, extents: str, raw: str) -> None:
     """A capture folder's clock (uptime 10 s at epoch 1700000000), inodes, extents and raw
     trace (`raw.txt`), for `convert_raw`."""
@@ -431,6 +462,8 @@ def test_cli_bad_options(cli, tmp_path):
         (["--size", "1MiB"], "at least"),
         (["--timeout", "0"], "--timeout"),
         (["--fs", "btrfs"], "--fs"),
+        (["--fstrim-every", "0"], "--fstrim-every"),
+        (["--fstrim-every", "soon"], "--fstrim-every"),
     ):
         proc = cli("capture", "--out", out, *args, "--", "true")
         assert proc.returncode == 2, (args, proc.stderr)
@@ -506,6 +539,41 @@ def test_capture_end_to_end(can_capture, cli, tmp_path):
     else:
         assert "not imported" in proc.stdout
     assert _leftovers(tmp_path, before) == []
+
+
+#: A file written, synced, deleted and synced again: its blocks are freed on the device.
+WRITE_AND_DELETE = "dd if=/dev/urandom of=f bs=4k count=512 conv=fsync status=none; rm f; sync"
+
+
+@pytest.mark.parametrize("option", [["--discard"], ["--fstrim-every", "3600"]])
+def test_capture_with_trims(can_capture, cli, tmp_path, option):
+    """`--discard` (each freed extent trimmed at its journal commit) and `--fstrim-every`
+    (fstrim on a timer and once at the end: here only the last one falls in the run)
+    both give the trace trims of the deleted file's blocks; without either, none."""
+    traced = {}
+    for name, opts in (("plain", []), ("trimmed", option)):
+        out = tmp_path / name
+        proc = cli("capture", "--out", str(out), *opts, "--", "sh", "-c", WRITE_AND_DELETE,
+                   timeout=300)  # fmt: skip
+        no_traceback(proc)
+        assert proc.returncode == 0, proc.stderr
+        traced[name] = (out, proc.stdout)
+    plain, trimmed = traced["plain"], traced["trimmed"]
+    assert "none (no --discard" in plain[1] and "discard requests" in trimmed[1]
+    rows = read_csv(trimmed[0] / cap.DEVICE_CSV)
+    trimmed_blocks = {int(r["fsblk"]) for r in rows if "D" in r["rwbs"]}
+    # The deleted file's blocks, named by its inode (ext4's block map joins them).
+    f_blocks = {int(r["fsblk"]) for r in rows if r["file"].startswith("<ino ")}
+    assert len(f_blocks) == 512 and f_blocks <= trimmed_blocks
+    assert not any("D" in r["rwbs"] for r in read_csv(plain[0] / cap.DEVICE_CSV))
+    summary = (trimmed[0] / "loop_summary.txt").read_text()
+    assert "discards (trims):" in summary and "trims: " in summary
+    if hasattr(_core, "trace_import_capture"):
+        st = traces.stats(trimmed[0] / "trace.zst", "native")
+        assert (
+            st["trims"]["count"] == len([r for r in rows if "D" in r["rwbs"]])
+            and st["trims"]["count"] >= 512
+        )
 
 
 #: Three files: `log` rewritten with a short write-life hint, `table` written once with a

@@ -288,6 +288,10 @@ class ConvertResult:
     device_blocks_mapped: int = 0
     #: Distinct files the device writes landed in.
     device_files: int = 0
+    #: Discard requests (a file system mounted with `discard`, or `fstrim`), and the
+    #: 4 KiB blocks they freed (rows of the device CSV with `D` in rwbs: trims).
+    discard_requests: int = 0
+    discarded_blocks: int = 0
     #: Inode generations that held blocks and are gone by the end (files deleted during
     #: the run), written to extents_deleted.txt (0 without ext4's block-map events).
     files_gone: int = 0
@@ -345,6 +349,8 @@ def convert_raw(
 ) -> ConvertResult:
     """Turn the raw trace `raw_path` (trace_pipe text, `.gz` or plain) into the folder's
     `pagecache_dirty.csv.gz`, `device_writes_hashed.csv.gz` and `loop_summary.txt`.
+    Discard requests (rwbs `D`) are rows of the device CSV too, one per 4 KiB block: the
+    importer makes each a trim.
 
     Reads `uptime_start.txt`, `extents.txt` and `inodes.txt` from `folder`. `device`
     (`(major, minor)` or `"7:0"`) keeps only that device's block, writeback and ext4
@@ -453,13 +459,20 @@ def convert_raw(
                 if r is None:
                     continue
                 rwbs, sector, sectors = r.group(3), int(r.group(6)), int(r.group(7))
-                if "W" not in rwbs or sectors == 0:
+                if sectors == 0 or not ("W" in rwbs or "D" in rwbs):
                     continue
                 t_ns = _ns(m.group(1))
                 t_wall = _wall(t_ns + offset_ns)
-                res.device_requests += 1
                 first = sector // SECTORS_PER_BLOCK
                 last = (sector + sectors - 1) // SECTORS_PER_BLOCK
+                if "D" in rwbs:
+                    # A discard: the device may forget these blocks (a trim of each).
+                    res.discard_requests += 1
+                    res.discarded_blocks += last - first + 1
+                    for fsblk in range(first, last + 1):
+                        dev_out.write(f"{t_wall},{rwbs},{fsblk},,,,\n")
+                    continue
+                res.device_requests += 1
                 for fsblk in range(first, last + 1):
                     owner = owners.lookup(fsblk) if owners is not None else None
                     if owner is None:
@@ -541,6 +554,10 @@ def _write_summary(path: Path, res: ConvertResult, notes: Sequence[str]) -> None
         f"device write 4KiB blocks mapped to a file page: {res.device_blocks_mapped}, "
         f"unmapped (fs metadata/journal/deleted files): {res.device_blocks_unmapped}"
     )
+    if res.discard_requests:
+        lines.append(
+            f"discards (trims): {res.discard_requests} requests, {res.discarded_blocks} 4KiB blocks"
+        )
     if res.files_gone:
         lines.append(
             f"files gone by the end (deleted during the run), joined by ext4's block map: "

@@ -113,11 +113,11 @@ def _exists(path: str) -> bool:
 
 
 def check_environment(
-    fs: str = "ext4", tracefs: Path | str = TRACEFS, mount: bool = True
+    fs: str = "ext4", tracefs: Path | str = TRACEFS, mount: bool = True, fstrim: bool = False
 ) -> list[str]:
     """What a capture needs and this machine lacks, one item each naming the thing and how to
     get it; empty when a capture can run. With `mount`, an unmounted tracefs is mounted (as
-    root) and named only if that fails."""
+    root) and named only if that fails; with `fstrim`, `fstrim` is needed too."""
     tracefs = Path(tracefs)
     missing: list[str] = []
     root = _privileged()
@@ -168,6 +168,8 @@ def check_environment(
         ("mount", "util-linux"),
         ("umount", "util-linux"),
     ]
+    if fstrim:
+        tools.append(("fstrim", "util-linux"))
     for program, package in tools:
         if _which(program) is None:
             missing.append(f"`{program}` (package {package}: `apt-get install {package}`)")

@@ -32,6 +32,7 @@ from .environment import (
 from .folder import COMMAND, RAW, TRACE, UPTIME, write_uptime_start
 from .layout import write_layout
 from .tracefs import _PipeReader, _TraceInstance
+from .trim import DISCARD_OPTION, PeriodicTrim, check_fstrim_every
 
 #: Default size of the file system image (sparse).
 DEFAULT_SIZE = 512 << 20
@@ -135,6 +136,8 @@ def capture(
     log: Callable[[str], None] | None = None,
     tracefs: Path | str = TRACEFS,
     placement: str = "none",
+    discard: bool = False,
+    fstrim_every: float | None = None,
 ) -> CaptureResult:
     """Run `cmd` on a fresh `fs` file system of `size` bytes on a loop device (its working
     directory, also in `$ZOMBIESIM_CAPTURE_DIR`), tracing its I/O, and write the capture
@@ -144,6 +147,12 @@ def capture(
 
     `placement` is the import's (`zombiesim.trace.import_capture`): `none`, `file`,
     `file:N` or `hint`, checked before anything runs.
+
+    Trims, as real systems send them (`capture.trim`): `discard` mounts the file system
+    with `discard` (each freed extent trimmed once its journal commit lands);
+    `fstrim_every` runs `fstrim` on it every so many seconds while the command runs, and
+    once when it ends. Either gives the trace trim records; neither, none (the device
+    never learns what a deleted file freed).
 
     Raises InputError (exit 2) naming what is missing when the machine cannot capture."""
     cmd = list(cmd)
@@ -160,10 +169,11 @@ def capture(
     if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
         raise make_error(InputError, f"--timeout: expected seconds above 0, got {timeout}", "input")
     _check_placement(placement)
+    check_fstrim_every(fstrim_every)
     cmd[0] = _resolve_program(cmd[0])
     out = check_out(out, force)
     tracefs = Path(tracefs)
-    missing = check_environment(fs, tracefs)
+    missing = check_environment(fs, tracefs, fstrim=fstrim_every is not None)
     if missing:
         raise _environment_error("capture needs: " + "; ".join(missing))
     say = log or (lambda _msg: None)
@@ -177,6 +187,7 @@ def capture(
     mounted = False
     instance: _TraceInstance | None = None
     reader: _PipeReader | None = None
+    trimmer: PeriodicTrim | None = None
     published = False
     warnings: list[str] = []
     raw = staging / RAW
@@ -201,7 +212,8 @@ def capture(
         _run([*mkfs, loop], f"mkfs.{fs}", timeout=600)
         mnt.mkdir()
         with _signals_held():
-            _run(["mount", "-t", fs, loop, str(mnt)], "mounting the file system")
+            options = ["-o", DISCARD_OPTION] if discard else []
+            _run(["mount", "-t", fs, *options, loop, str(mnt)], "mounting the file system")
             mounted = True
         with _signals_held():
             instance = _TraceInstance(tracefs, f"zombiesim-{os.getpid()}")
@@ -212,8 +224,13 @@ def capture(
         write_uptime_start(staging / UPTIME)
         instance.start()
         say(f"tracing {', '.join(instance.enabled)}; running {shlex.join(cmd)}")
+        if fstrim_every is not None:
+            trimmer = PeriodicTrim(mnt, fstrim_every)
+            trimmer.start()
         status, timed_out, elapsed, output = _run_command(cmd, mnt, timeout, echo)
         _syncfs(mnt)
+        if trimmer is not None:
+            warnings.extend(trimmer.finish())
         time.sleep(SETTLE_S)
         instance.stop()
         reader.finish()
@@ -234,12 +251,16 @@ def capture(
             + (b"" if not output or output.endswith(b"\n") else b"\n")
             + f"# {state}{'' if timed_out else f' after {elapsed:.3f} s'}\n".encode()
         )
+        trims = ["mounted with discard"] if discard else []
+        if trimmer is not None:
+            trims.append(f"fstrim every {fstrim_every:g} s and at the end ({trimmer.runs} runs)")
         notes = [
             f"command: {shlex.join(cmd)}",
             f"command {'FAILED: ' if failed else ''}{state}"
             + ("" if timed_out else f" after {elapsed:.3f} s"),
             f"file system: {fs}, {size >> 20} MiB on {loop_device} ({dev[0]}:{dev[1]}), "
             f"{files} file{'' if files == 1 else 's'}",
+            f"trims: {'; '.join(trims) if trims else 'none (no discard, no fstrim)'}",
             f"events recorded: {', '.join(enabled)}",
             "content_xxh3 and t_app_write are empty (no hashing shim)",
         ]
@@ -265,6 +286,8 @@ def capture(
         published = True
         return result
     finally:
+        if trimmer is not None:
+            trimmer.stop()
         with _signals_held():
             warnings.extend(_teardown(reader, instance, mnt if mounted else None, loop, work))
             if not published:

@@ -25,6 +25,8 @@ examples:
   zombiesim trace import-capture dd-capture --out dd.zst
   sudo zombiesim capture --out fio-hints --placement hint -- \
       fio --name=w --rw=randwrite --size=64m --write_hint=short --fsync=32
+  sudo zombiesim capture --out git-trimmed --discard -- sh -c 'git clone ... && git gc'
+  sudo zombiesim capture --out pg-fstrim --fstrim-every 30 -- ./run-pgbench.sh
 
 CMD runs as the caller (root) with the new file system's mount point as its working
 directory, also in $ZOMBIESIM_CAPTURE_DIR. Needs root (or CAP_SYS_ADMIN), tracefs, the
@@ -75,6 +77,19 @@ def register(sub: Any) -> None:
         help="keep the raw kernel trace in the folder (ftrace_raw.txt.gz)",
     )
     add_placement_option(p)
+    p.add_argument(
+        "--discard",
+        action="store_true",
+        help="mount with `discard`: the file system trims each extent it frees (the trace "
+        "then has trims)",
+    )
+    p.add_argument(
+        "--fstrim-every",
+        metavar="S",
+        type=_seconds,
+        help="run `fstrim` on the file system every S seconds while CMD runs, and once when "
+        "it ends (as a timer would)",
+    )
     p.add_argument("--force", action="store_true", help="replace a non-empty --out folder")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines, no summary")
     p.add_argument(
@@ -131,6 +146,8 @@ def cmd_capture(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
         force=args.force,
         log=log,
         placement=args.placement,
+        discard=args.discard,
+        fstrim_every=args.fstrim_every,
     )
     if not args.quiet:
         _summary(result)
@@ -155,6 +172,13 @@ def _summary(r: cap.CaptureResult) -> None:
             f"{count(c.device_blocks)} 4 KiB block writes in {count(c.device_requests)} "
             f"requests ({count(c.device_blocks_mapped)} to pages of {count(c.device_files)} "
             f"files, {count(c.device_blocks_unmapped)} metadata/journal/unmapped)",
+        ),
+        (
+            "trims",
+            f"{count(c.discarded_blocks)} 4 KiB blocks in {count(c.discard_requests)} "
+            "discard requests"
+            if c.discard_requests
+            else "none (no --discard, no --fstrim-every)",
         ),
         (
             "page cache",
