@@ -59,8 +59,32 @@ def test_trace_list(cli, tmp_path):
     assert row["name"] == "toy" and row["program"] == "toy"
     assert row["writes"] > 0 and row["placement_ids"] == 2
     assert 0.0 < row["ideal_awareness"] <= 1.0 and row["zombie_life_p50_s"] is not None
+    assert row["trims"] == 0
     proc = cli("trace", "list", str(tmp_path / "corpus"), "-q")
     assert proc.returncode == 0 and "toy" in proc.stdout and "1 traces" in proc.stdout
+
+
+def test_trace_list_shows_which_traces_carry_trims(cli, tmp_path):
+    """A capture made with --discard or --fstrim-every has trims; `trace list` says how
+    many, and `none` for one without."""
+    iolog = tmp_path / "t.fio"
+    iolog.write_text("fio version 3 iolog\n0 f add\n1 f open\n2 f write 0 8192\n"
+                     "3 f trim 0 4096\n4 f close\n")  # fmt: skip
+    for name, spec in (("trimmed", iolog), ("plain", None)):
+        entry = tmp_path / "corpus" / name
+        entry.mkdir(parents=True)
+        if spec is None:
+            traces.generate_notified(entry / "trace.zst", pages=100, records=100)
+        else:
+            traces.convert(spec, "fio", entry / "trace.zst", "native")
+        (entry / "provenance.toml").write_text(f'program = "{name}"\n')
+    proc = cli("trace", "list", str(tmp_path / "corpus"), "--json", "-")
+    rows = {r["name"]: r for r in json.loads(proc.stdout)}
+    assert rows["trimmed"]["trims"] == 1 and rows["trimmed"]["trimmed_bytes"] == 4096
+    assert rows["plain"]["trims"] == 0
+    proc = cli("trace", "list", str(tmp_path / "corpus"), "-q")
+    line = {ln.split()[1]: ln for ln in proc.stdout.splitlines() if "│" in ln and "trace" not in ln}
+    assert "1 (4 KiB)" in line["trimmed"] and "none" in line["plain"]
 
 
 def test_trace_list_bad_folders(cli, tmp_path):

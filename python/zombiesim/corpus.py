@@ -64,8 +64,9 @@ def summary(
     entry: Entry, progress: Callable[[str, float | None, int], Any] | None = None
 ) -> dict[str, Any]:
     """One row of `trace list`: the provenance's program, version and duration, and the
-    trace's statistics: writes, footprint, ideal awareness, zombie lifetimes, write skew,
-    placement identifiers."""
+    trace's statistics: writes, trims (a capture with `--discard` or `--fstrim-every`
+    carries them), footprint, ideal awareness, zombie lifetimes, write skew, placement
+    identifiers."""
     from . import trace as traces
 
     st = traces.stats(entry.trace, "native", progress=progress)
@@ -81,6 +82,8 @@ def summary(
         "records": st["records"],
         "writes": st["writes"]["count"],
         "written_bytes": st["writes"]["bytes"],
+        "trims": st["trims"]["count"],
+        "trimmed_bytes": st["trims"]["bytes"],
         "footprint_bytes": st["written_footprint_bytes"],
         "ideal_awareness": h.get("ideal_awareness"),
         "zombies": h.get("zombies", 0),
