@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import zombiesim as zs
+from zombiesim import studies
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
@@ -165,3 +166,35 @@ def test_lzgc_learns_which_pages_die_from_the_request_stream(tmp_path):
     hot, cold = max(weight["page_deaths"][0]), max(weight["page_deaths"][-1])
     assert hot > 0.2 and hot > 3 * cold, weight["page_deaths"]
     assert weight["page_trust"] > 0.5, weight
+
+
+def test_the_study_shows_what_trims_change(tmp_path):
+    """A trimmed variant (`X-discard`, `X-fstrim`) is put beside `X`: each scheme's WAF on
+    both. Here the trimmed variant is the same writes with every other page trimmed after
+    its last write, so trims can only help."""
+    plain = tmp_path / "toy.fio"
+    trimmed = tmp_path / "toy-discard.fio"
+    lines = ["fio version 3 iolog", "0 f add", "1 f open"]
+    t = 2
+    for rnd in range(6):
+        for page in range(4000):
+            if page % 3 or rnd % 2 == 0:
+                lines.append(f"{t} f write {page * 4096} 4096")
+                t += 1
+    trims = [f"{t + i} f trim {p * 4096} 4096" for i, p in enumerate(range(0, 4000, 2))]
+    plain.write_text("\n".join([*lines, f"{t} f close"]) + "\n")
+    trimmed.write_text("\n".join([*lines, *trims, f"{t + 4000} f close"]) + "\n")
+    for src in (plain, trimmed):
+        folder = tmp_path / src.name.removesuffix(".fio")
+        folder.mkdir()
+        zs.trace.convert(src, "fio", folder / "trace.zst", "native")
+    assert studies.trim_pairs(["toy", "toy-discard", "other-fstrim"]) == [("toy", "toy-discard")]
+    out = tmp_path / "study"
+    done = cli("study", str(tmp_path / "toy"), str(tmp_path / "toy-discard"), "--schemes",
+               "gc-gd,oracle", "--out", str(out), "-q")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = json.loads((out / "study.json").read_text())
+    effects = studies.trim_effects(rows, ["gc-gd", "oracle"])
+    assert [e["scheme"] for e in effects] == ["gc-gd", "oracle"]
+    assert all(e["program"] == "toy" and e["trimmed"] == "toy-discard" for e in effects)
+    assert "What trims change" in (out / "study.html").read_text()

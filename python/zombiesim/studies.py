@@ -14,7 +14,10 @@ Under it runs a sweep per trace (`zs.sweep`: the scheme axis; resumable in
   as CDFs;
 - where each scheme lost: a cell whose WAF is above its base's (GC-GD for the greedy
   family, GC-CB for cost-benefit's, and for the placements greedy with one stream,
-  `nosep`: their papers' baseline) by more than `LOSS`.
+  `nosep`: their papers' baseline) by more than `LOSS`;
+- what trims change: a trimmed variant of a program (a trace named `NAME-discard` or
+  `NAME-fstrim`, captured with the file system mounted with `discard` or fstrim on a
+  timer) beside `NAME` when both are studied, each scheme's WAF on both.
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ __all__ = [
     "resolve_traces",
     "study",
     "study_device",
+    "trim_effects",
+    "trim_pairs",
 ]
 
 #: What `zombiesim study` runs by default: the zombie-aware schemes and their
@@ -82,6 +87,8 @@ MIN_PHYSICAL_BYTES = 512 << 20
 LOSS = 0.005
 #: Smallest oracle gain (WAF) a share is computed over.
 MIN_GAIN = 1e-3
+#: The name suffixes of a trimmed variant of a corpus entry (traces/corpus/make.py).
+TRIMMED_SUFFIXES = ("-discard", "-fstrim")
 #: Settings every study device has.
 STUDY_SETTINGS: dict[str, Any] = {
     "flash.pages_per_block": 64,
@@ -232,6 +239,41 @@ def _shares(rows: list[dict[str, Any]]) -> None:
         )
 
 
+def trim_pairs(names: Sequence[str]) -> list[tuple[str, str]]:
+    """(untrimmed, trimmed) trace names among `names`: `X-discard` or `X-fstrim` beside
+    `X`."""
+    present = set(names)
+    pairs = []
+    for name in names:
+        for suffix in TRIMMED_SUFFIXES:
+            if name.endswith(suffix) and name[: -len(suffix)] in present:
+                pairs.append((name[: -len(suffix)], name))
+    return pairs
+
+
+def trim_effects(rows: list[dict[str, Any]], schemes: Sequence[str]) -> list[dict[str, Any]]:
+    """Per trimmed variant and scheme: the WAF without trims (the untrimmed capture of the
+    same program), with them, and the change."""
+    by = {(r["trace"], r["scheme"]): r for r in rows if r["status"] == "ok"}
+    out = []
+    for plain, trimmed in trim_pairs(list(dict.fromkeys(r["trace"] for r in rows))):
+        for s in schemes:
+            a, b = by.get((plain, s)), by.get((trimmed, s))
+            if a is None or b is None or not a["waf"] or b["waf"] is None:
+                continue
+            out.append(
+                {
+                    "program": plain,
+                    "trimmed": trimmed,
+                    "scheme": s,
+                    "waf untrimmed": a["waf"],
+                    "waf trimmed": b["waf"],
+                    "change": b["waf"] / a["waf"] - 1,
+                }
+            )
+    return out
+
+
 def _lifetime_cdfs(rows: list[dict[str, Any]]) -> dict[str, tuple[list[float], list[float]]]:
     """Per trace, the CDF of its zombie lifetimes (host page writes) from the first run
     that learnt them: x = bucket upper bounds, y = share of zombies dead by then (the
@@ -339,6 +381,24 @@ def _page(rows, cdfs, schemes, traces, command: str | None) -> str:
             table,
             name="lost",
             formats={"worse by": "{:+.1%}".format, "waf": "{:.3f}".format},
+        )
+    effects = trim_effects(rows, schemes)
+    if effects:
+        page.heading("What trims change")
+        page.paragraph(
+            "Each trimmed variant (the same program captured with the file system mounted "
+            "with `discard`, or fstrim on a timer) beside its capture without trims: the "
+            "device then learns which blocks deleted files freed. The two are separate "
+            "runs of the program, so their writes differ a little beyond the trims."
+        )
+        page.table(
+            pd.DataFrame(effects),
+            name="trims",
+            formats={
+                "change": "{:+.1%}".format,
+                "waf untrimmed": "{:.3f}".format,
+                "waf trimmed": "{:.3f}".format,
+            },
         )
     failed = frame[frame["status"] != "ok"]
     if not failed.empty:
