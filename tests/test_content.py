@@ -227,10 +227,25 @@ def dvp_small(tmp_path_factory):
 
 
 def test_reproduce_dead_value_pool_meets_the_paper(dvp_small, tmp_path):
+    from test_reproduce import assert_reasons, read_claims
+
+    from zombiesim.reproduce import VERDICTS, dead_value_pool
+
     rep = dvp_small
-    assert any("captures were skipped" in n for n in rep.notes)
+    # The hidden captures are claims that did not run, each saying what is missing and how
+    # to get it; they fail the reproduction (exit 1).
+    gone = rep.not_run
+    assert [c.experiment for c in gone] == ["Capture pgbench", "Capture sqlite"]
+    for c in gone:
+        assert "is missing" in c.reason and "ZOMBIESIM_TRACES" in c.reason, c.reason
+        assert c.ours == "not run" and not c.holds
+    assert not rep.all_hold and rep.summary().endswith(", 2 not run")
     frame = rep.claims_frame()
-    assert {"verdict", "holds"} <= set(frame.columns) and len(frame) == 12
+    frame = frame[frame["verdict"] != "not-run"]
+    assert {"verdict", "holds", "reason"} <= set(frame.columns) and len(frame) == 12
+    # Without the captures' rows, the default scale's verdicts (`reproduce --help`).
+    ran = {v: n for v, n in rep.tally().items() if v != "not-run"}
+    assert ran == {v: dead_value_pool.DEFAULT_VERDICTS.get(v, 0) for v in VERDICTS[:-1]}
     verdicts = dict(
         zip(frame["experiment"] + " / " + frame["metric"], frame["verdict"], strict=True)
     )
@@ -244,10 +259,12 @@ def test_reproduce_dead_value_pool_meets_the_paper(dvp_small, tmp_path):
         "flash writes, LRU pool of 100K entries against an infinite pool"
     ]
     assert pool["verdict"] == "met"
-    assert rep.all_hold and not rep.all_met
+    assert all(c.holds for c in rep.claims if c not in gone) and not rep.all_met
     assert "p99 latency (reads and writes), mean" in set(frame["metric"])
     written = {p.name for p in rep.write(tmp_path / "out")}
     assert {"report.html", "claims.csv", "fit.csv", "sensitivity.csv", "pool_size.csv"} <= written
+    page = (tmp_path / "out" / "report.html").read_text()
+    assert_reasons(read_claims(tmp_path / "out" / "claims.csv"), page=page)
     # The stand-ins' value statistics sit beside Table II's.
     fit = rep.tables["fit"].set_index("stand_in")
     assert (abs(fit["write_share"] - fit["paper_write_share"]) < 0.01).all()
@@ -283,15 +300,20 @@ def test_a_flipped_result_is_missed(monkeypatch, tmp_path, cli):
     monkeypatch.setenv("PYTHONPATH", str(site))
     monkeypatch.setenv("ZOMBIESIM_TRACES", str(tmp_path / "absent"))
     out = tmp_path / "cli"
-    proc = cli("reproduce", "dead-value-pool", "--jobs", "2", "--out", str(out), timeout=600)
+    args = ("reproduce", "dead-value-pool", "--jobs", "2", "--out", str(out))
+    proc = cli(*args, timeout=600, columns="4000")  # wide: the table folds no reason
     assert proc.returncode == 1, proc.stdout + proc.stderr
     import pandas as pd
+    from test_reproduce import assert_reasons, read_claims
 
     claims = pd.read_csv(out / "claims.csv")
     row = claims[(claims["experiment"] == "DVP (MQ) vs baseline")].iloc[0]
     assert row["metric"] == "flash writes, mean"
     assert row["verdict"] == "missed" and not row["holds"]
     assert "missed" in proc.stdout
+    # The hidden captures did not run: a line each on the terminal, and every reason shown.
+    assert "not run: Capture pgbench" in proc.stdout and "not run: Capture sqlite" in proc.stdout
+    assert_reasons(read_claims(out / "claims.csv"), terminal=proc.stdout)
 
 
 def test_stand_in_keys_are_checked():

@@ -154,6 +154,11 @@ def test_reproduce_fdp_tiny(tmp_path):
     written = rep.write(tmp_path)
     assert (tmp_path / "report.html") in written
     assert (tmp_path / "joined.csv") in written
+    # Each claim not met says why, with the docs section, in claims.csv and on the page.
+    from test_reproduce import assert_reasons, read_claims
+
+    page = (tmp_path / "report.html").read_text()
+    assert_reasons(read_claims(tmp_path / "claims.csv"), page=page)
 
 
 def test_the_op10_claim_is_explained_by_ii_as_warps_emulator_runs_it():

@@ -214,8 +214,20 @@ def test_compare_table_and_page_show_gc_latency_and_states(cli, tmp_path):
 # -- the reproduction ------------------------------------------------------------------------
 
 
-def test_reproduce_shadowgc_tiny_checks_the_directions(tmp_path):
-    rep = zs.reproduce.run("shadowgc", scale="tiny", jobs=2)
+@pytest.fixture(scope="module")
+def sgc_tiny():
+    """The tiny reproduction, run once: its reports by label and the outcome."""
+    from zombiesim.reproduce import Context, module
+
+    ctx = Context(paper="shadowgc", scale="tiny", jobs=2)
+    rep = module("shadowgc").run(ctx)
+    return ctx.reports, rep
+
+
+def test_reproduce_shadowgc_tiny_checks_the_directions(sgc_tiny, tmp_path):
+    from test_reproduce import assert_reasons, read_claims
+
+    _, rep = sgc_tiny
     runs = rep.tables["runs"].set_index(["workload", "scheme"])
     # At the paper's buffer share of this 8 GiB device (1 MiB) the effects are too small
     # to test; with the large buffers (32 MiB, half the rewritten window) they are clear.
@@ -247,11 +259,49 @@ def test_reproduce_shadowgc_tiny_checks_the_directions(tmp_path):
     assert (rep.tables["runs"]["restarts"] == 1).all()
     held = dict(zip(rep.claims_frame()["metric"], rep.claims_frame()["holds"], strict=True))
     assert held["WA, SGC vs GGC, against the smaller buffers"]
-    if "shadow pages among relocated pages, every scheme" in held:  # the MSR excerpt is here
-        assert held["shadow pages among relocated pages, every scheme"]
+    assert held["shadow pages among relocated pages, every scheme"]  # the checkout's MSR excerpt
     written = {p.name for p in rep.write(tmp_path)}
     assert {"report.html", "claims.csv", "runs.csv", "summary.csv"} <= written
-    assert "relocated pages by state" in (tmp_path / "report.html").read_text()
+    page = (tmp_path / "report.html").read_text()
+    assert "relocated pages by state" in page
+    # Each claim not met at this scale says why, with the docs section.
+    assert_reasons(read_claims(tmp_path / "claims.csv"), page=page)
+
+
+def test_reproduce_shadowgc_without_the_msr_excerpt_says_it_did_not_run(
+    sgc_tiny, monkeypatch, tmp_path, capsys
+):
+    """With the sample traces hidden the MSR excerpt's runs are not made: its claim is
+    `not-run`, saying what is missing and how to get it, a line on the terminal says so,
+    and the command exits 1. The tiny scale's other runs are replayed."""
+    from test_reproduce import assert_reasons, read_claims
+
+    from zombiesim.cli import main
+    from zombiesim.reproduce import shadowgc
+    from zombiesim.reproduce._common import Context
+
+    reports, rep = sgc_tiny
+    assert rep.not_run == []
+    monkeypatch.setenv("ZOMBIESIM_TRACES", str(tmp_path / "absent"))
+
+    def replay(self, runs):
+        assert not any(label.startswith(shadowgc.MSR) for label in runs), list(runs)
+        return {label: reports[label] for label in runs}
+
+    monkeypatch.setattr(Context, "simulate_many", replay)
+    out = tmp_path / "out"
+    assert main(["reproduce", "shadowgc", "--scale", "tiny", "--out", str(out)]) == 1
+    terminal = capsys.readouterr().out
+    claims = read_claims(out / "claims.csv")
+    gone = [c for c in claims if c["verdict"] == "not-run"]
+    assert [(c["experiment"], c["metric"]) for c in gone] == [shadowgc.MSR_CLAIM[:2]]
+    assert gone[0]["holds"] == "False" and gone[0]["ours"] == "not run"
+    why = gone[0]["reason"]
+    assert shadowgc.MSR_FILE in why and "is missing" in why and "ZOMBIESIM_TRACES" in why
+    # The rest as with the excerpt; the summary and a line of their own say it did not run.
+    assert len(claims) == len(rep.claims)
+    assert f"not run: {shadowgc.MSR_CLAIM[0]}" in terminal and "1 not run" in terminal
+    assert_reasons(claims, page=(out / "report.html").read_text(), terminal=terminal)
 
 
 def test_reproduce_scales_are_per_paper(cli):

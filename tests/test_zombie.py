@@ -185,6 +185,15 @@ def test_reproduce_zombie_chasing_meets_the_papers_magnitudes(zc_small, tmp_path
     written = {p.name for p in rep.write(tmp_path)}
     assert {"report.html", "claims.csv", "runs.csv", "sensitivity.csv"} <= written
     assert "claims met" in (tmp_path / "report.html").read_text()
+    # Each claim not met says why, with the docs section, in claims.csv and on the page.
+    from test_reproduce import assert_reasons, read_claims
+
+    page = (tmp_path / "report.html").read_text()
+    assert_reasons(read_claims(tmp_path / "claims.csv"), page=page)
+    # The verdicts are the ones `reproduce --help` gives for the default scale.
+    from zombiesim.reproduce import VERDICTS, zombie_chasing
+
+    assert rep.tally() == {v: zombie_chasing.DEFAULT_VERDICTS.get(v, 0) for v in VERDICTS}
 
 
 class _Flipped:
@@ -194,7 +203,9 @@ class _Flipped:
         self.raw, self.waf = rep.raw, waf
 
 
-def test_a_wrong_result_is_missed_and_reproduce_exits_1(zc_small, monkeypatch, tmp_path):
+def test_a_wrong_result_is_missed_and_reproduce_exits_1(zc_small, monkeypatch, tmp_path, capsys):
+    from test_reproduce import assert_reasons, read_claims
+
     from zombiesim.cli import main
     from zombiesim.reproduce._common import Context
 
@@ -215,6 +226,12 @@ def test_a_wrong_result_is_missed_and_reproduce_exits_1(zc_small, monkeypatch, t
     with open(tmp_path / "flipped" / "claims.csv") as f:
         text = f.read()
     assert "missed" in text
+    # The missed claim has no reason in the module's table: a generic one, shown on the
+    # terminal too.
+    claims = read_claims(tmp_path / "flipped" / "claims.csv")
+    missed = [c for c in claims if c["verdict"] == "missed"]
+    assert missed and all("does not hold" in c["reason"] for c in missed)
+    assert_reasons(claims, terminal=capsys.readouterr().out)
     # The same reports, unflipped, exit 0.
     monkeypatch.setattr(
         Context, "simulate_many", lambda self, runs: {label: reports[label] for label in runs}

@@ -7,6 +7,7 @@ import argparse
 import json
 import shlex
 import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -22,15 +23,8 @@ from .common import EXIT_CHECK_FAILED, EXIT_OK, interrupted, out, progress_bar
 from .compare import multi_progress
 from .parser import add_command, jobs_option, seed_option, writes
 
-EPILOG = """\
-papers:
-  zombie-chasing    seed 000: locality and cache-size sweeps, read ratio, zombie block
-                    breakdown, notification by command, OLTP (TPS and WAF)
-  dead-value-pool   seed 001: pool size sweep, DVP vs dedup vs DVP+dedup vs ideal vs LX
-  shadowgc          seed 003: GGC/ZGC/HGC/DGC/SGC on footprint stand-ins and the MSR
-                    excerpt (WA, GC latency, relocated pages by state), Fig. 2's delay
-                    and separation, refresh at a restart
-
+#: After the papers (which `epilog` lists from their modules).
+EPILOG_TAIL = """\
 examples:
   zombiesim reproduce zombie-chasing
   zombiesim reproduce zombie-chasing --scale full --out zc-full --jobs 4
@@ -41,12 +35,47 @@ examples:
 Writes DIR/report.html (plots, the paper's numbers beside ours, tables), DIR/claims.csv
 and one CSV per result table. Each claim gets a verdict: met (direction, and magnitude
 within its band: a factor of 2 of the paper's unless it states a range), direction-only,
-explained (the reproduction includes the ablation that shows why it cannot be met) or
-missed.
-exit codes: 0 no claim missed (with --strict: every claim met), 1 a claim missed,
-2 bad input, 130 interrupted (DIR/partial.json holds every run so far, each marked
-whether it finished, and DIR/report.html shows them; the claims are not evaluated)
+explained (the reproduction includes the ablation that shows why it cannot be met),
+missed, or not-run (an experiment could not run: a sample trace it reads is missing).
+Every claim that is not met has a reason (a sentence and the docs section that says more)
+in the table printed, in claims.csv and on the page.
+exit codes: 0 no claim missed or not run (with --strict: every claim met), 1 a claim
+missed or not run (a documented difference from the paper, or a missing sample trace: the
+reasons say which), 2 bad input, 130 interrupted (DIR/partial.json holds every run so far,
+each marked whether it finished, and DIR/report.html shows them; the claims are not
+evaluated)
 """
+
+
+def epilog(width: int = 88) -> str:
+    """The help's list of papers, generated from their modules (what each reproduces, its
+    scales, its default scale's time and verdicts), then `EPILOG_TAIL`."""
+    lines = [
+        f"papers (the time and verdicts are the default scale's, {reproduce.DEFAULT_SCALE}: "
+        "the time on 2 cores with nothing else running, the verdicts with seed 1):"
+    ]
+    for paper in reproduce.PAPERS:
+        first = f"  {paper:<18}"
+        lines.append(
+            textwrap.fill(
+                reproduce.describe(paper),
+                width,
+                initial_indent=first,
+                subsequent_indent=" " * len(first),
+                break_on_hyphens=False,
+            )
+        )
+    return "\n".join(lines) + "\n\n" + EPILOG_TAIL
+
+
+def scale_help() -> str:
+    """`--scale`'s help, from the papers' scales."""
+    tiny = [p for p in reproduce.PAPERS if "tiny" in reproduce.scales(p)]
+    return (
+        f"{reproduce.DEFAULT_SCALE} (minutes, the default), full (the paper's sizes) or tiny "
+        f"(seconds; {', '.join(tiny[:-1])} and {tiny[-1]}); each paper's scales are listed "
+        "below"
+    )
 
 
 def register(sub: Any) -> None:
@@ -56,15 +85,14 @@ def register(sub: Any) -> None:
         cmd_reproduce,
         help="reproduce a seed paper's experiments; the paper's numbers beside ours",
         description="Run one paper's experiments (scaled) and compare with the paper.",
-        epilog=EPILOG,
+        epilog=EPILOG_TAIL,
     )
     p.add_argument("paper", choices=list(reproduce.PAPERS), help="which paper")
-    p.add_argument(
+    scale = p.add_argument(
         "--scale",
         choices=reproduce.SCALES,
-        default="small",
-        help="small (minutes, the default), full (the paper's sizes) or, for shadowgc, "
-        "ba-gc and vma-journaling, tiny (seconds)",
+        default=reproduce.DEFAULT_SCALE,
+        help="the scale (tiny, small or full; see below)",
     )
     writes(
         p.add_argument("--out", metavar="DIR", help="output directory (./reproduce-PAPER)"), True
@@ -77,27 +105,41 @@ def register(sub: Any) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     jobs_option(p)
     seed_option(p)
+    # The papers' modules say what the help lists; importing them all takes a few tenths
+    # of a second, so only `--help` does.
+    plain = p.format_help
+
+    def format_help() -> str:
+        p.epilog = epilog()
+        scale.help = scale_help()
+        return plain()
+
+    p.format_help = format_help
 
 
-#: The page's verdict colours (green, amber, blue-grey, red) in the terminal.
+#: The page's verdict colours (green, amber, blue-grey, red) in the terminal, and not-run's
+#: magenta (the page leaves it uncoloured).
 VERDICT_STYLE = {
     "met": "green",
     "direction-only": "yellow",
     "explained": "steel_blue",
     "missed": "red",
+    "not-run": "magenta",
 }
 
 
 def claims_table(rep: reproduce.Reproduction) -> Table:
-    """The claims as the page shows them: the verdict beside ours."""
+    """The claims as the page shows them: the verdict beside ours, and the reason of each
+    claim that is not met."""
     table = Table(title=f"{rep.title} · scale {rep.scale}", title_justify="left")
     for name in ("experiment", "metric", "paper", "ours"):
         table.add_column(name, overflow="fold")
     table.add_column("verdict", justify="center")
     table.add_column("expected", overflow="fold")
+    table.add_column("reason", overflow="fold")
     for c in rep.claims:
         mark = Text(c.verdict, style=f"bold {VERDICT_STYLE[c.verdict]}")
-        table.add_row(c.experiment, c.metric, c.paper, c.ours, mark, c.expected)
+        table.add_row(c.experiment, c.metric, c.paper, c.ours, mark, c.expected, c.reason)
     table.caption = rep.summary()
     table.caption_justify = "left"
     return table
@@ -157,6 +199,8 @@ def cmd_reproduce(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
                 f"partial results in {', '.join(map(str, written))}; claims not evaluated"
             )
     out.print(claims_table(rep))
+    for c in rep.not_run:
+        out.print(Text(f"not run: {c.experiment}, {c.metric}: {c.reason}", style="bold magenta"))
     for path in rep.write(target):
         out.print(Text(f"wrote {path}", style="dim"))
     out.print(f"finished in {seconds(time.monotonic() - started)}")

@@ -1,11 +1,15 @@
 """Reproductions of the seed papers' experiments (`zombiesim reproduce PAPER`).
 
-Each paper has a module here with `TITLE`, `DESCRIPTION` and
-`run(ctx: Context) -> Reproduction`: it builds its grid of runs, runs them through
-`ctx.simulate_many` (parallel, with progress, Ctrl-C safe), and returns the tables, figures
-and *claims* — each of the paper's numbers beside ours with a verdict: `met` (direction
-and magnitude within the claim's band), `direction-only`, `explained` (by an ablation the
-reproduction includes) or `missed` (`zombiesim reproduce` then exits 1).
+Each paper has a module here with `TITLE`, `DESCRIPTION`, `SCALES` (when it is not
+`DEFAULT_SCALES`), what its default scale takes and gives (`DEFAULT_TIME`,
+`DEFAULT_VERDICTS`: `reproduce --help` shows them), why its claims may not be met
+(`REASONS`, `DOCS`, `SCALES_DOCS`) and `run(ctx: Context) -> Reproduction`: it builds its
+grid of runs, runs them through `ctx.simulate_many` (parallel, with progress, Ctrl-C safe),
+and returns the tables, figures and *claims* — each of the paper's numbers beside ours with
+a verdict: `met` (direction and magnitude within the claim's band), `direction-only`,
+`explained` (by an ablation the reproduction includes), `missed` or `not-run` (a sample
+trace an experiment reads is missing); `zombiesim reproduce` exits 1 for the last two.
+Every claim that is not met carries its `reason` (a sentence and the docs section).
 `Reproduction.write(dir)` writes `report.html`, `claims.csv` and one CSV per table, each
 atomically.
 
@@ -28,9 +32,23 @@ import shlex
 from types import ModuleType
 
 from .._errors import InputError, make_error
-from ._common import VERDICTS, Claim, Context, Reproduction, banded, change, pct, within
+from ._common import (
+    DEFAULT_SCALE,
+    FAILING,
+    VERDICTS,
+    Claim,
+    Context,
+    Reproduction,
+    banded,
+    change,
+    not_run,
+    pct,
+    within,
+)
 
 __all__ = [
+    "DEFAULT_SCALE",
+    "FAILING",
     "VERDICTS",
     "PAPERS",
     "SCALES",
@@ -40,7 +58,9 @@ __all__ = [
     "banded",
     "change",
     "command_line",
+    "describe",
     "module",
+    "not_run",
     "pct",
     "run",
     "scales",
@@ -69,6 +89,19 @@ def scales(paper: str) -> tuple[str, ...]:
     return tuple(getattr(module(paper), "SCALES", DEFAULT_SCALES))
 
 
+def describe(paper: str) -> str:
+    """One paragraph on `paper` from its module: what it reproduces (`TITLE`,
+    `DESCRIPTION`), its scales, and its default scale's wall time and verdicts."""
+    mod = module(paper)
+    verdicts = getattr(mod, "DEFAULT_VERDICTS", {})
+    counts = ", ".join(f"{verdicts[v]} {v}" for v in VERDICTS if verdicts.get(v))
+    took = getattr(mod, "DEFAULT_TIME", "")
+    return (
+        f"{mod.TITLE}: {mod.DESCRIPTION}. Scales: {', '.join(scales(paper))}. "
+        f"At {DEFAULT_SCALE}: {took}{'; ' if took and counts else ''}{counts}."
+    )
+
+
 def module(paper: str) -> ModuleType:
     """The module that reproduces `paper` (raises `InputError` naming the known papers)."""
     name = PAPERS.get(paper)
@@ -79,7 +112,7 @@ def module(paper: str) -> ModuleType:
 
 
 def command_line(
-    paper: str, *, scale: str = "small", seed: int = 1, jobs: int | None = None
+    paper: str, *, scale: str = DEFAULT_SCALE, seed: int = 1, jobs: int | None = None
 ) -> str:
     """The `zombiesim reproduce` command that runs what `run(paper, scale=..., seed=...,
     jobs=...)` runs."""
@@ -92,7 +125,7 @@ def command_line(
 def run(
     paper: str,
     *,
-    scale: str = "small",
+    scale: str = DEFAULT_SCALE,
     seed: int = 1,
     jobs: int | None = None,
     progress=None,

@@ -53,6 +53,62 @@ TITLE = "Host-directed placement: NVMe FDP beside CacheLib's and WARP's figures"
 DESCRIPTION = "kvcache with and without FDP across utilisation and SOC size; II vs PI"
 
 SCALES = ("tiny", "small", "full")
+#: The default scale's wall time (2 cores, nothing else running: the docs' timings) and
+#: verdicts (seed 1), for `reproduce --help`.
+DEFAULT_TIME = "about 4 min"
+DEFAULT_VERDICTS = {"met": 8, "explained": 5}
+
+#: The docs section on the reproduction, its scales and where ours differs.
+DOCS = "docs/fdp.md#zombiesim-reproduce-fdp"
+SCALES_DOCS = DOCS
+_KV = "CacheLib, KV cache, SOC 4% (Figs. 5-6)"
+_WARP = "WARP, three streams 80/20, 5x written (Fig. 18)"
+_OP = (
+    "the paper does not state its drive's over-provisioning, which decides the WAF without "
+    "FDP: the op_ablation table's OPs bracket the paper's figure without FDP, and with "
+    "FDP the WAF stays near 1 at every OP"
+)
+#: Why a claim is not met, by (experiment, metric) and verdict (`_common.give_reasons`).
+REASONS = {
+    (_KV, "WAF without FDP, 100% utilisation"): {
+        "explained": f"{_OP}: see {DOCS}",
+        "missed": "greedy GC over superblock-sized RUs at OP 7% mixes the bucket rewrites "
+        "into the log's units, where the paper's drive (OP not stated, 6 GB RUs, its own "
+        f"GC) amplifies less, and the OP ablation does not bracket it here: see {DOCS}",
+    },
+    (_KV, "WAF without FDP, 50% -> 100% utilisation"): {
+        "explained": f"{_OP}; at 50% utilisation our device has the unused half as spare "
+        f"and writes nothing twice: see {DOCS}",
+        "direction-only": "at 50% utilisation our device has the unused half as spare and "
+        "writes nothing twice (the paper's drive reports 1.3), and at 100% ours is higher "
+        f"than the paper's at OP 7%, so the rise is larger: see {DOCS}",
+    },
+    ("CacheLib, the SOC's WAF against the paper's model*", "*"): {
+        "explained": "the paper's model takes the large-object log to cost nothing, but "
+        "greedy GC copies log pages that would soon have died (WARP's 'Save Sequential'), "
+        "charged to the SOC here; with only bucket rewrites (soc_alone) the model holds: "
+        f"see {DOCS}",
+    },
+    (_WARP, "PI vs II, OP 5%"): {
+        "explained": "WARP does not state the GC reserve PI keeps for its handles' GC "
+        "streams, which decides the sign at 5%: with more free RUs for PI (the pi_reserve "
+        f"table) PI vs II brackets WARP's figure: see {DOCS}",
+        "direction-only": "our GC picks victims over the whole reclaim group by greedy, "
+        "where WARP picks a handle first and reclaims lazily (§4.3), and WARP does not "
+        f"state PI's GC reserve (the pi_reserve table): see {DOCS}",
+        "missed": "with the same GC reserve for both isolations PI keeps its edge at OP 5% "
+        "where WARP's II wins; WARP does not state PI's GC reserve, and the pi_reserve "
+        f"table's reserves do not bracket WARP's figure here: see {DOCS}",
+    },
+    (_WARP, "PI vs II, OP 10%"): {
+        "explained": "at a nominal 10% our device has little GC to do; matched on GC "
+        "pressure, with II as WARP's emulator runs it (GC copies in the last handle's RU, "
+        f"the isolation_op table), PI vs II is within the band: see {DOCS}",
+        "direction-only": "at a nominal 10% our device has little GC to do (its WAF falls "
+        "off a cliff between OP 9% and 10%), so PI and II are close; wherever GC works PI "
+        f"is below II, as in WARP (the isolation_op table): see {DOCS}",
+    },
+}
 
 #: Allison et al. (EuroSys'25): KV-cache trace, SOC 4%, device WAF without / with FDP.
 PAPER_UTIL = {0.5: (1.3, 1.03), 1.0: (3.5, 1.03)}
