@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import sys
 import textwrap
@@ -51,20 +52,24 @@ def epilog(width: int = 88) -> str:
     """The help's list of papers, generated from their modules (what each reproduces, its
     scales, its default scale's time and verdicts), then `EPILOG_TAIL`."""
     lines = [
-        f"papers (the time and verdicts are the default scale's, {reproduce.DEFAULT_SCALE}: "
-        "the time on 2 cores with nothing else running, the verdicts with seed 1):"
+        textwrap.fill(
+            f"papers (the time and verdicts are the default scale's, {reproduce.DEFAULT_SCALE}:"
+            " the time on 2 cores with nothing else running, the verdicts with seed 1):",
+            width,
+        )
     ]
     for paper in reproduce.PAPERS:
         first = f"  {paper:<18}"
-        lines.append(
-            textwrap.fill(
-                reproduce.describe(paper),
-                width,
-                initial_indent=first,
-                subsequent_indent=" " * len(first),
-                break_on_hyphens=False,
-            )
+        # A number stays on the line of what it counts ("40 s", "14 met").
+        text = re.sub(r"(\d) (?=\w)", "\\1\xa0", reproduce.describe(paper))
+        entry = textwrap.fill(
+            text,
+            width,
+            initial_indent=first,
+            subsequent_indent=" " * len(first),
+            break_on_hyphens=False,
         )
+        lines.append(entry.replace("\xa0", " "))
     return "\n".join(lines) + "\n\n" + EPILOG_TAIL
 
 
