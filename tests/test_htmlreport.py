@@ -541,7 +541,7 @@ def test_page_tables_keep_the_label_column_and_pinned_columns_in_view():
 
 def test_claim_verdicts_are_coloured_and_spelled_out():
     """Each verdict has its own colour (met green, direction-only amber, explained
-    blue-grey, missed red) on the cell that also says it in words."""
+    blue-grey, missed red, not-run purple) on the cell that also says it in words."""
     from zombiesim.html.page import STYLE
 
     colours = {}
@@ -549,7 +549,7 @@ def test_claim_verdicts_are_coloured_and_spelled_out():
         rule = re.search(rf"td\.{verdict} \{{([^}}]*background[^}}]*)\}}", STYLE)
         assert rule, verdict
         colours[verdict] = re.search(r"background: (#[0-9a-f]{6})", rule[1])[1]
-    assert len(set(colours.values())) == 4
+    assert len(set(colours.values())) == len(zs.reproduce.VERDICTS)
     rgb = {v: tuple(int(c[i : i + 2], 16) for i in (1, 3, 5)) for v, c in colours.items()}
     r, g, b = rgb["met"]
     assert g > r and g > b  # green
