@@ -55,7 +55,7 @@ DESCRIPTION = "kvcache with and without FDP across utilisation and SOC size; II 
 SCALES = ("tiny", "small", "full")
 #: The default scale's wall time (2 cores, nothing else running: the docs' timings) and
 #: verdicts (seed 1), for `reproduce --help`.
-DEFAULT_TIME = "about 4 min"
+DEFAULT_TIME = "about 2 min"
 DEFAULT_VERDICTS = {"met": 8, "explained": 5}
 
 #: The docs section on the reproduction, its scales and where ours differs.
