@@ -194,34 +194,36 @@ def test_convert_synthetic_lines(tmp_path):
 
 
 def test_convert_discards_are_trim_rows(tmp_path):
-    """A discard request (rwbs `D`: a mount with discard, or fstrim) is one trim row per
-    4 KiB block, counted apart from the writes; the importer makes each a trim."""
+    """A discard request (rwbs `D`: a mount with discard, or fstrim) is one row of the
+    trims CSV (`t_wall,fsblk,blocks`), counted apart from the writes; the importer makes
+    each one trim (in time order with the writes: the Rust importer's tests)."""
     write_folder(
         tmp_path,
         "12 16384 a\n",
         "== a\n   0:        0..       3:       1000..      1003:      4:   last,eof\n",
         "   sh-5 [000] .....   11.000000: block_rq_issue: 7,3 WS 4096 () 8000 + 8 be,0,4 [sh]\n"
         "   kworker-9 [000] .....   12.000000: block_rq_issue: 7,3 D 12288 () 8000 + 24 "
-        "be,0,4 [fstrim]\n",
+        "be,0,4 [fstrim]\n"
+        "   sh-5 [000] .....   13.000000: block_rq_issue: 7,3 WS 4096 () 8008 + 8 be,0,4 [sh]\n",
     )
     res = cap.convert_raw(tmp_path / "raw.txt", tmp_path, device="7:3")
     dev = read_csv(tmp_path / cap.DEVICE_CSV)
     assert [(r["rwbs"], r["fsblk"], r["file"]) for r in dev] == [
         ("WS", "1000", "a"),
-        ("D", "1000", ""),
-        ("D", "1001", ""),
-        ("D", "1002", ""),
+        ("WS", "1001", "a"),
     ]
-    assert (res.device_requests, res.device_blocks) == (1, 1)
+    assert read_csv(tmp_path / cap.TRIMS_CSV) == [
+        {"t_wall": "1700000002.000000", "fsblk": "1000", "blocks": "3"}
+    ]
+    assert (res.device_requests, res.device_blocks) == (2, 2)
     assert (res.discard_requests, res.discarded_blocks) == (1, 3)
     assert "discards (trims): 1 requests, 3 4KiB blocks" in (tmp_path / cap.SUMMARY).read_text()
-    (tmp_path / "pagecache_dirty.csv.gz").unlink()
-    with gzip.open(tmp_path / cap.DIRTY_CSV, "wt") as f:
-        f.write("t,ino,file,index\n")
     if hasattr(_core, "trace_import_capture"):
-        traces.import_capture(tmp_path, tmp_path / "t.zst")
+        report = traces.import_capture(tmp_path, tmp_path / "t.zst")
+        assert report["details"]["device_trim_rows"] == 1
         st = traces.stats(tmp_path / "t.zst", "native")
-        assert st["trims"]["count"] == 3 and st["writes"]["count"] == 1
+        assert st["trims"]["count"] == 1 and st["trims"]["bytes"] == 3 * 4096
+        assert st["writes"]["count"] == 2
 
 
 def write_folder(folder: Path, inodes: str, extents: str, raw: str) -> None:
@@ -561,19 +563,18 @@ def test_capture_with_trims(can_capture, cli, tmp_path, option):
     plain, trimmed = traced["plain"], traced["trimmed"]
     assert "none (no --discard" in plain[1] and "discard requests" in trimmed[1]
     rows = read_csv(trimmed[0] / cap.DEVICE_CSV)
-    trimmed_blocks = {int(r["fsblk"]) for r in rows if "D" in r["rwbs"]}
+    trims = read_csv(trimmed[0] / cap.TRIMS_CSV)
+    trimmed_blocks = {int(r["fsblk"]) + k for r in trims for k in range(int(r["blocks"]))}
     # The deleted file's blocks, named by its inode (ext4's block map joins them).
     f_blocks = {int(r["fsblk"]) for r in rows if r["file"].startswith("<ino ")}
     assert len(f_blocks) == 512 and f_blocks <= trimmed_blocks
-    assert not any("D" in r["rwbs"] for r in read_csv(plain[0] / cap.DEVICE_CSV))
+    assert read_csv(plain[0] / cap.TRIMS_CSV) == []
     summary = (trimmed[0] / "loop_summary.txt").read_text()
     assert "discards (trims):" in summary and "trims: " in summary
     if hasattr(_core, "trace_import_capture"):
         st = traces.stats(trimmed[0] / "trace.zst", "native")
-        assert (
-            st["trims"]["count"] == len([r for r in rows if "D" in r["rwbs"]])
-            and st["trims"]["count"] >= 512
-        )
+        assert st["trims"]["count"] == len(trims)
+        assert st["trims"]["bytes"] == 4096 * sum(int(r["blocks"]) for r in trims)
 
 
 #: Three files: `log` rewritten with a short write-life hint, `table` written once with a

@@ -175,14 +175,15 @@ fn sections<const N: usize>(data: &[u8]) -> ([&[u8]; N], usize) {
 }
 
 /// The capture importer (`zombiesim trace import-capture`): clock reference, extents,
-/// inode list, page-cache dirty log and hashed device writes, separated by NUL bytes
-/// (an empty inode list stands for none).
+/// inode list, page-cache dirty log, hashed device writes and trims, separated by NUL
+/// bytes (an empty inode list or trim log stands for none).
 pub fn import_capture(data: &[u8]) {
     if data.len() > MAX_INPUT {
         return;
     }
-    let ([clock, extents, inodes, dirty, writes], _) = sections::<5>(data);
+    let ([clock, extents, inodes, dirty, writes, trims], _) = sections::<6>(data);
     let inodes = (!inodes.is_empty()).then_some(inodes);
+    let trims = (!trims.is_empty()).then_some(trims);
     // Placed by file, so that the identifiers' path is fuzzed too.
     let result = import::import_capture_in_memory(
         clock,
@@ -190,6 +191,7 @@ pub fn import_capture(data: &[u8]) {
         inodes,
         dirty,
         writes,
+        trims,
         None,
         import::CapturePlacement::File { ids: 8 },
     );
@@ -201,6 +203,7 @@ pub fn import_capture(data: &[u8]) {
             "inodes.txt",
             "pagecache_dirty.csv",
             "device_writes_hashed.csv",
+            "device_trims.csv",
         ],
     );
 }

@@ -87,6 +87,7 @@ from .folder import (  # noqa: F401
     RAW,
     SUMMARY,
     TRACE,
+    TRIMS_CSV,
     UPTIME,
     ExtentMap,
     read_inodes,

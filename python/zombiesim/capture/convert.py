@@ -21,6 +21,7 @@ from .folder import (
     EXTENTS_GONE,
     INODES,
     SUMMARY,
+    TRIMS_CSV,
     UPTIME,
     ExtentMap,
     _ns,
@@ -288,8 +289,8 @@ class ConvertResult:
     device_blocks_mapped: int = 0
     #: Distinct files the device writes landed in.
     device_files: int = 0
-    #: Discard requests (a file system mounted with `discard`, or `fstrim`), and the
-    #: 4 KiB blocks they freed (rows of the device CSV with `D` in rwbs: trims).
+    #: Discard requests (a file system mounted with `discard`, or `fstrim`: rows of the
+    #: trims CSV), and the 4 KiB blocks they freed.
     discard_requests: int = 0
     discarded_blocks: int = 0
     #: Inode generations that held blocks and are gone by the end (files deleted during
@@ -348,9 +349,9 @@ def convert_raw(
     notes: Sequence[str] = (),
 ) -> ConvertResult:
     """Turn the raw trace `raw_path` (trace_pipe text, `.gz` or plain) into the folder's
-    `pagecache_dirty.csv.gz`, `device_writes_hashed.csv.gz` and `loop_summary.txt`.
-    Discard requests (rwbs `D`) are rows of the device CSV too, one per 4 KiB block: the
-    importer makes each a trim.
+    `pagecache_dirty.csv.gz`, `device_writes_hashed.csv.gz`, `device_trims.csv.gz` and
+    `loop_summary.txt`. Discard requests (rwbs `D`) are the rows of the trims CSV
+    (`t_wall,fsblk,blocks`, one per request): the importer makes each a trim.
 
     Reads `uptime_start.txt`, `extents.txt` and `inodes.txt` from `folder`. `device`
     (`(major, minor)` or `"7:0"`) keeps only that device's block, writeback and ext4
@@ -404,9 +405,11 @@ def convert_raw(
             raw,
             _atomic_gzip(folder / DIRTY_CSV) as dirty_out,
             _atomic_gzip(folder / DEVICE_CSV) as dev_out,
+            _atomic_gzip(folder / TRIMS_CSV) as trim_out,
         ):
             dirty_out.write("t,ino,file,index\n")
             dev_out.write("t_wall,rwbs,fsblk,file,file_page,content_xxh3,t_app_write\n")
+            trim_out.write("t_wall,fsblk,blocks\n")
             for line in raw:
                 m = _EVENT.search(line)
                 if m is None:
@@ -466,11 +469,10 @@ def convert_raw(
                 first = sector // SECTORS_PER_BLOCK
                 last = (sector + sectors - 1) // SECTORS_PER_BLOCK
                 if "D" in rwbs:
-                    # A discard: the device may forget these blocks (a trim of each).
+                    # A discard: the device may forget these blocks (one trim).
                     res.discard_requests += 1
                     res.discarded_blocks += last - first + 1
-                    for fsblk in range(first, last + 1):
-                        dev_out.write(f"{t_wall},{rwbs},{fsblk},,,,\n")
+                    trim_out.write(f"{t_wall},{first},{last - first + 1}\n")
                     continue
                 res.device_requests += 1
                 for fsblk in range(first, last + 1):

@@ -15,6 +15,8 @@ from .._errors import InputError, make_error
 #: What the converter writes (and what the importer reads).
 DIRTY_CSV = "pagecache_dirty.csv.gz"
 DEVICE_CSV = "device_writes_hashed.csv.gz"
+#: The discard requests (a mount with `discard`, or fstrim): `t_wall,fsblk,blocks`.
+TRIMS_CSV = "device_trims.csv.gz"
 SUMMARY = "loop_summary.txt"
 RAW = "ftrace_raw.txt.gz"
 UPTIME = "uptime_start.txt"

@@ -4,8 +4,9 @@
 once when it ends, as a weekly `fstrim.timer` would after the workload).
 
 The discards reach the loop device as block requests with `D` in their flags; the trace
-records them with the writes (`block_rq_issue`), `convert_raw` writes one trim row per
-4 KiB block, and the importer makes each a trim of the notified trace."""
+records them with the writes (`block_rq_issue`), `convert_raw` writes one row per request
+to `device_trims.csv.gz` (`t_wall,fsblk,blocks`), and the importer makes each a trim of
+the notified trace."""
 
 from __future__ import annotations
 

@@ -7,9 +7,13 @@
 //!        ▼                                                (uptime_start.txt)
 //!   dirty(block, page cache) ──┐
 //!                              ├─ merged by time (dirty first on ties) ─► ZSTRACE2
-//!   write(block, xxh3) ────────┘
-//!        ▲
+//!   write(block, xxh3) ────────┤
+//!        ▲                     │
 //!   device_writes_hashed.csv.gz  t_wall,rwbs,fsblk,file,file_page,content_xxh3,t_app_write
+//!                              │
+//!   trim(blocks) ──────────────┘  (writes before trims on ties)
+//!        ▲
+//!   device_trims.csv.gz          t_wall,fsblk,blocks     (a capture with discard or fstrim)
 //! ```
 //!
 //! - A device write is *joined* when `extents.txt` places the file page it names at
@@ -27,6 +31,9 @@
 //! - Both inputs must be in time order (they are as captured); a row earlier than the
 //!   one before is an error naming it.
 //! - Content hashes become the writes' fingerprints (an empty hash: none).
+//! - `device_trims.csv.gz`, when the capture has it, holds each discard request the file
+//!   system sent (a mount with `discard`, or `fstrim`): one trim of `blocks` 4 KiB blocks
+//!   from `fsblk`. Without it the trace has no trims.
 //! - With a [`CapturePlacement`] other than `none`, each device write carries an NVMe
 //!   placement identifier and the trace is version 3: by file (writes of no file 0, the
 //!   files 1.. in order of first write), or by the file's Linux write-life hint, which
@@ -91,6 +98,12 @@ pub fn import_capture_placed(
     };
     let dirty = Lines::open(&find(folder, "pagecache_dirty.csv"), DIRTY)?;
     let writes = Lines::open(&find(folder, "device_writes_hashed.csv"), WRITES)?;
+    let trims_path = find(folder, TRIMS_FILE);
+    let trims = if trims_path.exists() {
+        Some(Lines::open(&trims_path, TRIMS)?)
+    } else {
+        None
+    };
     let mut report = ImportReport::new("capture", out);
     let mut output = Output::create_declared(out, header(placement))?;
     merge(
@@ -99,6 +112,7 @@ pub fn import_capture_placed(
         &inodes,
         dirty,
         writes,
+        trims,
         &mut Placer::new(placement, hints),
         &mut output,
         &mut report,
@@ -115,17 +129,21 @@ const HINTS_FILE: &str = "hints.txt";
 const HINTS: &str = "write-life hints (hint path)";
 const DIRTY: &str = "page-cache dirty log (t,ino,file,index)";
 const WRITES: &str = "device write log (t_wall,rwbs,fsblk,file,file_page,content_xxh3,t_app_write)";
+const TRIMS_FILE: &str = "device_trims.csv";
+const TRIMS: &str = "device trim log (t_wall,fsblk,blocks)";
 
 /// [`import_capture`] of a capture held in memory (the fuzz harness): the contents of
-/// `uptime_start.txt`, `extents.txt`, `inodes.txt` (if any), `pagecache_dirty.csv` and
-/// `device_writes_hashed.csv`, and `hints.txt` (if any) with the placement to give.
-/// Returns the report and the notified trace's bytes.
+/// `uptime_start.txt`, `extents.txt`, `inodes.txt` (if any), `pagecache_dirty.csv`,
+/// `device_writes_hashed.csv` and `device_trims.csv` (if any), and `hints.txt` (if any)
+/// with the placement to give. Returns the report and the notified trace's bytes.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn import_capture_in_memory(
     clock: &[u8],
     extents: &[u8],
     inodes: Option<&[u8]>,
     dirty: &[u8],
     writes: &[u8],
+    trims: Option<&[u8]>,
     hints: Option<&[u8]>,
     placement: CapturePlacement,
 ) -> Result<(ImportReport, Vec<u8>)> {
@@ -148,6 +166,7 @@ pub(crate) fn import_capture_in_memory(
         &inodes,
         memory_lines("pagecache_dirty.csv", dirty),
         memory_lines("device_writes_hashed.csv", writes),
+        trims.map(|b| memory_lines(TRIMS_FILE, b)),
         &mut Placer::new(placement, hints),
         &mut output,
         &mut report,
@@ -156,7 +175,8 @@ pub(crate) fn import_capture_in_memory(
     Ok((report, bytes))
 }
 
-/// Merges the dirty events and the device writes by time into `output`.
+/// Merges the dirty events, the device writes and the trims (if any) by time into
+/// `output`: on ties dirty events first, then writes, then trims.
 #[allow(clippy::too_many_arguments)]
 fn merge<W: Write>(
     offset_ns: i128,
@@ -164,10 +184,16 @@ fn merge<W: Write>(
     inodes: &FxHashMap<u64, String>,
     dirty: Lines,
     writes: Lines,
+    trims: Option<Lines>,
     placer: &mut Placer,
     output: &mut Output<W>,
     report: &mut ImportReport,
 ) -> Result<()> {
+    let mut trims = trims.map(|lines| TrimRows { lines, last: 0 });
+    let mut next_trim = match trims.as_mut() {
+        Some(t) => t.next()?,
+        None => None,
+    };
     let mut dirty = DirtyRows {
         lines: dirty,
         offset_ns,
@@ -181,12 +207,28 @@ fn merge<W: Write>(
     let mut next_write = writes.next(extents, placer, report)?;
     let mut value = [0u64; 1];
     loop {
+        let trim_due = next_trim.as_ref().map(|r| r.time_ns);
+        let before_trim = |t: u64| trim_due.is_none_or(|due| t <= due);
         let take_dirty = match (&next_dirty, &next_write) {
-            (Some(d), Some(w)) => d.time_ns <= w.0.time_ns,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (None, None) => break,
+            (Some(d), Some(w)) => d.time_ns <= w.0.time_ns && before_trim(d.time_ns),
+            (Some(d), None) => before_trim(d.time_ns),
+            (None, _) => false,
         };
+        let take_write = !take_dirty
+            && next_write
+                .as_ref()
+                .is_some_and(|w| before_trim(w.0.time_ns));
+        if !take_dirty && !take_write {
+            let Some(trim) = next_trim.take() else {
+                break;
+            };
+            output.write(&trim, &[], report)?;
+            next_trim = trims
+                .as_mut()
+                .expect("a trim came from the trim log")
+                .next()?;
+            continue;
+        }
         if take_dirty {
             let d = next_dirty.take().expect("a dirty event");
             output.write(&d, &[], report)?;
@@ -217,6 +259,11 @@ fn merge<W: Write>(
         "device_write_rows".into(),
         writes.lines.line.saturating_sub(1),
     );
+    if let Some(t) = trims {
+        report
+            .details
+            .insert("device_trim_rows".into(), t.lines.line.saturating_sub(1));
+    }
     placer.summarize(report);
     Ok(())
 }
@@ -403,6 +450,70 @@ impl DirtyRows {
     }
 }
 
+/// `device_trims.csv`: `t_wall,fsblk,blocks`, one row per discard request.
+struct TrimRows {
+    lines: Lines,
+    last: u128,
+}
+
+impl TrimRows {
+    /// The next trim.
+    fn next(&mut self) -> Result<Option<TraceRecord>> {
+        loop {
+            if !self.lines.advance()? {
+                return Ok(None);
+            }
+            let line = self.lines.text();
+            if line.is_empty() || line.starts_with("t_wall") {
+                continue;
+            }
+            let f: Vec<&str> = line.split(',').collect();
+            if f.len() != 3 {
+                return Err(self.lines.error(format!(
+                    "expected 3 comma-separated fields (t_wall,fsblk,blocks), found {}",
+                    f.len()
+                )));
+            }
+            let t = parse_decimal_ns(f[0]).ok_or_else(|| {
+                self.lines
+                    .error(format!("expected t_wall (epoch seconds), found `{}`", f[0]))
+            })?;
+            if t < self.last {
+                return Err(self.lines.error(format!(
+                    "events out of time order: t_wall = {} comes after a later row",
+                    f[0]
+                )));
+            }
+            self.last = t;
+            let number = |i: usize, what: &str| -> Result<u64> {
+                f[i].parse().map_err(|_| {
+                    self.lines
+                        .error(format!("expected {what}, found `{}`", f[i]))
+                })
+            };
+            let block = number(1, "fsblk (a 4 KiB block number)")?;
+            let blocks = number(2, "blocks (a count of 4 KiB blocks, 1 or more)")?;
+            let end = block.checked_add(blocks).filter(|&e| e <= u64::MAX / BLOCK);
+            if blocks == 0 || end.is_none() {
+                return Err(self.lines.error(format!(
+                    "a trim of {blocks} blocks from fsblk {block}: expected 1 or more blocks \
+                     ending below 2^52"
+                )));
+            }
+            let time_ns =
+                u64::try_from(t).map_err(|_| self.lines.error("t_wall beyond 2^64 ns"))?;
+            return Ok(Some(TraceRecord {
+                time_ns,
+                op: TraceOp::Trim,
+                offset: block * BLOCK,
+                size: blocks * BLOCK,
+                device: 0,
+                placement: None,
+            }));
+        }
+    }
+}
+
 struct WriteRows {
     lines: Lines,
     last: u128,
@@ -545,8 +656,81 @@ mod tests {
             dirty.as_bytes(),
             b"",
             None,
+            None,
             CapturePlacement::None,
         )
+    }
+
+    /// The ops and (offset, size) of a notified trace's device requests, in order.
+    fn requests(bytes: Vec<u8>) -> Vec<(TraceOp, u64, u64)> {
+        crate::trace::TraceReader::from_reader(
+            "<memory>",
+            Box::new(std::io::Cursor::new(bytes)),
+            crate::trace::TraceFormat::Native,
+            &crate::trace::ReadOptions::default(),
+        )
+        .unwrap()
+        .map(|r| r.unwrap())
+        .filter(|r| matches!(r.op, TraceOp::Write | TraceOp::Trim))
+        .map(|r| (r.op, r.offset, r.size))
+        .collect()
+    }
+
+    fn with_trims(trims: &str) -> Result<(ImportReport, Vec<u8>)> {
+        let writes = "t_wall,rwbs,fsblk,file,file_page,content_xxh3,t_app_write\n\
+                      1.0,W,100,a,0,,\n2.0,W,101,a,1,,\n3.0,W,102,a,2,,\n";
+        import_capture_in_memory(
+            b"0 0\n0\n",
+            EXTENTS,
+            None,
+            DIRTY.as_bytes(),
+            writes.as_bytes(),
+            Some(trims.as_bytes()),
+            None,
+            CapturePlacement::None,
+        )
+    }
+
+    #[test]
+    fn trims_are_merged_by_time_after_writes_of_the_same_time() {
+        let (report, bytes) = with_trims("t_wall,fsblk,blocks\n2.0,100,2\n2.5,7,1\n").unwrap();
+        assert_eq!(report.details["device_trim_rows"], 2);
+        let b = BLOCK;
+        assert_eq!(
+            requests(bytes),
+            vec![
+                (TraceOp::Write, 100 * b, b),
+                (TraceOp::Write, 101 * b, b),
+                (TraceOp::Trim, 100 * b, 2 * b),
+                (TraceOp::Trim, 7 * b, b),
+                (TraceOp::Write, 102 * b, b),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_bad_trim_row_names_its_line() {
+        for (rows, want) in [
+            (
+                "2.0,100\n",
+                "device_trims.csv:2: expected 3 comma-separated fields",
+            ),
+            ("2.0,100,0\n", "device_trims.csv:2: a trim of 0 blocks"),
+            ("2.0,x,1\n", "device_trims.csv:2: expected fsblk"),
+            (
+                "2.0,4503599627370495,2\n",
+                "device_trims.csv:2: a trim of 2 blocks",
+            ),
+            (
+                "2.0,1,1\n1.0,1,1\n",
+                "device_trims.csv:3: events out of time order",
+            ),
+        ] {
+            let e = with_trims(&format!("t_wall,fsblk,blocks\n{rows}"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with(want), "{e}");
+        }
     }
 
     #[test]
@@ -602,6 +786,7 @@ mod tests {
             None,
             b"t,ino,file,index\n",
             writes.as_bytes(),
+            None,
             hints,
             placement,
         )?;
