@@ -25,6 +25,8 @@ PROVENANCE_KEYS = {
     "date",
     "duration_s",
     "placement",
+    "trims",
+    "trimmed_blocks",
     "joined",
     "device_writes_joined_share",
     "host_events_joined_share",
@@ -33,13 +35,23 @@ PROVENANCE_KEYS = {
 
 def test_checked_in_corpus_has_provenance_and_fits():
     found = corpus.entries()
-    assert len({e.provenance["program"] for e in found}) >= 6, [e.name for e in found]
+    untrimmed = [e for e in found if e.provenance.get("trims") == "none"]
+    trimmed = [e for e in found if e.provenance.get("trims") != "none"]
+    assert len(untrimmed) >= 14, [e.name for e in untrimmed]
+    assert len({e.provenance["program"] for e in untrimmed}) >= 12
+    # Trimmed variants: the same program captured with discard or fstrim, beside it.
+    assert len(trimmed) >= 4, [e.name for e in trimmed]
+    names = {e.name for e in found}
+    for e in trimmed:
+        assert e.provenance["trims"] == "discard" or e.provenance["trims"].startswith("fstrim:")
+        assert e.provenance["trimmed_blocks"] > 0, e.name
+        assert e.name.rsplit("-", 1)[0] in names, e.name
     total = 0
     for e in found:
         missing = PROVENANCE_KEYS - set(e.provenance)
         assert not missing, (e.name, missing)
         size = e.trace.stat().st_size
-        assert size <= 20_000_000, (e.name, size)
+        assert size <= 10_000_000, (e.name, size)
         total += size
         # Nothing of the machine that made it: paths relative to the checkout.
         assert not ABSOLUTE.search(e.provenance["command"]), e.provenance["command"]

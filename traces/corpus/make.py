@@ -9,11 +9,15 @@ placed by file (a version-3 notified trace), and written to `traces/corpus/NAME/
                        the machine's kernel, the date, what was joined
     loop_summary.txt   the capture's own summary (events, blocks, zombie lifetimes)
 
-Needs root, tracefs and the programs (Debian: fio, postgresql, redis-server; PyPI: rocksdict in the
-Python given by --rocksdb-python; a redis source tree for `build-redis`, e.g. a clone of
-https://github.com/redis/redis). Each entry takes 30-90 s.
+Needs root, tracefs and the programs (Debian: fio, postgresql, redis-server, git; PyPI:
+rocksdict in the Python given by --rocksdb-python, lmdb in the one given by --lmdb-python;
+a redis source tree for `build-redis`, e.g. a clone of https://github.com/redis/redis;
+pip-loop's wheels are downloaded first unless --wheelhouse names them). Each entry takes
+30-90 s. Entries named `-discard` / `-fstrim` are the trimmed variants: the same program
+captured with the file system mounted with `discard`, or fstrim on a timer.
 
 usage: sudo python traces/corpus/make.py [NAME ...] [--out DIR] [--rocksdb-python PY]
+                                         [--lmdb-python PY] [--wheelhouse DIR]
                                          [--redis-src DIR] [--list]
 """
 
@@ -30,7 +34,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -53,10 +57,31 @@ class Entry:
     env: dict[str, str] = field(default_factory=dict)
     #: Joined after the capture (the WAL of pgbench).
     wal: bool = False
+    #: What tells the device about freed blocks: `none` (ext4 without `discard`, no
+    #: fstrim: the default of most installations), `discard` (mounted with it) or
+    #: `fstrim:S` (fstrim every S seconds and at the end).
+    trims: str = "none"
+
+    def trimmed(self, trims: str) -> Entry:
+        """This entry captured with `trims` (a trimmed variant of the corpus)."""
+        how = "mounted with discard" if trims == "discard" else f"fstrim every {trims[7:]} s"
+        return replace(self, description=f"{self.description}; {how}", trims=trims)
 
 
 def _py(args: argparse.Namespace) -> str:
     return args.rocksdb_python
+
+
+def _lmdb_py(args: argparse.Namespace) -> str:
+    return args.lmdb_python
+
+
+def _pkg_version(python: Callable[[argparse.Namespace], str], package: str):
+    return lambda a: [
+        python(a),
+        "-c",
+        f"import importlib.metadata as m; print('{package}', m.version('{package}'))",
+    ]
 
 
 ENTRIES: dict[str, Entry] = {
@@ -133,7 +158,71 @@ ENTRIES: dict[str, Entry] = {
         size="2GiB",
         timeout=1200.0,
     ),
+    "pg-queue": Entry(
+        "PostgreSQL job queue",
+        "a jobs table filled and drained by 4 pgbench clients for 30 s (enqueue 1-4 jobs, "
+        "take up to 4 with FOR UPDATE SKIP LOCKED and delete them), VACUUM every 3 s",
+        lambda a: ["sh", str(DRIVERS / "pg_queue.sh"), "30"],
+        lambda a: [str(PG_BIN / "postgres"), "--version"],
+        size="2GiB",
+    ),
+    "sqlite-rollback": Entry(
+        "SQLite (Python's sqlite3), rollback journal",
+        "journal_mode=DELETE, synchronous=FULL: 50,000 rows loaded, then 30 s of random "
+        "single-row inserts, updates and deletes, three VACUUMs",
+        lambda a: [sys.executable, str(DRIVERS / "sqlite_rollback.py"), "30", "50000", "1"],
+        lambda a: [sys.executable, "-c", "import sqlite3; print('sqlite', sqlite3.sqlite_version)"],
+    ),
+    "lmdb-kv": Entry(
+        "LMDB (the lmdb binding)",
+        "100,000 records of 100-2000 bytes loaded, then 30 s of transactions of 1-8 puts "
+        "and deletes (Zipf 0.99 keys), every commit synced",
+        lambda a: [_lmdb_py(a), str(DRIVERS / "lmdb_kv.py"), "30", "100000", "1"],
+        _pkg_version(_lmdb_py, "lmdb"),
+    ),
+    "git-work": Entry(
+        "git",
+        "a repository of 1,500 files built over 400 commits (files rewritten, added and "
+        "deleted), branches checked out, a local clone checked out halfway back, git gc on both",
+        lambda a: [sys.executable, str(DRIVERS / "git_work.py"), "400", "1500", "1"],
+        lambda a: ["git", "--version"],
+    ),
+    "pip-loop": Entry(
+        "pip",
+        "a virtual environment, then 6 rounds of installing sympy, pygments, docutils, jinja2 "
+        "and requests (with their dependencies) from local wheels, a sync, and uninstalling "
+        "them",
+        lambda a: ["sh", str(DRIVERS / "pip_loop.sh"), "6"],
+        # The venv's pip is the one the system Python bundles (ensurepip).
+        lambda a: ["python3", "-c", "import ensurepip; print('pip', ensurepip.version())"],
+        env={"WHEELHOUSE": "{wheelhouse}"},
+    ),
+    "rocksdb-universal": Entry(
+        "RocksDB (rocksdict), universal compaction",
+        "200,000 records of 1 KiB filled in random order, then 30 s of uniform overwrites, "
+        "with universal (size-tiered) compaction instead of leveled",
+        lambda a: [
+            _py(a),
+            str(DRIVERS / "rocksdb_ycsb.py"),
+            "fill-update",
+            "30",
+            "200000",
+            "1",
+            "universal",
+        ],  # fmt: skip
+        _pkg_version(_py, "rocksdict"),
+    ),
 }
+#: Trimmed variants: the same programs captured with what tells the device about freed
+#: blocks (what trims change is in docs/lifetimes.md).
+ENTRIES.update(
+    {
+        "pg-queue-fstrim": ENTRIES["pg-queue"].trimmed("fstrim:10"),
+        "sqlite-rollback-discard": ENTRIES["sqlite-rollback"].trimmed("discard"),
+        "git-work-discard": ENTRIES["git-work"].trimmed("discard"),
+        "pip-loop-discard": ENTRIES["pip-loop"].trimmed("discard"),
+    }
+)
 
 
 def _version(entry: Entry, args: argparse.Namespace) -> str:
@@ -148,7 +237,12 @@ def _portable(command: list[str], args: argparse.Namespace) -> str:
     """The command as anyone can run it: paths of this checkout relative to its root,
     the Pythons as `python3`, the redis tree as `$REDIS_SRC`."""
     root = str(HERE.parents[1]) + os.sep
-    subs = [(args.rocksdb_python, "python3"), (sys.executable, "python3"), (root, "")]
+    subs = [
+        (args.rocksdb_python, "python3"),
+        (args.lmdb_python, "python3"),
+        (sys.executable, "python3"),
+        (root, ""),
+    ]
     if args.redis_src is not None:
         subs.insert(0, (shlex.quote(str(args.redis_src)), "$REDIS_SRC"))
     out = []
@@ -179,7 +273,7 @@ def make(name: str, args: argparse.Namespace) -> Path:
         folder = Path(tmp) / "capture"
         waldump = Path(tmp) / "waldump.txt"
         env_before = dict(os.environ)
-        os.environ.update(entry.env)
+        os.environ.update({k: v.format(wheelhouse=args.wheelhouse) for k, v in entry.env.items()})
         if entry.wal:
             os.environ["WALDUMP"] = str(waldump)
         command = entry.command(args)
@@ -190,6 +284,8 @@ def make(name: str, args: argparse.Namespace) -> Path:
                 size=traces.parse_size(entry.size, "size"),
                 timeout=entry.timeout,
                 placement=PLACEMENT,
+                discard=entry.trims == "discard",
+                fstrim_every=float(entry.trims[7:]) if entry.trims.startswith("fstrim:") else None,
                 echo=False,
                 log=lambda m: print(f"{name}: {m}", file=sys.stderr),
             )
@@ -229,6 +325,8 @@ def make(name: str, args: argparse.Namespace) -> Path:
             "date": datetime.date.today().isoformat(),
             "duration_s": round(result.elapsed_s, 2),
             "placement": PLACEMENT,
+            "trims": entry.trims,
+            "trimmed_blocks": result.counts.discarded_blocks,
             "records": int((joined_wal or report).get("records", 0)),
             "device_writes": int(report.get("device_writes", 0)),
             "device_writes_joined_share": round(report.get("device_writes_joined_share", 0.0), 4),
@@ -258,6 +356,13 @@ def main() -> int:
     p.add_argument("names", nargs="*", metavar="NAME", help="entries to make (default: all)")
     p.add_argument("--out", type=Path, default=HERE, help="the corpus folder (default: here)")
     p.add_argument("--rocksdb-python", default=sys.executable, help="a Python with rocksdict")
+    p.add_argument("--lmdb-python", default=sys.executable, help="a Python with lmdb")
+    p.add_argument(
+        "--wheelhouse",
+        type=Path,
+        help="wheels for pip-loop (`pip download -d DIR sympy pygments docutils jinja2 "
+        "requests`; default: downloaded into a temporary folder)",
+    )
     p.add_argument("--redis-src", type=Path, help="a redis git checkout (for build-redis)")
     p.add_argument("--list", action="store_true", help="list the entries and stop")
     args = p.parse_args()
@@ -266,8 +371,9 @@ def main() -> int:
             print(f"{name:22} {e.program}: {e.description}")
         return 0
     # The commands run in the capture's file system: paths given relative to here.
-    if os.sep in args.rocksdb_python:
-        args.rocksdb_python = os.path.abspath(args.rocksdb_python)
+    for attr in ("rocksdb_python", "lmdb_python"):
+        if os.sep in getattr(args, attr):
+            setattr(args, attr, os.path.abspath(getattr(args, attr)))
     if args.redis_src is not None:
         args.redis_src = args.redis_src.resolve()
     names = args.names or list(ENTRIES)
@@ -276,8 +382,16 @@ def main() -> int:
         p.error(f"unknown entries {unknown}: expected some of {', '.join(ENTRIES)}")
     if "build-redis" in names and args.redis_src is None:
         p.error("build-redis needs --redis-src (a redis git checkout)")
-    for name in names:
-        make(name, args)
+    with tempfile.TemporaryDirectory(prefix="corpus-wheels-") as wheels:
+        if args.wheelhouse is None and any(n.startswith("pip-loop") for n in names):
+            subprocess.run(
+                [sys.executable, "-m", "pip", "download", "-q", "-d", wheels,
+                 "sympy", "pygments", "docutils", "jinja2", "requests"],
+                check=True,
+            )  # fmt: skip
+            args.wheelhouse = Path(wheels)
+        for name in names:
+            make(name, args)
     return 0
 
 

@@ -8,9 +8,11 @@
 
 Default options but for a 16 MiB write buffer and 16 MiB target files (so that a short
 run flushes and compacts many times); the write-ahead log on, not synced per write.
-Deterministic for a seed (but for when time runs out).
+COMPACTION `universal` swaps RocksDB's leveled compaction for universal (size-tiered)
+compaction: fewer, larger rewrites of whole sorted runs. Deterministic for a seed (but
+for when time runs out).
 
-usage: python rocksdb_ycsb.py ycsb-a|fill-update [SECONDS] [RECORDS] [SEED]
+usage: python rocksdb_ycsb.py ycsb-a|fill-update [SECONDS] [RECORDS] [SEED] [COMPACTION]
 """
 
 import bisect
@@ -19,12 +21,13 @@ import random
 import sys
 import time
 
-from rocksdict import Options, Rdict
+from rocksdict import DBCompactionStyle, Options, Rdict
 
 MODE = sys.argv[1]
 SECONDS = float(sys.argv[2]) if len(sys.argv) > 2 else 30.0
 RECORDS = int(sys.argv[3]) if len(sys.argv) > 3 else 200_000
 SEED = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+COMPACTION = sys.argv[5] if len(sys.argv) > 5 else "level"
 VALUE = 1024
 rng = random.Random(SEED)
 
@@ -33,6 +36,10 @@ opts.create_if_missing(True)
 opts.set_write_buffer_size(16 << 20)
 opts.set_target_file_size_base(16 << 20)
 opts.set_max_background_jobs(2)
+if COMPACTION == "universal":
+    opts.set_compaction_style(DBCompactionStyle.universal())
+elif COMPACTION != "level":
+    sys.exit(f"unknown compaction {COMPACTION!r}: expected level or universal")
 db = Rdict("db", opts)
 
 
