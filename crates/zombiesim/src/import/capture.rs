@@ -189,7 +189,9 @@ fn merge<W: Write>(
     output: &mut Output<W>,
     report: &mut ImportReport,
 ) -> Result<()> {
-    let mut trims = trims.map(|lines| TrimRows { lines, last: 0 });
+    let mut trims = trims.map(|lines| TrimRows {
+        log: WallLog::new(lines),
+    });
     let mut next_trim = match trims.as_mut() {
         Some(t) => t.next()?,
         None => None,
@@ -200,8 +202,7 @@ fn merge<W: Write>(
         last: i128::MIN,
     };
     let mut writes = WriteRows {
-        lines: writes,
-        last: 0,
+        log: WallLog::new(writes),
     };
     let mut next_dirty = dirty.next(extents, inodes, report)?;
     let mut next_write = writes.next(extents, placer, report)?;
@@ -257,12 +258,13 @@ fn merge<W: Write>(
         .insert("pagecache_rows".into(), dirty.lines.line.saturating_sub(1));
     report.details.insert(
         "device_write_rows".into(),
-        writes.lines.line.saturating_sub(1),
+        writes.log.lines.line.saturating_sub(1),
     );
     if let Some(t) = trims {
-        report
-            .details
-            .insert("device_trim_rows".into(), t.lines.line.saturating_sub(1));
+        report.details.insert(
+            "device_trim_rows".into(),
+            t.log.lines.line.saturating_sub(1),
+        );
     }
     placer.summarize(report);
     Ok(())
@@ -450,15 +452,21 @@ impl DirtyRows {
     }
 }
 
-/// `device_trims.csv`: `t_wall,fsblk,blocks`, one row per discard request.
-struct TrimRows {
+/// A device log in time order, `t_wall` (epoch seconds) first: the writes or the trims.
+struct WallLog {
     lines: Lines,
     last: u128,
 }
 
-impl TrimRows {
-    /// The next trim.
-    fn next(&mut self) -> Result<Option<TraceRecord>> {
+impl WallLog {
+    fn new(lines: Lines) -> WallLog {
+        WallLog { lines, last: 0 }
+    }
+
+    /// Moves to the next row of `columns` (`n` comma-separated fields; the header and
+    /// empty lines skipped) and checks its time order: its `t_wall` in nanoseconds, or
+    /// None at the end. The row's fields are `self.fields(n)`.
+    fn advance(&mut self, n: usize, columns: &str) -> Result<Option<u128>> {
         loop {
             if !self.lines.advance()? {
                 return Ok(None);
@@ -467,10 +475,10 @@ impl TrimRows {
             if line.is_empty() || line.starts_with("t_wall") {
                 continue;
             }
-            let f: Vec<&str> = line.split(',').collect();
-            if f.len() != 3 {
+            let f = self.fields(n);
+            if f.len() != n {
                 return Err(self.lines.error(format!(
-                    "expected 3 comma-separated fields (t_wall,fsblk,blocks), found {}",
+                    "expected {n} comma-separated fields ({columns}), found {}",
                     f.len()
                 )));
             }
@@ -485,38 +493,61 @@ impl TrimRows {
                 )));
             }
             self.last = t;
-            let number = |i: usize, what: &str| -> Result<u64> {
-                f[i].parse().map_err(|_| {
-                    self.lines
-                        .error(format!("expected {what}, found `{}`", f[i]))
-                })
-            };
-            let block = number(1, "fsblk (a 4 KiB block number)")?;
-            let blocks = number(2, "blocks (a count of 4 KiB blocks, 1 or more)")?;
-            let end = block.checked_add(blocks).filter(|&e| e <= u64::MAX / BLOCK);
-            if blocks == 0 || end.is_none() {
-                return Err(self.lines.error(format!(
-                    "a trim of {blocks} blocks from fsblk {block}: expected 1 or more blocks \
-                     ending below 2^52"
-                )));
-            }
-            let time_ns =
-                u64::try_from(t).map_err(|_| self.lines.error("t_wall beyond 2^64 ns"))?;
-            return Ok(Some(TraceRecord {
-                time_ns,
-                op: TraceOp::Trim,
-                offset: block * BLOCK,
-                size: blocks * BLOCK,
-                device: 0,
-                placement: None,
-            }));
+            return Ok(Some(t));
         }
+    }
+
+    /// The current row's fields (at most `n`: the last keeps any further commas).
+    fn fields(&self, n: usize) -> Vec<&str> {
+        self.lines.text().splitn(n, ',').collect()
+    }
+
+    fn time_ns(&self, t: u128) -> Result<u64> {
+        u64::try_from(t).map_err(|_| self.lines.error("t_wall beyond 2^64 ns"))
+    }
+}
+
+/// `device_trims.csv`: `t_wall,fsblk,blocks`, one row per discard request.
+struct TrimRows {
+    log: WallLog,
+}
+
+impl TrimRows {
+    /// The next trim.
+    fn next(&mut self) -> Result<Option<TraceRecord>> {
+        let Some(t) = self.log.advance(3, "t_wall,fsblk,blocks")? else {
+            return Ok(None);
+        };
+        let f = self.log.fields(3);
+        let number = |i: usize, what: &str| -> Result<u64> {
+            f[i].parse().map_err(|_| {
+                self.log
+                    .lines
+                    .error(format!("expected {what}, found `{}`", f[i]))
+            })
+        };
+        let block = number(1, "fsblk (a 4 KiB block number)")?;
+        let blocks = number(2, "blocks (a count of 4 KiB blocks, 1 or more)")?;
+        let end = block.checked_add(blocks).filter(|&e| e <= u64::MAX / BLOCK);
+        if blocks == 0 || end.is_none() {
+            return Err(self.log.lines.error(format!(
+                "a trim of {blocks} blocks from fsblk {block}: expected 1 or more blocks \
+                 ending below 2^52"
+            )));
+        }
+        Ok(Some(TraceRecord {
+            time_ns: self.log.time_ns(t)?,
+            op: TraceOp::Trim,
+            offset: block * BLOCK,
+            size: blocks * BLOCK,
+            device: 0,
+            placement: None,
+        }))
     }
 }
 
 struct WriteRows {
-    lines: Lines,
-    last: u128,
+    log: WallLog,
 }
 
 impl WriteRows {
@@ -527,117 +558,93 @@ impl WriteRows {
         placer: &mut Placer,
         report: &mut ImportReport,
     ) -> Result<Option<(TraceRecord, Option<u64>)>> {
-        loop {
-            if !self.lines.advance()? {
-                return Ok(None);
-            }
-            let line = self.lines.text();
-            if line.is_empty() || line.starts_with("t_wall") {
-                continue;
-            }
-            let f: Vec<&str> = line.splitn(7, ',').collect();
-            if f.len() != 7 {
-                return Err(self.lines.error(format!(
-                    "expected 7 comma-separated fields (t_wall,rwbs,fsblk,file,file_page,content_xxh3,t_app_write), found {}",
-                    f.len()
-                )));
-            }
-            let t = parse_decimal_ns(f[0]).ok_or_else(|| {
-                self.lines
-                    .error(format!("expected t_wall (epoch seconds), found `{}`", f[0]))
-            })?;
-            if t < self.last {
-                return Err(self.lines.error(format!(
-                    "events out of time order: t_wall = {} comes after a later row",
-                    f[0]
-                )));
-            }
-            self.last = t;
-            let op = crate::trace::pgbench::rwbs_op(f[1]).map_err(|r| self.lines.error(r))?;
-            let block: u64 = f[2].parse().map_err(|_| {
-                self.lines.error(format!(
-                    "expected fsblk (a 4 KiB block number), found `{}`",
-                    f[2]
+        let columns = "t_wall,rwbs,fsblk,file,file_page,content_xxh3,t_app_write";
+        let Some(t) = self.log.advance(7, columns)? else {
+            return Ok(None);
+        };
+        let f = self.log.fields(7);
+        let lines = &self.log.lines;
+        let op = crate::trace::pgbench::rwbs_op(f[1]).map_err(|r| lines.error(r))?;
+        let block: u64 = f[2].parse().map_err(|_| {
+            lines.error(format!(
+                "expected fsblk (a 4 KiB block number), found `{}`",
+                f[2]
+            ))
+        })?;
+        if block > u64::MAX / BLOCK {
+            return Err(lines.error(format!("fsblk {block} is beyond 2^52 blocks")));
+        }
+        let value = if op == TraceOp::Write && !f[5].is_empty() {
+            let h = u128::from_str_radix(f[5], 16).map_err(|_| {
+                lines.error(format!(
+                    "expected content_xxh3 as hexadecimal digits, found `{}`",
+                    f[5]
                 ))
             })?;
-            if block > u64::MAX / BLOCK {
-                return Err(self
-                    .lines
-                    .error(format!("fsblk {block} is beyond 2^52 blocks")));
-            }
-            let value = if op == TraceOp::Write && !f[5].is_empty() {
-                let h = u128::from_str_radix(f[5], 16).map_err(|_| {
-                    self.lines.error(format!(
-                        "expected content_xxh3 as hexadecimal digits, found `{}`",
-                        f[5]
-                    ))
-                })?;
-                Some(fold128(h))
+            Some(fold128(h))
+        } else {
+            None
+        };
+        let mut placement = None;
+        if op == TraceOp::Write {
+            report.device_writes += 1;
+            let page: Option<u64> = f[4].parse().ok();
+            let owner = extents.page_of(block);
+            // The file page the log names is at this block (also when the block
+            // has since held another file's page: a file deleted during the run).
+            let named_here =
+                !f[3].is_empty() && page.is_some_and(|p| extents.block_of(f[3], p) == Some(block));
+            // The file the log names at the time of the write, else the block's
+            // owner at the end of the capture.
+            let file = if f[3].is_empty() {
+                owner.map(|o| o.0)
             } else {
-                None
+                Some(f[3])
             };
-            let mut placement = None;
-            if op == TraceOp::Write {
-                report.device_writes += 1;
-                let page: Option<u64> = f[4].parse().ok();
-                let owner = extents.page_of(block);
-                // The file page the log names is at this block (also when the block
-                // has since held another file's page: a file deleted during the run).
-                let named_here = !f[3].is_empty()
-                    && page.is_some_and(|p| extents.block_of(f[3], p) == Some(block));
-                // The file the log names at the time of the write, else the block's
-                // owner at the end of the capture.
-                let file = if f[3].is_empty() {
-                    owner.map(|o| o.0)
-                } else {
-                    Some(f[3])
-                };
-                placement = placer.place(file);
-                let joined = match (f[3], page, owner) {
-                    _ if named_here => true,
-                    (_, _, None) => {
-                        report.drop(
-                            "device write to a block of no file in extents.txt (kept, not joined)",
-                            &self.lines.name,
-                            self.lines.line,
-                            format!("fsblk {block}"),
-                        );
-                        false
-                    }
-                    ("", _, Some(_)) => true,
-                    (file, Some(p), Some((of, op))) if file == of && p == op => true,
-                    (file, _, Some((of, op))) => {
-                        report.drop(
-                            "device write whose file page extents.txt places elsewhere (kept, not joined)",
-                            &self.lines.name,
-                            self.lines.line,
-                            format!("fsblk {block} is {of} page {op}, the log says {file} page {}", f[4]),
-                        );
-                        false
-                    }
-                };
-                if joined {
-                    report.device_writes_joined += 1;
-                    *report
-                        .details
-                        .entry(format!("device_writes_{}", top(file.unwrap_or(""))))
-                        .or_default() += 1;
+            placement = placer.place(file);
+            let joined = match (f[3], page, owner) {
+                _ if named_here => true,
+                (_, _, None) => {
+                    report.drop(
+                        "device write to a block of no file in extents.txt (kept, not joined)",
+                        &lines.name,
+                        lines.line,
+                        format!("fsblk {block}"),
+                    );
+                    false
                 }
+                ("", _, Some(_)) => true,
+                (file, Some(p), Some((of, op))) if file == of && p == op => true,
+                (file, _, Some((of, op))) => {
+                    report.drop(
+                        "device write whose file page extents.txt places elsewhere (kept, not joined)",
+                        &lines.name,
+                        lines.line,
+                        format!("fsblk {block} is {of} page {op}, the log says {file} page {}", f[4]),
+                    );
+                    false
+                }
+            };
+            if joined {
+                report.device_writes_joined += 1;
+                *report
+                    .details
+                    .entry(format!("device_writes_{}", top(file.unwrap_or(""))))
+                    .or_default() += 1;
             }
-            let time_ns =
-                u64::try_from(t).map_err(|_| self.lines.error("t_wall beyond 2^64 ns"))?;
-            return Ok(Some((
-                TraceRecord {
-                    time_ns,
-                    op,
-                    offset: block * BLOCK,
-                    size: BLOCK,
-                    device: 0,
-                    placement,
-                },
-                value,
-            )));
         }
+        let time_ns = self.log.time_ns(t)?;
+        Ok(Some((
+            TraceRecord {
+                time_ns,
+                op,
+                offset: block * BLOCK,
+                size: BLOCK,
+                device: 0,
+                placement,
+            },
+            value,
+        )))
     }
 }
 
