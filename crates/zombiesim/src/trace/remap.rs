@@ -11,8 +11,9 @@
 //!   at page 0, so it comes back as two runs. A request longer than the whole device is
 //!   an error.
 //! - `compact`: every distinct page gets the next free logical page in first-seen order
-//!   (first seen by a request: a host event's pages that no request has touched yet are
-//!   skipped, so the mapping is the same with or without a trace's host events),
+//!   (first seen by a read or write: a host event's or a trim's pages that no request has
+//!   touched yet are skipped, so the mapping is the same with or without a trace's host
+//!   events, and a trim, which frees, never takes a page),
 //!   so a sparse trace becomes dense from page 0, and contiguity is kept where the
 //!   first touches were contiguous. Running out of logical pages is an error. Memory is
 //!   proportional to the distinct pages.
@@ -20,7 +21,7 @@
 //! [`Remapper::map`] returns the request's runs of consecutive logical pages; a flush
 //! (or any zero-length request) has none. [`RemapStats`] counts what moved.
 
-use super::record::TraceRecord;
+use super::record::{TraceOp, TraceRecord};
 use crate::error::{Error, Result};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -99,6 +100,11 @@ pub struct RemapStats {
     /// requests would otherwise get: the remapping depends on the requests alone).
     #[serde(skip_serializing_if = "is_zero")]
     pub unmapped_event_pages: u64,
+    /// Trimmed pages skipped by `compact` because no request had written or read them:
+    /// they hold nothing to free, and a trim takes no logical page (an `fstrim` trims
+    /// every free block of the file system, most of which the trace never touched).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unmapped_trim_pages: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -234,6 +240,10 @@ impl Remapper {
                             self.stats.unmapped_event_pages += 1;
                             continue;
                         }
+                        None if rec.op == TraceOp::Trim => {
+                            self.stats.unmapped_trim_pages += 1;
+                            continue;
+                        }
                         None => {
                             if next >= lp {
                                 return Err(self.error(
@@ -290,6 +300,21 @@ mod tests {
 
     fn run(page: u64, count: u64) -> PageRun {
         PageRun { page, count }
+    }
+
+    #[test]
+    fn compact_skips_the_trimmed_pages_no_request_touched() {
+        let mut r = Remapper::new(RemapMode::Compact, 4 * 4096, 4096).unwrap();
+        assert_eq!(r.map(1, &write(100 * 4096, 8192)).unwrap(), &[run(0, 2)]);
+        // An fstrim of a range far larger than the device: only the written pages map.
+        let trim = TraceRecord {
+            op: TraceOp::Trim,
+            ..write(0, 1 << 30)
+        };
+        assert_eq!(r.map(2, &trim).unwrap(), &[run(0, 2)]);
+        assert_eq!(r.stats().unmapped_trim_pages, (1 << 30) / 4096 - 2);
+        // Trims took no page: the device still has room for two new ones.
+        assert_eq!(r.map(3, &write(7 * 4096, 8192)).unwrap(), &[run(2, 2)]);
     }
 
     #[test]
