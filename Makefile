@@ -44,11 +44,11 @@ test-debug:
 
 # The Python tests on one worker per core (pytest-xdist), a test file per worker at a
 # time so that each file's shared fixtures are built once. PYTEST_WORKERS=0 runs them in
-# this process, one after another. Skipped tests are listed at the end with their reason
-# (-rs); under CI=true a skip fails (tests/conftest.py).
+# this process, one after another. Failed, erroring and skipped tests are listed at the end
+# (-rfEs), each skip with its reason; under CI=true a skip fails (tests/conftest.py).
 PYTEST_WORKERS ?= auto
 test-python: build-dev
-	$(BIN)/python -m pytest -q -rs -n $(PYTEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -q -rfEs -n $(PYTEST_WORKERS) --dist loadfile
 
 # Rewrite the golden reports (crates/zombiesim/tests/golden/) from the current code,
 # after a deliberate behaviour change only (docs/validation.md, "Golden reports").

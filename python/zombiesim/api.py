@@ -11,8 +11,10 @@ from __future__ import annotations
 import concurrent.futures as cf
 import json
 import os
+import signal
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -375,10 +377,12 @@ def _run_pool(
     Ctrl-C may arrive at any moment: while the tasks are still being submitted (a first
     task reports progress at once, so a signal sent when it does can land inside
     `submit`, before its future is known here), while the pool waits, or while it shuts
-    down. So each task records its own outcome, and the pool is always shut down and
-    waited for: wherever the `KeyboardInterrupt` is raised, it sets `stop` first (the
-    threads would otherwise simulate to the end), and no task that ran is lost. A task
-    that has not begun when `stop` is set is skipped."""
+    down. On the main thread the signals are only noted while the pool runs
+    (`_signals_noted`) and polled here every 0.25 s; elsewhere each task records its own
+    outcome, and the pool is always shut down and waited for: wherever the
+    `KeyboardInterrupt` is raised, it sets `stop` first (the threads would otherwise
+    simulate to the end), and no task that ran is lost. A task that has not begun when
+    `stop` is set is skipped."""
     outcomes: dict[Any, tuple[bool, Any]] = {}
     failure: BaseException | None = None
     interrupted = False
@@ -406,38 +410,57 @@ def _run_pool(
             f.cancel()
 
     pool = cf.ThreadPoolExecutor(max_workers=_jobs(jobs, len(tasks)))
-    try:
-        for key, fn in tasks.items():
-            keys.append(key)
-            futures[pool.submit(recorded(key, fn))] = key
-        while True:
-            try:
-                pending = [f for f in futures if not f.done()]
-                if not pending:
-                    break
-                cf.wait(pending, timeout=0.25, return_when=cf.FIRST_COMPLETED)
-                for f in futures:
-                    if f in reported or not f.done() or f.cancelled():
-                        continue
-                    reported.add(f)
-                    if f.exception() is not None:
-                        failure = failure or f.exception()
-                        halt()
-                    elif on_done is not None and not stop.is_set():
-                        on_done(futures[f], f.result())
-            except KeyboardInterrupt:
-                interrupted = True
-                halt()
-    except KeyboardInterrupt:
-        interrupted = True
-        halt()
-    while True:
+    with _signals_noted() as signalled:
         try:
-            pool.shutdown(wait=True, cancel_futures=stop.is_set())
-            break
+            for key, fn in tasks.items():
+                keys.append(key)
+                futures[pool.submit(recorded(key, fn))] = key
+            while True:
+                try:
+                    if signalled and not interrupted:
+                        interrupted = True
+                        halt()
+                    pending = [f for f in futures if not f.done()]
+                    if not pending:
+                        break
+                    cf.wait(pending, timeout=0.25, return_when=cf.FIRST_COMPLETED)
+                    for f in futures:
+                        if f in reported or not f.done() or f.cancelled():
+                            continue
+                        reported.add(f)
+                        if f.exception() is not None:
+                            failure = failure or f.exception()
+                            halt()
+                        elif on_done is not None and not stop.is_set():
+                            on_done(futures[f], f.result())
+                except KeyboardInterrupt:
+                    interrupted = True
+                    halt()
         except KeyboardInterrupt:
             interrupted = True
             halt()
+        # Wait for what runs, still answering a signal (it stops them).
+        while True:
+            try:
+                if signalled and not interrupted:
+                    interrupted = True
+                    halt()
+                pool.shutdown(wait=False, cancel_futures=stop.is_set())
+                running = [f for f in futures if not f.done()]
+                if not running:
+                    break
+                cf.wait(running, timeout=0.25)
+            except KeyboardInterrupt:
+                interrupted = True
+                halt()
+        while True:
+            try:
+                pool.shutdown(wait=True)
+                break
+            except KeyboardInterrupt:
+                interrupted = True
+                halt()
+    interrupted = interrupted or bool(signalled)
     results: dict[Any, Any] = {}
     for key in keys:
         if key not in outcomes:
@@ -448,6 +471,42 @@ def _run_pool(
         elif failure is None:
             failure = value
     return results, failure, interrupted
+
+
+@contextmanager
+def _signals_noted() -> Iterator[list[int]]:
+    """While a pool of simulations runs, SIGINT and SIGTERM are only noted (the list
+    yielded gets the signal), to be acted on where the pool looks (`_run_pool` polls
+    it): a `KeyboardInterrupt` raised inside the executor's own locking (a signal landing
+    in `submit`) left a lock released twice, a `RuntimeError` instead of an interrupt.
+    On the way out the handlers are put back and the first signal noted is handed to the
+    one it would have reached (the command line's SIGTERM handler marks the run as
+    terminated; Python's SIGINT handler raises `KeyboardInterrupt`, which is taken as
+    the interrupt it is). Off the main thread, where handlers cannot be set, nothing
+    changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield []
+        return
+    noted: list[int] = []
+
+    def note(signum: int, frame: object) -> None:
+        noted.append(signum)
+
+    previous = {s: signal.signal(s, note) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield noted
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        if noted:
+            handler = previous[noted[0]]
+            if callable(handler):
+                try:
+                    handler(noted[0], None)
+                except KeyboardInterrupt:
+                    pass
+            elif handler == signal.SIG_DFL:
+                os.kill(os.getpid(), noted[0])
 
 
 def _check_jobs(jobs: int | None) -> None:

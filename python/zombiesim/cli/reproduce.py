@@ -134,20 +134,40 @@ VERDICT_STYLE = {
 
 
 def claims_table(rep: reproduce.Reproduction) -> Table:
-    """The claims as the page shows them: the verdict beside ours, and the reason of each
-    claim that is not met."""
+    """The claims as the page shows them: the verdict beside ours, each claim not met
+    numbered (its reason follows the table: `reasons`)."""
     table = Table(title=f"{rep.title} · scale {rep.scale}", title_justify="left")
     for name in ("experiment", "metric", "paper", "ours"):
         table.add_column(name, overflow="fold")
     table.add_column("verdict", justify="center")
     table.add_column("expected", overflow="fold")
-    table.add_column("reason", overflow="fold")
+    n = 0
     for c in rep.claims:
         mark = Text(c.verdict, style=f"bold {VERDICT_STYLE[c.verdict]}")
-        table.add_row(c.experiment, c.metric, c.paper, c.ours, mark, c.expected, c.reason)
+        if c.verdict != "met":
+            n += 1
+            mark.append(f" [{n}]", style="dim")
+        table.add_row(c.experiment, c.metric, c.paper, c.ours, mark, c.expected)
     table.caption = rep.summary()
     table.caption_justify = "left"
     return table
+
+
+def reasons(rep: reproduce.Reproduction) -> list[Text]:
+    """One line per claim not met, numbered as in the table: its verdict and its reason
+    (a sentence and the docs section). Lines, not a table column: a reason stays whole and
+    readable at any terminal width (the terminal wraps it, nothing cuts it)."""
+    lines = []
+    n = 0
+    for c in rep.claims:
+        if c.verdict == "met":
+            continue
+        n += 1
+        line = Text(f"[{n}] ", style="dim")
+        line.append(c.verdict, style=f"bold {VERDICT_STYLE[c.verdict]}")
+        line.append(f" {c.experiment}, {c.metric}: {c.reason}")
+        lines.append(line)
+    return lines
 
 
 def write_partial(target: Path, args: argparse.Namespace, reports: dict) -> list[Path]:
@@ -204,8 +224,13 @@ def cmd_reproduce(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
                 f"partial results in {', '.join(map(str, written))}; claims not evaluated"
             )
     out.print(claims_table(rep))
+    for line in reasons(rep):
+        out.print(line, soft_wrap=True)
     for c in rep.not_run:
-        out.print(Text(f"not run: {c.experiment}, {c.metric}: {c.reason}", style="bold magenta"))
+        out.print(
+            Text(f"not run: {c.experiment}, {c.metric}: {c.reason}", style="bold magenta"),
+            soft_wrap=True,
+        )
     for path in rep.write(target):
         out.print(Text(f"wrote {path}", style="dim"))
     out.print(f"finished in {seconds(time.monotonic() - started)}")
