@@ -68,12 +68,12 @@ bench: build-dev
 lint: build-dev
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --all-targets -- -D warnings
-	$(BIN)/ruff check python tests benches traces examples docs
-	$(BIN)/ruff format --check python tests benches traces examples docs
+	$(BIN)/ruff check python tests benches traces examples docs/samples.py
+	$(BIN)/ruff format --check python tests benches traces examples docs/samples.py
 
 fmt: $(BIN)/maturin
 	$(CARGO) fmt --all
-	$(BIN)/ruff format python tests benches traces examples docs
+	$(BIN)/ruff format python tests benches traces examples docs/samples.py
 
 clean:
 	$(CARGO) clean
