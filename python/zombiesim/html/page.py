@@ -53,7 +53,8 @@ th[aria-sort="descending"]::after { content: " \\25BC"; font-size: .7em; }
 th.text, td.text { text-align: left; }
 td.wrap { white-space: pre-wrap; min-width: 14em; max-width: 36em; }
 tr.best td { font-weight: bold; color: #1f6f43; }
-td.met, td.direction-only, td.explained, td.missed, td.not-run { font-weight: bold; text-align: center; }
+td.met, td.direction-only, td.explained, td.missed,
+td.not-run { font-weight: bold; text-align: center; }
 td.met { background: #d9f0df; color: #1a5e38; }
 td.direction-only { background: #fcebc0; color: #6e5200; }
 td.explained { background: #e1e7ee; color: #34495e; }
