@@ -188,9 +188,10 @@ def refuse_clobbering(
             )
         written[where] = shown
         try:
-            mode = os.stat(path).st_mode
+            st = os.stat(path)
         except OSError:
             continue  # nothing there yet (a link to nothing is written where it points)
+        mode = st.st_mode
         if kind == "folder":
             if not stat.S_ISDIR(mode):
                 raise make_error(
@@ -206,9 +207,7 @@ def refuse_clobbering(
                 "(name a file)",
                 "io",
             )
-        ident = _identity(path)
-        if ident is None:
-            continue
+        ident = (st.st_dev, st.st_ino)
         if ident in seen and stat.S_ISREG(mode):
             raise make_error(
                 InputError,

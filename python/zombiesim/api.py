@@ -409,6 +409,13 @@ def _run_pool(
         for f in futures:
             f.cancel()
 
+    def answer(signalled: list[int]) -> None:
+        """A signal noted since the last look stops the pool, once."""
+        nonlocal interrupted
+        if signalled and not interrupted:
+            interrupted = True
+            halt()
+
     pool = cf.ThreadPoolExecutor(max_workers=_jobs(jobs, len(tasks)))
     with _signals_noted() as signalled:
         try:
@@ -417,9 +424,7 @@ def _run_pool(
                 futures[pool.submit(recorded(key, fn))] = key
             while True:
                 try:
-                    if signalled and not interrupted:
-                        interrupted = True
-                        halt()
+                    answer(signalled)
                     pending = [f for f in futures if not f.done()]
                     if not pending:
                         break
@@ -442,9 +447,7 @@ def _run_pool(
         # Wait for what runs, still answering a signal (it stops them).
         while True:
             try:
-                if signalled and not interrupted:
-                    interrupted = True
-                    halt()
+                answer(signalled)
                 pool.shutdown(wait=False, cancel_futures=stop.is_set())
                 running = [f for f in futures if not f.done()]
                 if not running:
