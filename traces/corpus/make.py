@@ -64,7 +64,11 @@ class Entry:
 
     def trimmed(self, trims: str) -> Entry:
         """This entry captured with `trims` (a trimmed variant of the corpus)."""
-        how = "mounted with discard" if trims == "discard" else f"fstrim every {trims[7:]} s"
+        how = (
+            "mounted with discard"
+            if trims == "discard"
+            else f"fstrim every {trims.removeprefix('fstrim:')} s"
+        )
         return replace(self, description=f"{self.description}; {how}", trims=trims)
 
 
@@ -285,7 +289,11 @@ def make(name: str, args: argparse.Namespace) -> Path:
                 timeout=entry.timeout,
                 placement=PLACEMENT,
                 discard=entry.trims == "discard",
-                fstrim_every=float(entry.trims[7:]) if entry.trims.startswith("fstrim:") else None,
+                fstrim_every=(
+                    float(entry.trims.removeprefix("fstrim:"))
+                    if entry.trims.startswith("fstrim:")
+                    else None
+                ),
                 echo=False,
                 log=lambda m: print(f"{name}: {m}", file=sys.stderr),
             )

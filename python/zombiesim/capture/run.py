@@ -5,7 +5,6 @@ everything undone, the folder converted, published and imported."""
 from __future__ import annotations
 
 import ctypes
-import math
 import os
 import shlex
 import shutil
@@ -32,7 +31,7 @@ from .environment import (
 from .folder import COMMAND, RAW, TRACE, UPTIME, write_uptime_start
 from .layout import write_layout
 from .tracefs import _PipeReader, _TraceInstance
-from .trim import DISCARD_OPTION, PeriodicTrim, check_fstrim_every
+from .trim import DISCARD_OPTION, PeriodicTrim, check_seconds
 
 #: Default size of the file system image (sparse).
 DEFAULT_SIZE = 512 << 20
@@ -166,10 +165,9 @@ def capture(
         raise make_error(
             InputError, f"--size: {fs} needs at least {MIN_SIZE[fs] >> 20} MiB, got {size}", "input"
         )
-    if timeout is not None and not (timeout > 0 and math.isfinite(timeout)):
-        raise make_error(InputError, f"--timeout: expected seconds above 0, got {timeout}", "input")
+    check_seconds(timeout, "--timeout")
+    check_seconds(fstrim_every, "--fstrim-every")
     _check_placement(placement)
-    check_fstrim_every(fstrim_every)
     cmd[0] = _resolve_program(cmd[0])
     out = check_out(out, force)
     tracefs = Path(tracefs)

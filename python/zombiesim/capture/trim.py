@@ -17,16 +17,14 @@ from pathlib import Path
 from .._errors import InputError, make_error
 from .environment import _run
 
-#: Mount options for each file system when trims are on (`--discard`).
+#: The mount option that makes the file system trim what it frees (`--discard`).
 DISCARD_OPTION = "discard"
 
 
-def check_fstrim_every(seconds: float | None) -> None:
-    """`--fstrim-every S`: seconds above 0 (None: off)."""
+def check_seconds(seconds: float | None, flag: str) -> None:
+    """A duration option (`--timeout`, `--fstrim-every`): seconds above 0 (None: off)."""
     if seconds is not None and not (seconds > 0 and math.isfinite(seconds)):
-        raise make_error(
-            InputError, f"--fstrim-every: expected seconds above 0, got {seconds}", "input"
-        )
+        raise make_error(InputError, f"{flag}: expected seconds above 0, got {seconds}", "input")
 
 
 class PeriodicTrim:
