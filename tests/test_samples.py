@@ -67,8 +67,9 @@ def _tracked_text_files():
 
 
 def test_nothing_reads_a_folder_beside_the_checkout():
-    """The product, its tests and its docs use what the checkout ships: no path into
-    `../shared` (or `shared/traces`) anywhere."""
+    """The product, its tests and its docs use what the checkout ships: no path
+    into a folder beside the checkout anywhere (the pattern below is the guard, and this
+    file is left out of the scan)."""
     if not (ROOT / ".git").exists():
         pytest.skip("not a git checkout (an installed package): nothing to scan")
     pattern = re.compile(r"\.\./shared|shared/traces|\"shared\" / \"traces\"")

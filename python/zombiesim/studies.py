@@ -389,7 +389,7 @@ def _page(rows, cdfs, schemes, traces, command: str | None) -> str:
             "Each trimmed variant (the same program captured with the file system mounted "
             "with `discard`, or fstrim on a timer) beside its capture without trims: the "
             "device then learns which blocks deleted files freed. The two are separate "
-            "runs of the program, so their writes differ a little beyond the trims."
+            "runs of the program, so their writes can differ beyond the trims."
         )
         page.table(
             pd.DataFrame(effects),

@@ -39,7 +39,7 @@ within its band: a factor of 2 of the paper's unless it states a range), directi
 explained (the reproduction includes the ablation that shows why it cannot be met),
 missed, or not-run (an experiment could not run: a sample trace it reads is missing).
 Every claim that is not met has a reason (a sentence and the docs section that says more)
-in the table printed, in claims.csv and on the page.
+printed after the table, in claims.csv and on the page.
 exit codes: 0 no claim missed or not run (with --strict: every claim met), 1 a claim
 missed or not run (a documented difference from the paper, or a missing sample trace: the
 reasons say which), 2 bad input, 130 interrupted (DIR/partial.json holds every run so far,
