@@ -245,10 +245,10 @@ def value_scale(values: Iterable[Any], *, stacked: bool = False) -> str:
     that a small bar is a small bar, not a stub at the bottom of a log axis. Stacked
     bars are always linear (on a log axis a segment no longer shows its share), and
     so is an axis with a negative value or fewer than two positive ones."""
-    numbers = [f for f in map(_finite, values) if f is not None]
-    if stacked or any(f < 0 for f in numbers):
+    values = list(values)
+    if stacked or any(f is not None and f < 0 for f in map(_finite, values)):
         return "linear"
-    positive = [f for f in numbers if f > 0]
+    positive = _positives(values)
     if len(positive) < 2 or max(positive) / min(positive) <= LOG_RATIO:
         return "linear"
     return "log"
