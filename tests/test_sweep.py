@@ -354,3 +354,67 @@ def test_report_command_writes_the_page(tmp_path):
 def test_environment_is_clean():
     # Workers of the local engine start clean: nothing here leaks into later tests.
     assert os.environ.get("ZOMBIESIM_SWEEP_WORKER") is None
+
+
+class _Inline(sweeps.Engine):
+    """Runs each cell when submitted, in this process, and records the order."""
+
+    name = "inline"
+
+    def __init__(self):
+        self.order: list[str] = []
+        self.outcomes: dict[int, dict] = {}
+
+    @property
+    def workers(self) -> int:
+        return 1
+
+    def submit(self, task):
+        from zombiesim.sweeps.cells import run_cell
+
+        self.order.append(task.config_toml)
+        self.outcomes[len(self.order)] = run_cell(task)
+        return len(self.order)
+
+    def wait(self, handles, timeout):
+        return set(handles)
+
+    def outcome(self, handle):
+        return self.outcomes[handle]
+
+    def stop(self, handles):
+        pass
+
+    def close(self):
+        pass
+
+
+def test_several_grids_share_one_engine_the_first_cells_first(tmp_path):
+    """`run_grids`: each grid into its own folder, one engine for all, the cells `first`
+    picks submitted before the rest (whatever their grid), each grid reported done once."""
+    from zombiesim.sweeps.runner import run_grids
+
+    def grid(title: str, policies: list[str]):
+        text = SMALL.replace('title = "small"', f'title = "{title}"')
+        text = text.replace('["greedy", "cost-benefit", "fifo"]', str(policies))
+        text = text.replace("seed = [1, 2]", "seed = [1]")
+        return sweeps.load_grid(text.replace("[0.07, 0.14]", "[0.07]"))
+
+    a, b = grid("a", ["greedy", "fifo"]), grid("b", ["greedy", "cost-benefit"])
+    engine = _Inline()
+    done: list[int] = []
+    outcomes = run_grids(
+        [(a, tmp_path / "a"), (b, tmp_path / "b")],
+        engine=engine,
+        report=False,
+        first=lambda cell: cell.config.get("gc.policy") == "cost-benefit",
+        on_grid_done=done.append,
+    )
+    assert [len(o.frame) for o in outcomes] == [2, 2]
+    assert all((o.frame["status"] == "ok").all() for o in outcomes)
+    assert 'policy = "cost-benefit"' in engine.order[0] and len(engine.order) == 4
+    assert sorted(done) == [0, 1]
+    # Each folder is a sweep of its own: loaded alone, resumed alone.
+    assert list(sweeps.load(tmp_path / "b")["axis.gc.policy"]) == ["greedy", "cost-benefit"]
+    again = run_grids([(a, tmp_path / "a")], engine=engine, report=False)
+    assert again[0].counts.cached == 2 and len(engine.order) == 4

@@ -300,9 +300,10 @@ mod oracle_bound {
             ..ProptestConfig::default()
         })]
 
-        /// On a notified trace, no real scheme — greedy, cost-benefit (both ages), and
+        /// On a notified trace, no real scheme — greedy, cost-benefit (both ages),
         /// z-greedy / z-cost-benefit fed by the trace's own notifications through every
-        /// channel — beats the oracle's WAF on the same trace and device. (Its envelope
+        /// channel with and without the zombie block (ZGC), and LZGC — beats the
+        /// oracle's WAF on the same trace and device. (Its envelope
         /// holds those schedules, so this checks the envelope is whole and picks the
         /// best; without the channel-fed members a z-greedy fed by the ideal channel
         /// beat a horizon ladder by 0.8%: seed 0, pages 9000, hot 0.05/0.5, delay 641.)
@@ -327,25 +328,51 @@ mod oracle_bound {
                 seed,
                 ..NotifiedSpec::default()
             });
-            let report = replay(&path, &[("gc.policy", "oracle")]).unwrap();
+            // A watermark with room for the zombie block: ZGC's and LZGC's runs are real
+            // schemes too.
+            let wm = [("gc.low_watermark", "6"), ("gc.high_watermark", "6")];
+            let with = |sets: &[(&'static str, &'static str)]| {
+                let mut all = wm.to_vec();
+                all.extend_from_slice(sets);
+                all
+            };
+            let report = replay(&path, &with(&[("gc.policy", "oracle")])).unwrap();
             let oracle = report.waf.unwrap();
-            // The envelope: 3 zero-horizon, 9 channel-fed and 18 future-aware schedules.
-            prop_assert_eq!(report.oracle.as_ref().unwrap().candidates.len(), 30);
+            // The envelope: 3 zero-horizon, 2 lifetime-aware, 18 channel-fed and 42
+            // future-aware schedules (the last two with the zombie block off and on).
+            prop_assert_eq!(report.oracle.as_ref().unwrap().candidates.len(), 65);
             let mut real = vec![
-                ("greedy", waf(&path, &[("gc.policy", "greedy")])),
-                ("cost-benefit", waf(&path, &[("gc.policy", "cost-benefit")])),
+                ("greedy", waf(&path, &with(&[("gc.policy", "greedy")]))),
+                ("cost-benefit", waf(&path, &with(&[("gc.policy", "cost-benefit")]))),
                 (
                     "cost-benefit modified-time",
-                    waf(&path, &[("gc.policy", "cost-benefit"), ("gc.cb_age", "modified-time")]),
+                    waf(&path, &with(&[("gc.policy", "cost-benefit"), ("gc.cb_age", "modified-time")])),
                 ),
             ];
             for mode in ["ideal", "piggyback", "command"] {
                 for policy in ["z-greedy", "z-cost-benefit"] {
-                    real.push((
-                        policy,
-                        waf(&path, &[("gc.policy", policy), ("notify.mode", mode)]),
-                    ));
+                    for block in ["false", "true"] {
+                        real.push((
+                            policy,
+                            waf(&path, &with(&[
+                                ("gc.policy", policy),
+                                ("notify.mode", mode),
+                                ("gc.zombie_block", block),
+                            ])),
+                        ));
+                    }
                 }
+            }
+            // LZGC-GD and LZGC-CB, fed by the configured channel.
+            for policy in ["z-greedy", "z-cost-benefit"] {
+                real.push((
+                    policy,
+                    waf(&path, &with(&[
+                        ("gc.policy", policy),
+                        ("gc.zombie_block", "true"),
+                        ("gc.zombie_weight", "lifetime"),
+                    ])),
+                ));
             }
             std::fs::remove_file(&path).ok();
             for (name, w) in real {

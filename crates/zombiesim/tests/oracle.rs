@@ -161,7 +161,8 @@ fn lfs_cost_benefit_beats_the_oracle_under_strong_skew() {
         "envelope {:?} vs cost-benefit {cb:.3}",
         best.waf
     );
-    assert_eq!(o.candidates.len(), 21, "{o:?}");
+    // 3 zero-horizon, 2 lifetime-aware, 7 horizons × 3 scorings × the zombie block off and on.
+    assert_eq!(o.candidates.len(), 47, "{o:?}");
     assert!(o.chosen.is_some());
 }
 
@@ -412,11 +413,21 @@ fn a_future_too_big_for_the_memory_limit_is_refused_naming_the_policy() {
 
 /// The envelope's members at each horizon differ only in what the measured phase is told:
 /// with a cache of preconditioned devices the oracle ages one device per scoring (greedy,
-/// cost-benefit twice, z-greedy, z-cost-benefit twice: 6 of its 21 runs) and reports the
-/// same, byte for byte.
+/// cost-benefit twice, the two lifetime-aware ones, z-greedy and z-cost-benefit twice
+/// each without and with the zombie block: 11 of its 47 runs) and reports the same, byte
+/// for byte.
 #[test]
 fn the_oracle_ages_one_device_per_scoring_and_reports_the_same() {
-    let mut cfg = device(160, 16, 0.1, &[("gc.policy", "oracle")]);
+    let mut cfg = device(
+        160,
+        16,
+        0.1,
+        &[
+            ("gc.policy", "oracle"),
+            ("gc.low_watermark", "3"),
+            ("gc.high_watermark", "3"),
+        ],
+    );
     cfg.set_many(&[("precondition.pattern".to_string(), "uniform".to_string())])
         .unwrap();
     let wl = WorkloadSpec::parse("hotcold:r=0.8,f=0.2,drive_writes=2").unwrap();
@@ -435,7 +446,7 @@ fn the_oracle_ages_one_device_per_scoring_and_reports_the_same() {
     let b = simulate(&cfg, &wl, &shared, &mut |_| true).unwrap();
     assert_eq!(a.to_json(), b.to_json());
     let s = cache.stats();
-    assert_eq!((s.misses, s.hits, s.devices), (6, 15, 6));
+    assert_eq!((s.misses, s.hits, s.devices), (11, 36, 11));
 }
 
 /// The envelope reads the measured phase's future once and lends it to each member that
@@ -447,7 +458,12 @@ fn each_member_of_the_envelope_gives_what_it_gives_alone() {
         96,
         16,
         0.1,
-        &[("gc.policy", "oracle"), ("precondition.pattern", "uniform")],
+        &[
+            ("gc.policy", "oracle"),
+            ("precondition.pattern", "uniform"),
+            ("gc.low_watermark", "3"),
+            ("gc.high_watermark", "3"),
+        ],
     );
     let opts = RunOptions {
         seed: 3,
@@ -487,28 +503,32 @@ fn each_member_of_the_envelope_gives_what_it_gives_alone() {
         let o = envelope.oracle.as_ref().expect("an oracle section");
         let mut checked = 0;
         for cand in &o.candidates {
-            // The future-reading members: "z-greedy@H" and "z-cost-benefit@H (AGE)".
+            // The future-reading members: "z-greedy@H" and "z-cost-benefit@H (AGE)",
+            // each also with ", zombie block" among what is in brackets.
             let Some((score, rest)) = cand.schedule.split_once('@') else {
                 continue;
             };
-            let (horizon, age) = match rest.split_once(" (") {
-                Some((h, a)) => (h, Some(a.trim_end_matches(')'))),
-                None => (rest, None),
+            let (horizon, quals) = match rest.split_once(" (") {
+                Some((h, q)) => (h, q.trim_end_matches(')').split(", ").collect()),
+                None => (rest, vec![]),
             };
             let mut c = cfg.clone();
             let mut set = vec![
                 ("gc.oracle_score".to_string(), score.to_string()),
                 ("gc.oracle_horizon".to_string(), horizon.to_string()),
             ];
-            if let Some(age) = age {
-                set.push(("gc.cb_age".to_string(), age.to_string()));
+            for q in quals {
+                match q {
+                    "zombie block" => set.push(("gc.zombie_block".into(), "true".into())),
+                    age => set.push(("gc.cb_age".into(), age.to_string())),
+                }
             }
             c.set_many(&set).unwrap();
             let alone = run(&c);
             assert_eq!(alone.waf, cand.waf, "{}", cand.schedule);
             checked += 1;
         }
-        assert_eq!(checked, 18, "{:?}", o.candidates);
+        assert_eq!(checked, 42, "{:?}", o.candidates);
     }
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -186,6 +186,62 @@ fn the_placement_oracle_groups_pages_by_their_death_and_beats_the_guesses() {
     );
 }
 
+/// `ftl.placement = "oracle"` is the best of an envelope: death-ordered members and the
+/// real placements the schemes run, each giving inside it the WAF it gives alone, so no
+/// real placement beats it. With the victim oracle's envelope it is refused.
+#[test]
+fn the_placement_oracle_is_the_best_of_its_envelope_and_no_real_placement_beats_it() {
+    let w = "hotcold:r=0.9,f=0.1,drive_writes=3";
+    let wide = [("gc.low_watermark", "8"), ("gc.high_watermark", "9")];
+    let with = |extra: &[(&str, &str)]| {
+        let mut s = wide.to_vec();
+        s.extend_from_slice(extra);
+        report(&s, w)
+    };
+    let best = with(&[("ftl.placement", "oracle")]);
+    let o = best
+        .oracle
+        .as_ref()
+        .expect("the envelope's members are reported");
+    let names: Vec<&str> = o.candidates.iter().map(|c| c.schedule.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "oracle:2",
+            "oracle:3",
+            "oracle:4",
+            "oracle:6",
+            "none",
+            "none (shared GC frontier)",
+            "sepbit",
+            "midas",
+            "write-count:4"
+        ]
+    );
+    let lowest = o
+        .candidates
+        .iter()
+        .filter_map(|c| c.waf)
+        .fold(f64::INFINITY, f64::min);
+    assert_eq!(best.waf, Some(lowest));
+    for (placement, frontier, name) in [
+        ("sepbit", "separate", "sepbit"),
+        ("write-count:4", "separate", "write-count:4"),
+        ("dac", "shared", "none (shared GC frontier)"),
+        ("oracle:3", "separate", "oracle:3"),
+    ] {
+        let alone = with(&[("ftl.placement", placement), ("ftl.gc_frontier", frontier)]);
+        let member = o.candidates.iter().find(|c| c.schedule == name).unwrap();
+        assert_eq!(alone.waf, member.waf, "{name}");
+        assert!(best.waf.unwrap() <= alone.waf.unwrap(), "{name}");
+    }
+    let err = small(&[("ftl.placement", "oracle"), ("gc.policy", "oracle")]).unwrap_err();
+    assert!(
+        matches!(&err, Error::Config { key, .. } if key == "ftl.placement"),
+        "{err}"
+    );
+}
+
 /// The WAF of a run and the report's `placement_model`.
 fn midas_run(workload: &str) -> (f64, zombiesim::placement::PlacementModel) {
     let rep = report(&[("ftl.placement", "midas:4")], workload);

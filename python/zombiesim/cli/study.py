@@ -20,7 +20,8 @@ EPILOG = f"""\
 Each trace runs on a device of its own (its written pages fill 80% of the logical space,
 256 KiB blocks, a fill and one drive of its own writes first, notifications
 piggybacked) with one GC watermark for every scheme; a sweep per trace underneath, in
-OUT/runs/NAME/ (a second call resumes). Writes OUT/study.html, study.csv, study.json.
+OUT/runs/NAME/ (a second call resumes), every trace's cells in one pool, the ceilings
+first. Writes OUT/study.html, study.csv, study.json (and tuning.csv with --tune).
 
 default schemes: {",".join(DEFAULT_SCHEMES)}
 
@@ -28,6 +29,7 @@ examples:
   zombiesim study --out study/                       # the whole corpus, every scheme
   zombiesim study pgbench sqlite-tpcc --schemes gc-gd,lzgc-gd,sepbit,oracle --out s/
   zombiesim study my.zst --set ftl.over_provisioning=0.14 --out s/
+  zombiesim study --tune --out study/                # and the leave-one-out table
 """
 
 
@@ -67,6 +69,12 @@ def register(sub: Any) -> None:
             "--corpus", metavar="DIR", help="the corpus folder (default: the checkout's)"
         )
     )
+    p.add_argument(
+        "--tune",
+        action="store_true",
+        help="also run each tunable of SepBIT, MiDAS, write-count and LZGC at each of its "
+        "values and write the leave-one-out table (OUT/tuning.csv, a section of the page)",
+    )
     jobs_option(p)
     p.add_argument("--quiet", "-q", action="store_true", help="no progress, no table")
 
@@ -77,7 +85,7 @@ def cmd_study(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
     def progress(name: str, i: int, n: int) -> None:
         if not args.quiet:
-            print(f"[{i + 1}/{n}] {name}", file=sys.stderr, flush=True)
+            print(f"[{i}/{n}] {name} done", file=sys.stderr, flush=True)
 
     command = "zombiesim " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     try:
@@ -90,6 +98,7 @@ def cmd_study(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             jobs=args.jobs,
             command=command,
             progress=progress,
+            tune=args.tune,
         )
     except SimulationInterrupted:
         return interrupted(f"finished cells are kept in {args.out}/runs/; run again to resume")

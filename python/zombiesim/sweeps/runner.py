@@ -26,7 +26,15 @@ from .engines import Engine, make_engine
 from .grid import Cell, Grid
 from .store import ResultsStore
 
-__all__ = ["Counts", "ProgressFn", "SweepOutcome", "check_memory", "run_grid", "write_report"]
+__all__ = [
+    "Counts",
+    "ProgressFn",
+    "SweepOutcome",
+    "check_memory",
+    "run_grid",
+    "run_grids",
+    "write_report",
+]
 
 
 @dataclass
@@ -100,13 +108,39 @@ def run_grid(
     has run, with the counts. Ctrl-C (or SIGTERM, which the CLI turns into Ctrl-C) stops
     the running cells, keeps what finished, writes the table and report, and returns
     with `interrupted` set: running the grid again resumes."""
+    return run_grids(
+        [(grid, out)],
+        engine=engine,
+        jobs=jobs,
+        address=address,
+        retry_failed=retry_failed,
+        max_memory=max_memory,
+        command=command,
+        report=report,
+        on_progress=on_progress,
+    )[0]
+
+
+@dataclass
+class _Sweep:
+    """One grid's part of a run: its folder, its cells' keys, what is left to do."""
+
+    grid: Grid
+    store: ResultsStore
+    manifest: dict[str, Any]
+    counts: Counts
+    todo: dict[str, Cell]
+    per_key: dict[str, int]
+    pending: int = 0
+
+
+def _open(grid: Grid, out: str | Path, retry_failed: bool, command: str | None) -> _Sweep:
     store = ResultsStore(out)
     store.open_for_writing()
     digests: dict[str, str] = {}
     keys = [cell_key(c, grid.verify, digests) for c in grid.cells]
     manifest = _manifest(grid, keys, command)
     store.write_manifest({**manifest, "status": "running"})
-
     counts = Counts(total=len(keys))
     todo: dict[str, Cell] = {}
     for key, cell in zip(keys, grid.cells, strict=True):
@@ -119,71 +153,129 @@ def run_grid(
         counts.failed = 0
     # A key may stand for several cells (two axis values resolving to one configuration).
     per_key = {k: keys.count(k) for k in todo}
+    return _Sweep(grid, store, manifest, counts, todo, per_key, len(todo))
 
+
+def run_grids(
+    grids: list[tuple[Grid, str | Path]],
+    *,
+    engine: str | Engine = "local",
+    jobs: int | None = None,
+    address: str | None = None,
+    retry_failed: bool = False,
+    max_memory: int | str | None = None,
+    command: str | None = None,
+    report: bool = True,
+    on_progress: ProgressFn | None = None,
+    first: Callable[[Cell], bool] | None = None,
+    on_grid_done: Callable[[int], None] | None = None,
+) -> list[SweepOutcome]:
+    """Run several grids, each into its own folder, on one engine: the workers go from
+    one grid's cells to the next's without waiting for a grid's slowest cell. Cells for
+    which `first(cell)` is true are submitted before the others (the long ones: a
+    run that ends on one long cell leaves the other workers idle). `on_grid_done(i)` is
+    called when grid `i` has no cell left to run; `on_progress` sees the counts of all
+    grids together. Otherwise as `run_grid`, one outcome per grid."""
+    sweeps = [_open(grid, out, retry_failed, command) for grid, out in grids]
+    tasks = [(i, key, cell) for i, s in enumerate(sweeps) for key, cell in s.todo.items()]
+    if first is not None:
+        tasks.sort(key=lambda t: not first(t[2]))  # stable: grid order otherwise
+    for i, s in enumerate(sweeps):
+        if not s.todo and on_grid_done is not None:
+            on_grid_done(i)
     interrupted = False
-    if todo:
+    if tasks:
         owned = isinstance(engine, str)
         eng = make_engine(engine, jobs, address) if isinstance(engine, str) else engine
         try:
-            check_memory(grid, list(todo.values()), eng.workers, max_memory)
-            interrupted = _drive(eng, store, grid, todo, per_key, counts, on_progress)
+            for s in sweeps:
+                check_memory(s.grid, list(s.todo.values()), eng.workers, max_memory)
+            interrupted = _drive(eng, sweeps, tasks, on_progress, on_grid_done)
         finally:
             if owned:
                 eng.close()
     elif on_progress is not None:
-        on_progress(counts, 0.0)
+        on_progress(_total(sweeps), 0.0)
+    outcomes = []
+    for s in sweeps:
+        status = "interrupted" if interrupted else "complete"
+        s.store.write_manifest({**s.manifest, "status": status, "counts": _counts_dict(s.counts)})
+        frame = s.store.frame()
+        written = s.store.write_table(frame)
+        if report:
+            written.append(write_report(s.store, frame))
+        outcomes.append(SweepOutcome(s.store, frame, s.counts, interrupted, written))
+    return outcomes
 
-    status = "interrupted" if interrupted else "complete"
-    store.write_manifest({**manifest, "status": status, "counts": _counts_dict(counts)})
-    frame = store.frame()
-    written = store.write_table(frame)
-    if report:
-        written.append(write_report(store, frame))
-    return SweepOutcome(store, frame, counts, interrupted, written)
+
+def _total(sweeps: list[_Sweep]) -> Counts:
+    c = Counts()
+    for s in sweeps:
+        c.total += s.counts.total
+        c.done += s.counts.done
+        c.cached += s.counts.cached
+        c.failed += s.counts.failed
+        c.running += s.counts.running
+    return c
 
 
 def _drive(
     eng: Engine,
-    store: ResultsStore,
-    grid: Grid,
-    todo: dict[str, Cell],
-    per_key: dict[str, int],
-    counts: Counts,
+    sweeps: list[_Sweep],
+    tasks: list[tuple[int, str, Cell]],
     on_progress: ProgressFn | None,
+    on_grid_done: Callable[[int], None] | None,
 ) -> bool:
     """Submit every cell to do and write outcomes as they come. True when interrupted."""
-    handles: dict[Any, str] = {}
+    handles: dict[Any, tuple[int, str]] = {}
     pending: set[Any] = set()
     started = time.monotonic()
     ran = 0
+
+    def running() -> None:
+        # The workers run the oldest submissions; the counts say whose.
+        busy = sorted(pending, key=order.__getitem__)[: eng.workers]
+        for s in sweeps:
+            s.counts.running = 0
+        for h in busy:
+            sweeps[handles[h][0]].counts.running += 1
+
+    order: dict[Any, int] = {}
     try:
-        for key, cell in todo.items():
-            handle = eng.submit(task_for(cell, key, grid.verify))
-            handles[handle] = key
+        for n, (i, key, cell) in enumerate(tasks):
+            s = sweeps[i]
+            handle = eng.submit(task_for(cell, key, s.grid.verify))
+            handles[handle] = (i, key)
+            order[handle] = n
             pending.add(handle)
         while pending:
-            counts.running = min(eng.workers, len(pending))
+            running()
             for handle in eng.wait(pending, 0.2):
                 pending.discard(handle)
-                key = handles[handle]
+                i, key = handles[handle]
+                s = sweeps[i]
                 outcome = eng.outcome(handle)
-                cell = todo[key]
+                cell = s.todo[key]
                 if outcome["status"] == "ok":
-                    store.write_ok(key, cell.axes_json(), cell.label, outcome)
-                    counts.done += per_key[key]
+                    s.store.write_ok(key, cell.axes_json(), cell.label, outcome)
+                    s.counts.done += s.per_key[key]
                     ran += 1
                 elif outcome["status"] == "failed":
-                    store.write_failed(
+                    s.store.write_failed(
                         key, cell.axes_json(), cell.label, cell.config.to_toml(), outcome
                     )
-                    counts.failed += per_key[key]
+                    s.counts.failed += s.per_key[key]
                     ran += 1
-            counts.running = min(eng.workers, len(pending))
+                s.pending -= 1
+                if s.pending == 0 and on_grid_done is not None:
+                    on_grid_done(i)
+            running()
             if on_progress is not None:
-                on_progress(counts, _eta(started, ran, len(pending), eng.workers))
+                on_progress(_total(sweeps), _eta(started, ran, len(pending), eng.workers))
     except KeyboardInterrupt:
         eng.stop(pending)
-        counts.running = 0
+        for s in sweeps:
+            s.counts.running = 0
         return True
     return False
 

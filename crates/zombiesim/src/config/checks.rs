@@ -91,6 +91,46 @@ impl Config {
                 ),
             ));
         }
+        let defaults = super::GcConfig::default();
+        for (key, value, default, ok, what) in [
+            (
+                "gc.lifetime_horizon",
+                g.lifetime_horizon,
+                defaults.lifetime_horizon,
+                g.lifetime_horizon > 0.0 && g.lifetime_horizon <= 64.0,
+                "a number of GC horizons above 0 and at most 64",
+            ),
+            (
+                "gc.lifetime_prior",
+                g.lifetime_prior,
+                defaults.lifetime_prior,
+                g.lifetime_prior >= 0.0 && g.lifetime_prior <= 1e9,
+                "a number of samples, at least 0",
+            ),
+            (
+                "gc.lifetime_gate",
+                g.lifetime_gate,
+                defaults.lifetime_gate,
+                g.lifetime_gate > 0.0 && g.lifetime_gate <= 1.0,
+                "a chance above 0 and at most 1",
+            ),
+        ] {
+            if !ok {
+                return Err(Error::config(key, format!("{value}: must be {what}")));
+            }
+            if value != default && g.zombie_weight != ZombieWeight::Lifetime {
+                return Err(Error::unread(
+                    key,
+                    "is read only with gc.zombie_weight = \"lifetime\" (lifetime-aware GC)",
+                ));
+            }
+        }
+        if g.lifetime_gate != defaults.lifetime_gate && !g.zombie_block {
+            return Err(Error::unread(
+                "gc.lifetime_gate",
+                "decides which zombies go to the zombie block: read only with gc.zombie_block = true",
+            ));
+        }
         for (key, value, of) in [
             (
                 "gc.invalid_share_trigger",
@@ -223,6 +263,15 @@ impl Config {
                     "{}: must be below 2^32 - 1 host page writes (0 = from the spare pages)",
                     self.gc.oracle_horizon
                 ),
+            ));
+        }
+        if oracle && self.ftl.placement.is_envelope() {
+            return Err(Error::config(
+                "ftl.placement",
+                "`oracle` (no K) is the best of an envelope of placements and gc.policy = \
+                 \"oracle\" the best of an envelope of victim schedules; one run cannot be \
+                 both: set ftl.placement = \"oracle:K\" (K 2-8) for one death-ordered \
+                 placement, or another gc.policy",
             ));
         }
         if !oracle {

@@ -9,9 +9,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OracleScore {
-    /// The best of several future-aware schedules (`sim::oracle`'s envelope): z-greedy
-    /// and z-cost-benefit (both ages) at six horizons, and the zero-horizon members
-    /// greedy and cost-benefit (both ages); the run with the lowest WAF is the report.
+    /// The best of an envelope of schedules (`sim::oracle::envelope`): z-greedy and
+    /// z-cost-benefit (both ages) told the future at seven horizons, greedy and
+    /// cost-benefit (both ages), LZGC, and on a notified trace the channel-fed ones; the
+    /// run with the lowest WAF is the report.
     #[default]
     Best,
     /// z-greedy's `i − min(z, i/2)` with the oracle's marks, one run.
@@ -107,6 +108,15 @@ pub struct GcConfig {
     /// How much a known zombie counts in a zombie-aware score: `all` (whole, 000) or
     /// `lifetime` (by its learnt chance to die within the GC horizon).
     pub zombie_weight: ZombieWeight,
+    /// With `zombie_weight = "lifetime"`: the predictions look this many GC horizons
+    /// ahead (a page counts by its chance to die within `lifetime_horizon · H`).
+    pub lifetime_horizon: f64,
+    /// With `zombie_weight = "lifetime"`: samples at which the zombies' learnt chances
+    /// are trusted half (fewer: shrunk towards 0, the base policy).
+    pub lifetime_prior: f64,
+    /// With `zombie_weight = "lifetime"` and `zombie_block`: the chance to die within
+    /// the horizon at or above which GC copies a zombie to the zombie block.
+    pub lifetime_gate: f64,
     /// ShadowGC (003 §3.3): a victim's device- and twin-shadow pages are taken from the
     /// device write buffer (no flash read, no ECC); the buffered copy becomes clean.
     pub shadow_reads: bool,
@@ -118,6 +128,13 @@ pub struct GcConfig {
     /// safe with a non-volatile device buffer (`device.buffer_nonvolatile`).
     pub skip_shadows: bool,
 }
+
+/// `gc.lifetime_horizon`'s default: the GC horizon itself.
+pub const LIFETIME_HORIZON: f64 = 1.0;
+/// `gc.lifetime_prior`'s default (samples).
+pub const LIFETIME_PRIOR: f64 = 32.0;
+/// `gc.lifetime_gate`'s default (a chance).
+pub const LIFETIME_GATE: f64 = 0.5;
 
 impl GcConfig {
     /// Free blocks (RUs with FDP) each GC unit holds back: the high watermark GC works
@@ -163,6 +180,9 @@ impl Default for GcConfig {
             hard_watermark: 1,
             postpone_below_invalid: 0.0,
             zombie_weight: ZombieWeight::All,
+            lifetime_horizon: LIFETIME_HORIZON,
+            lifetime_prior: LIFETIME_PRIOR,
+            lifetime_gate: LIFETIME_GATE,
             invalid_share_trigger: 0.0,
             shadow_reads: false,
             fast_write: false,

@@ -234,4 +234,11 @@ impl Config {
         let spare = geo.physical_pages.saturating_sub(geo.logical_pages);
         Ok((spare.saturating_sub(held) * 3 / 4).clamp(1, MAX_HORIZON))
     }
+
+    /// The horizon lifetime-aware GC predicts deaths within: `gc.lifetime_horizon`
+    /// times [`Config::gc_horizon`].
+    pub fn lifetime_horizon(&self, geo: &Geometry) -> Result<u64> {
+        let h = self.gc_horizon(geo)? as f64 * self.gc.lifetime_horizon;
+        Ok((h.round() as u64).clamp(1, MAX_HORIZON))
+    }
 }

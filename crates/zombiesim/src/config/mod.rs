@@ -51,7 +51,10 @@ pub use ftl_kinds::{
     fast_log_blocks, spare_blocks, superblock_count, BlockMapped, FtlKindSpec, KindKey, Mapping,
     SpareNeed, FAST_EXTRA_BLOCKS,
 };
-pub use gc::{CbAge, GcConfig, GcScope, OracleScore, ZombieWeight};
+pub use gc::{
+    CbAge, GcConfig, GcScope, OracleScore, ZombieWeight, LIFETIME_GATE, LIFETIME_HORIZON,
+    LIFETIME_PRIOR,
+};
 pub use geometry::Geometry;
 pub use host::{HostConfig, HostPlacement, NotifyConfig, NotifyMode, TracePlacement};
 pub use interface::{InterfaceConfig, Replay};

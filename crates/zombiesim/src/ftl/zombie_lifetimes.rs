@@ -78,8 +78,10 @@ pub struct ZombieWeightReport {
 
 /// Each older sample weighs this much less per sample taken.
 const DECAY: f64 = 1.0 - 1.0 / 1024.0;
-/// Samples at which the estimate is trusted half.
-const PRIOR: f64 = 32.0;
+/// Samples at which the estimate is trusted half, and the chance at or above which GC
+/// sends a zombie to the zombie block: `gc.lifetime_prior`'s and `gc.lifetime_gate`'s
+/// defaults.
+use crate::config::{LIFETIME_GATE as GATE, LIFETIME_PRIOR as PRIOR};
 /// Samples before the chances are first renewed ahead of the quarter horizon.
 const FIRST_SAMPLES: u64 = 16;
 /// Not marked.
@@ -88,6 +90,11 @@ const NONE: u64 = u64::MAX;
 /// The online estimate of a zombie's chance to die within the GC horizon.
 #[derive(Clone, Debug)]
 pub struct ZombieLifetimes {
+    /// Samples at which the learnt chances are trusted half (`gc.lifetime_prior`).
+    prior: f64,
+    /// The chance at or above which a zombie goes to the zombie block
+    /// (`gc.lifetime_gate`).
+    gate_chance: f64,
     horizon: u64,
     logical: usize,
     marked_at: Vec<u64>,
@@ -122,9 +129,25 @@ pub struct ZombieLifetimes {
 
 impl ZombieLifetimes {
     /// For `logical` pages on `blocks` blocks, GC horizon `horizon` (host page writes)
-    /// and zombie blocks of `fill_pages` pages in all.
+    /// and zombie blocks of `fill_pages` pages in all, with the default prior and gate.
     pub fn new(logical: usize, blocks: usize, horizon: u64, fill_pages: u64) -> Self {
+        Self::tuned(logical, blocks, horizon, fill_pages, PRIOR, GATE)
+    }
+
+    /// [`ZombieLifetimes::new`] with the prior (samples at which the zombies' learnt
+    /// chances are trusted half) and the zombie block's gate (the chance at or above
+    /// which a zombie goes there) given.
+    pub fn tuned(
+        logical: usize,
+        blocks: usize,
+        horizon: u64,
+        fill_pages: u64,
+        prior: f64,
+        gate_chance: f64,
+    ) -> Self {
         ZombieLifetimes {
+            prior,
+            gate_chance,
             horizon: horizon.max(1),
             logical,
             marked_at: Vec::new(),
@@ -240,7 +263,7 @@ impl ZombieLifetimes {
         let total: f64 = self.deaths.iter().sum::<f64>() + self.never;
         // Samples, in units of the newest one's weight.
         let n = total / self.inc;
-        let trust = n / (n + PRIOR);
+        let trust = if n > 0.0 { n / (n + self.prior) } else { 0.0 };
         let mut alive = total;
         for k in 0..BUCKETS {
             // Zombies at least lo = 2^k − 1 writes old: those still alive then, and of
@@ -300,10 +323,9 @@ impl ZombieLifetimes {
     #[inline]
     pub fn segregate(&self, l: usize, now: u64) -> bool {
         self.gate
-            && self
-                .marked_at
-                .get(l)
-                .is_some_and(|&at| at != NONE && self.chance(now.saturating_sub(at)) >= 0.5)
+            && self.marked_at.get(l).is_some_and(|&at| {
+                at != NONE && self.chance(now.saturating_sub(at)) >= self.gate_chance
+            })
     }
 
     /// The chance of a fresh zombie now.

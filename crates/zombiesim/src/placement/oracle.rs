@@ -20,14 +20,22 @@
 //! so it runs where `gc.policy = "oracle"` does (no host model; the simulation refuses
 //! the rest); writes it was told nothing of (preconditioning before the measured phase
 //! starts) count as never dying until the measured phase tells them. 8 bytes a page.
+//!
+//! `ftl.placement = "oracle"` (no K) is the placement ceiling a study compares against:
+//! the best of `oracle:K` for K = 2, 3, 4, 6 and of every real placement the project's
+//! schemes run (`sim::oracle::envelope`), so no real placement beats it by construction
+//! and the death-ordered members are what knowing the future adds.
 
 use super::{classes, GcCopy, HostWrite, Placement, PlacementEntry, StreamPlan, StreamsWanted};
 
 pub(super) const ENTRY: PlacementEntry = PlacementEntry {
     name: "oracle",
-    about: "oracle:K (a ceiling: K streams by each page's actual death time, from the run's future, K 2-8)",
+    about: "oracle:K (a ceiling: K streams by each page's actual death time, from the run's future, K 2-8); oracle (the best of oracle:K for K = 2, 3, 4, 6 and every real placement)",
     future: true,
     streams: |param, regions| {
+        // The envelope asks for what its largest death-ordered member needs (it is never
+        // built: its members are).
+        let param = param.or(Some(ENVELOPE_CLASSES));
         let k = classes("oracle", "lifetime classes", param, regions, (2, 8))?;
         Ok(StreamsWanted {
             host: Some(k),
@@ -36,6 +44,10 @@ pub(super) const ENTRY: PlacementEntry = PlacementEntry {
     },
     build: |param, plan| Box::new(DeathOracle::new(param.unwrap_or(2), plan)),
 };
+
+/// The classes of the envelope's largest death-ordered member
+/// (`sim::oracle::envelope::PLACEMENT_CLASSES`).
+const ENVELOPE_CLASSES: u32 = 6;
 
 /// Never dies, or nothing is known.
 const NEVER: u64 = u64::MAX;

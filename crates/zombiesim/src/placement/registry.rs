@@ -35,6 +35,12 @@ impl PlacementSpec {
         self.entry().future
     }
 
+    /// It is the placement oracle's envelope: `oracle` with no K, the best of its
+    /// members (`sim::oracle::envelope`), never built itself.
+    pub fn is_envelope(self) -> bool {
+        self.entry().future && self.param.is_none()
+    }
+
     /// Its parameter.
     pub fn param(self) -> Option<u32> {
         self.param
@@ -124,6 +130,7 @@ mod tests {
             "midas",
             "midas:4",
             "oracle:6",
+            "oracle",
         ] {
             assert_eq!(s.parse::<PlacementSpec>().unwrap().to_string(), s);
         }

@@ -32,22 +32,26 @@ use super::{
 
 pub(super) const ENTRY: PlacementEntry = PlacementEntry {
     name: "sepbit",
-    about: "sepbit (SepBIT, FAST'22: two host classes by the replaced page's lifespan, four GC classes)",
+    about: "sepbit[:B] (SepBIT, FAST'22: two host classes by the replaced page's lifespan, four GC classes; ℓ averaged over batches of B reclaimed class-1 blocks, default 16, 1-1024)",
     future: false,
     streams: |param, regions| match param {
-        None => {
+        Some(b) if !(1..=1024).contains(&b) => Err((
+            "ftl.placement".into(),
+            format!("`sepbit:{b}`: B, the reclaimed class-1 blocks one ℓ averages, must be at least 1 and at most 1024"),
+        )),
+        _ => {
             one_region("sepbit", regions)?;
             Ok(StreamsWanted {
                 host: Some(2),
                 gc: Some(4),
             })
         }
-        Some(_) => Err(("ftl.placement".into(), "`sepbit` takes no parameter".into())),
     },
-    build: |_, plan| Box::new(SepBit::new(plan)),
+    build: |param, plan| Box::new(SepBit::with_batch(plan, param.map_or(BATCH, u64::from))),
 };
 
-/// Reclaimed class-1 blocks whose lifespans one ℓ averages.
+/// Reclaimed class-1 blocks whose lifespans one ℓ averages (the paper's and its
+/// simulator's 16; `sepbit:B` sets another).
 pub const BATCH: u64 = 16;
 /// No host write yet.
 const NEVER: u64 = u64::MAX;
@@ -61,6 +65,8 @@ pub struct SepBit {
     written: Vec<u64>,
     /// Pages written so far.
     live: u64,
+    /// Reclaimed class-1 blocks one ℓ averages.
+    batch_size: u64,
     /// Reclaimed class-1 blocks of the batch so far, and the sum of their lifespans.
     batch: u64,
     sum: u64,
@@ -70,8 +76,14 @@ pub struct SepBit {
 
 impl SepBit {
     pub fn new(plan: &StreamPlan) -> Self {
+        Self::with_batch(plan, BATCH)
+    }
+
+    /// SepBIT with ℓ averaged over batches of `batch_size` reclaimed class-1 blocks.
+    pub fn with_batch(plan: &StreamPlan, batch_size: u64) -> Self {
         debug_assert_eq!((plan.host_streams, plan.gc_streams), (2, 4));
         SepBit {
+            batch_size: batch_size.max(1),
             gc_first: plan.gc_first,
             zombie: plan.zombie,
             written: vec![NEVER; plan.stored_pages],
@@ -137,8 +149,8 @@ impl Placement for SepBit {
         }
         self.sum += block.now.saturating_sub(block.opened);
         self.batch += 1;
-        if self.batch == BATCH {
-            self.ell = self.sum as f64 / BATCH as f64;
+        if self.batch == self.batch_size {
+            self.ell = self.sum as f64 / self.batch_size as f64;
             self.batch = 0;
             self.sum = 0;
         }

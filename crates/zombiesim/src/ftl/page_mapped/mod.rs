@@ -155,11 +155,13 @@ impl PageMappedFtl {
             lifetimes: match cfg.gc.zombie_weight {
                 crate::config::ZombieWeight::All => None,
                 crate::config::ZombieWeight::Lifetime => {
-                    Some(Box::new(crate::ftl::ZombieLifetimes::new(
+                    Some(Box::new(crate::ftl::ZombieLifetimes::tuned(
                         stored,
                         geo.blocks as usize,
-                        cfg.gc_horizon(geo)?,
+                        cfg.lifetime_horizon(geo)?,
                         geo.pages_per_block as u64 * geo.planes as u64,
+                        cfg.gc.lifetime_prior,
+                        cfg.gc.lifetime_gate,
                     )))
                 }
             },

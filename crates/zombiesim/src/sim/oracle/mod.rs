@@ -53,18 +53,18 @@
 //! real policy: no device knows the future.
 
 mod due;
+mod envelope;
 
 use super::options::RunOptions;
 use super::progress::{Phase, Progress, Ticker, TICK_MASK};
-use crate::config::{
-    available_memory, CbAge, Config, Geometry, MemoryEstimate, NotifyMode, OracleScore, PolicySpec,
-};
+use crate::config::{available_memory, Config, Geometry, MemoryEstimate, PolicySpec};
 use crate::device::{Command, Device, Payload};
 use crate::error::{Error, Result};
 use crate::host::{CommandAt, Notifier};
 use crate::report::OracleReport;
 use crate::workload::{Op, Workload};
 use due::DueLists;
+pub use envelope::envelope;
 
 /// A death distance meaning "never dies in the measured phase" (or further away than
 /// any horizon can reach).
@@ -80,118 +80,6 @@ const BUILD_BYTES_PER_TRIM: u64 = 16;
 /// Bytes per logical page: the next-event table while it is built, the due lists'
 /// entries after.
 const BYTES_PER_LOGICAL: u64 = 16;
-
-/// The oracle's envelope (`gc.oracle_score = "best"`): the schedules it is the best of,
-/// as `(label, config)`. `None` for any other policy or score.
-///
-/// The zero-horizon members — greedy and cost-benefit with both ages, the policies the
-/// marks extend — make the oracle never worse than those by construction; the others
-/// are z-greedy and z-cost-benefit (both ages) told the future at a ladder of horizons
-/// from 1/8 to 4 times the one [`Config::gc_horizon`] resolves to (only at it when
-/// `gc.oracle_horizon` is set): 21 runs. On a notified trace the schedules fed by the
-/// trace's own notifications through each channel are members too (9 more runs): the
-/// host's reports are knowledge the oracle has as well, so no real scheme on the same
-/// trace and device beats it, by construction; the future-aware members are what it adds
-/// (`oracle.chosen` says which won). One z-greedy key cannot bound cost-benefit (its cap keeps it from blocks
-/// more than half full: tests/oracle.rs), and no one horizon is best everywhere, hence
-/// the envelope; it costs one run per member.
-pub fn envelope(
-    cfg: &Config,
-    geo: &Geometry,
-    notified: bool,
-) -> Result<Option<Vec<(String, Config)>>> {
-    if cfg.gc.policy != PolicySpec::Oracle || cfg.gc.oracle_score != OracleScore::Best {
-        return Ok(None);
-    }
-    let h = cfg.gc_horizon(geo)?;
-    let horizons = if cfg.gc.oracle_horizon > 0 {
-        vec![h]
-    } else {
-        // A ladder of horizons around the resolved one: 1/8 to 4 times it.
-        let mut v: Vec<u64> = [(1, 8), (1, 4), (1, 2), (1, 1), (2, 1), (4, 1)]
-            .iter()
-            .map(|&(a, b)| (h.saturating_mul(a) / b).clamp(1, MAX_HORIZON))
-            .collect();
-        v.dedup();
-        v
-    };
-    let ages = [CbAge::SinceModified, CbAge::ModifiedTime];
-    let age_name = |a: CbAge| match a {
-        CbAge::SinceModified => "since-modified",
-        CbAge::ModifiedTime => "modified-time",
-    };
-    let with = |f: &dyn Fn(&mut Config)| {
-        let mut c = cfg.clone();
-        f(&mut c);
-        if c.gc.policy != PolicySpec::Oracle {
-            // The oracle's own keys are refused with any other policy.
-            c.gc.oracle_horizon = 0;
-            c.gc.oracle_score = OracleScore::Best;
-        }
-        c
-    };
-    let mut out = vec![(
-        "greedy".to_string(),
-        with(&|c| c.gc.policy = PolicySpec::Greedy),
-    )];
-    for age in ages {
-        out.push((
-            format!("cost-benefit ({})", age_name(age)),
-            with(&|c| {
-                c.gc.policy = PolicySpec::CostBenefit;
-                c.gc.cb_age = age;
-            }),
-        ));
-    }
-    // A notified trace's own notifications, through every channel: what the host told
-    // is also known to the oracle, so no real scheme on the trace is better than it.
-    if notified {
-        for mode in [
-            NotifyMode::Ideal,
-            NotifyMode::Piggyback,
-            NotifyMode::Command,
-        ] {
-            let name = format!("{mode:?}").to_lowercase();
-            out.push((
-                format!("z-greedy ({name} channel)"),
-                with(&|c| {
-                    c.gc.policy = PolicySpec::ZGreedy;
-                    c.notify.mode = mode;
-                }),
-            ));
-            for age in ages {
-                out.push((
-                    format!("z-cost-benefit ({name} channel, {})", age_name(age)),
-                    with(&|c| {
-                        c.gc.policy = PolicySpec::ZCostBenefit;
-                        c.gc.cb_age = age;
-                        c.notify.mode = mode;
-                    }),
-                ));
-            }
-        }
-    }
-    for hz in horizons {
-        out.push((
-            format!("z-greedy@{hz}"),
-            with(&|c| {
-                c.gc.oracle_score = OracleScore::ZGreedy;
-                c.gc.oracle_horizon = hz;
-            }),
-        ));
-        for age in ages {
-            out.push((
-                format!("z-cost-benefit@{hz} ({})", age_name(age)),
-                with(&|c| {
-                    c.gc.oracle_score = OracleScore::ZCostBenefit;
-                    c.gc.oracle_horizon = hz;
-                    c.gc.cb_age = age;
-                }),
-            ));
-        }
-    }
-    Ok(Some(out))
-}
 
 /// Runs every member of the envelope with `run` and returns the report of the one with
 /// the lowest WAF (ties: the first), its `oracle` section naming it and listing every
