@@ -66,13 +66,20 @@ def test_every_tunable_is_a_key_its_schemes_read_and_others_refuse():
         ("gc.lifetime_horizon", 2.0),
         ("gc.lifetime_prior", 8.0),
         ("gc.lifetime_gate", 0.75),
+        ("gc.lifetime_page_prior", 256.0),
+        ("gc.lifetime_class_prior", 16.0),
     ):
         with pytest.raises(zs.ConfigError, match=key.replace(".", r"\.")):
             base.scheme("zgc-gd", {key: value})
     with pytest.raises(zs.ConfigError, match="gc.lifetime_gate"):
         base.override({"gc.policy": "z-greedy", "gc.zombie_weight": "lifetime",
                        "gc.lifetime_gate": 0.75})  # fmt: skip
-    for key, value in (("gc.lifetime_horizon", 0.0), ("gc.lifetime_gate", 1.5)):
+    for key, value in (
+        ("gc.lifetime_horizon", 0.0),
+        ("gc.lifetime_gate", 1.5),
+        ("gc.lifetime_page_prior", 0.0),
+        ("gc.lifetime_class_prior", -1.0),
+    ):
         with pytest.raises(zs.ConfigError, match=key.replace(".", r"\.")):
             base.scheme("lzgc-gd", {key: value})
     with pytest.raises(zs.ConfigError, match="sepbit:0"):

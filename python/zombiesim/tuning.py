@@ -52,6 +52,20 @@ TUNABLES: tuple[Tunable, ...] = (
     Tunable("LZGC prior", "gc.lifetime_prior", ("lzgc-gd", "lzgc-cb"), (8.0, 32.0, 128.0), 32.0),
     Tunable("LZGC gate", "gc.lifetime_gate", ("lzgc-gd", "lzgc-cb"), (0.25, 0.5, 0.75), 0.5),
     Tunable(
+        "LZGC page prior",
+        "gc.lifetime_page_prior",
+        ("lzgc-gd", "lzgc-cb"),
+        (256.0, 1024.0, 4096.0),
+        1024.0,
+    ),
+    Tunable(
+        "LZGC class prior",
+        "gc.lifetime_class_prior",
+        ("lzgc-gd", "lzgc-cb"),
+        (16.0, 64.0, 256.0),
+        64.0,
+    ),
+    Tunable(
         "SepBIT batch", "ftl.placement", ("sepbit",), ("sepbit:4", "sepbit", "sepbit:64"), "sepbit"
     ),
     Tunable("MiDAS groups", "ftl.placement", ("midas",), ("midas:4", "midas:6", "midas"), "midas"),

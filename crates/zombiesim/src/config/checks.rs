@@ -114,6 +114,20 @@ impl Config {
                 g.lifetime_gate > 0.0 && g.lifetime_gate <= 1.0,
                 "a chance above 0 and at most 1",
             ),
+            (
+                "gc.lifetime_page_prior",
+                g.lifetime_page_prior,
+                defaults.lifetime_page_prior,
+                g.lifetime_page_prior > 0.0 && g.lifetime_page_prior <= 1e12,
+                "a number of pages above 0",
+            ),
+            (
+                "gc.lifetime_class_prior",
+                g.lifetime_class_prior,
+                defaults.lifetime_class_prior,
+                g.lifetime_class_prior > 0.0 && g.lifetime_class_prior <= 1e12,
+                "a number of pages above 0",
+            ),
         ] {
             if !ok {
                 return Err(Error::config(key, format!("{value}: must be {what}")));

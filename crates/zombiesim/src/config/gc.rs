@@ -117,6 +117,12 @@ pub struct GcConfig {
     /// With `zombie_weight = "lifetime"` and `zombie_block`: the chance to die within
     /// the horizon at or above which GC copies a zombie to the zombie block.
     pub lifetime_gate: f64,
+    /// With `zombie_weight = "lifetime"`: pages at risk at which an age's pooled share
+    /// of deaths is trusted half in the life table (fewer: shrunk towards no deaths).
+    pub lifetime_page_prior: f64,
+    /// With `zombie_weight = "lifetime"`: pages at risk at which a cell's (class and
+    /// age) own share is trusted half (fewer: shrunk towards its age's pooled share).
+    pub lifetime_class_prior: f64,
     /// ShadowGC (003 §3.3): a victim's device- and twin-shadow pages are taken from the
     /// device write buffer (no flash read, no ECC); the buffered copy becomes clean.
     pub shadow_reads: bool,
@@ -135,6 +141,10 @@ pub const LIFETIME_HORIZON: f64 = 1.0;
 pub const LIFETIME_PRIOR: f64 = 32.0;
 /// `gc.lifetime_gate`'s default (a chance).
 pub const LIFETIME_GATE: f64 = 0.5;
+/// `gc.lifetime_page_prior`'s default (pages at risk).
+pub const LIFETIME_PAGE_PRIOR: f64 = 1024.0;
+/// `gc.lifetime_class_prior`'s default (pages at risk).
+pub const LIFETIME_CLASS_PRIOR: f64 = 64.0;
 
 impl GcConfig {
     /// Free blocks (RUs with FDP) each GC unit holds back: the high watermark GC works
@@ -183,6 +193,8 @@ impl Default for GcConfig {
             lifetime_horizon: LIFETIME_HORIZON,
             lifetime_prior: LIFETIME_PRIOR,
             lifetime_gate: LIFETIME_GATE,
+            lifetime_page_prior: LIFETIME_PAGE_PRIOR,
+            lifetime_class_prior: LIFETIME_CLASS_PRIOR,
             invalid_share_trigger: 0.0,
             shadow_reads: false,
             fast_write: false,

@@ -52,8 +52,8 @@ pub use ftl_kinds::{
     SpareNeed, FAST_EXTRA_BLOCKS,
 };
 pub use gc::{
-    CbAge, GcConfig, GcScope, OracleScore, ZombieWeight, LIFETIME_GATE, LIFETIME_HORIZON,
-    LIFETIME_PRIOR,
+    CbAge, GcConfig, GcScope, OracleScore, ZombieWeight, LIFETIME_CLASS_PRIOR, LIFETIME_GATE,
+    LIFETIME_HORIZON, LIFETIME_PAGE_PRIOR, LIFETIME_PRIOR,
 };
 pub use geometry::Geometry;
 pub use host::{HostConfig, HostPlacement, NotifyConfig, NotifyMode, TracePlacement};

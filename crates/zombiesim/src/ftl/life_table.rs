@@ -65,10 +65,11 @@ const NOTE_DECAY: f64 = 0.75 * 0.75 * 0.75 * 0.75;
 /// Each older note weighs this much less in the trust (about four horizons: a
 /// database's checkpoint cycle is longer than one).
 const FIT_DECAY: f64 = 0.9375 * 0.9375 * 0.9375 * 0.9375;
-/// Pages at risk at which an age's pooled share is trusted half (else: no deaths).
-const PAGE_PRIOR: f64 = 1024.0;
-/// Pages at risk at which a cell's own share is trusted half (else: its age's).
-const CLASS_PRIOR: f64 = 64.0;
+/// Pages at risk at which an age's pooled share is trusted half (else: no deaths), and
+/// at which a cell's own share is trusted half (else: its age's): the defaults of
+/// `gc.lifetime_page_prior` and `gc.lifetime_class_prior`.
+#[cfg(test)]
+use crate::config::{LIFETIME_CLASS_PRIOR as CLASS_PRIOR, LIFETIME_PAGE_PRIOR as PAGE_PRIOR};
 /// Not written yet.
 const NEVER: u64 = u64::MAX;
 /// No tag: not at risk in the open note.
@@ -124,6 +125,9 @@ struct NotedBlock {
 /// The chance that a valid page dies within the horizon, by its class and age.
 #[derive(Clone, Debug)]
 pub struct LifeTable {
+    /// `gc.lifetime_page_prior`, `gc.lifetime_class_prior`.
+    page_prior: f64,
+    class_prior: f64,
     horizon: u64,
     logical: usize,
     /// Per logical page (allocated on the first host write): its last host write, its
@@ -150,10 +154,19 @@ pub struct LifeTable {
 
 impl LifeTable {
     /// For `logical` pages on `blocks` blocks and a horizon of `horizon` host page
-    /// writes.
-    pub fn new(logical: usize, blocks: usize, horizon: u64) -> Self {
+    /// writes, an age's pooled share trusted half at `page_prior` pages at risk and a
+    /// cell's own at `class_prior`.
+    pub fn new(
+        logical: usize,
+        blocks: usize,
+        horizon: u64,
+        page_prior: f64,
+        class_prior: f64,
+    ) -> Self {
         let cells = CLASSES * BUCKETS;
         LifeTable {
+            page_prior,
+            class_prior,
             horizon: horizon.max(1),
             logical,
             written_at: Vec::new(),
@@ -366,11 +379,11 @@ impl LifeTable {
             let (at_risk, died) = (0..CLASSES)
                 .map(|c| (self.at_risk[c * BUCKETS + k], self.died[c * BUCKETS + k]))
                 .fold((0.0, 0.0), |(a, d), (x, y)| (a + x, d + y));
-            let pooled = died / (at_risk + PAGE_PRIOR);
+            let pooled = died / (at_risk + self.page_prior);
             for c in 0..CLASSES {
                 let i = c * BUCKETS + k;
-                self.chance[i] = ((self.died[i] + CLASS_PRIOR * pooled)
-                    / (self.at_risk[i] + CLASS_PRIOR))
+                self.chance[i] = ((self.died[i] + self.class_prior * pooled)
+                    / (self.at_risk[i] + self.class_prior))
                     .clamp(0.0, 1.0);
             }
         }
@@ -447,7 +460,10 @@ mod tests {
     #[test]
     fn a_page_dies_in_the_cell_it_was_at_risk_in() {
         // Horizon 400: a note every 400 host writes, closed when the next is taken.
-        let (mut t, mut f) = (LifeTable::new(16, 64, 400), flash());
+        let (mut t, mut f) = (
+            LifeTable::new(16, 64, 400, PAGE_PRIOR, CLASS_PRIOR),
+            flash(),
+        );
         let mut l2p = vec![NONE; 16];
         // Pages 0-7 written twice 8 writes apart (class 0, below H/4), into block 1;
         // pages 8-15 once (class 4), into block 2.
@@ -495,7 +511,10 @@ mod tests {
     /// Trust after one closed note whose sealed blocks 1-4 were predicted to lose `p`
     /// pages and lost `a`.
     fn trust(p: [f32; 4], a: [u32; 4]) -> f64 {
-        let (mut t, mut f) = (LifeTable::new(16, 64, 400), flash());
+        let (mut t, mut f) = (
+            LifeTable::new(16, 64, 400, PAGE_PRIOR, CLASS_PRIOR),
+            flash(),
+        );
         let cells = CLASSES * BUCKETS;
         let mut blocks = vec![None; 64];
         for b in 1..5 {

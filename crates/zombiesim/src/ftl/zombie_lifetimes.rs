@@ -78,10 +78,7 @@ pub struct ZombieWeightReport {
 
 /// Each older sample weighs this much less per sample taken.
 const DECAY: f64 = 1.0 - 1.0 / 1024.0;
-/// Samples at which the estimate is trusted half, and the chance at or above which GC
-/// sends a zombie to the zombie block: `gc.lifetime_prior`'s and `gc.lifetime_gate`'s
-/// defaults.
-use crate::config::{LIFETIME_GATE as GATE, LIFETIME_PRIOR as PRIOR};
+
 /// Samples before the chances are first renewed ahead of the quarter horizon.
 const FIRST_SAMPLES: u64 = 16;
 /// Not marked.
@@ -129,22 +126,29 @@ pub struct ZombieLifetimes {
 
 impl ZombieLifetimes {
     /// For `logical` pages on `blocks` blocks, GC horizon `horizon` (host page writes)
-    /// and zombie blocks of `fill_pages` pages in all, with the default prior and gate.
+    /// and zombie blocks of `fill_pages` pages in all, with the default priors and gate.
     pub fn new(logical: usize, blocks: usize, horizon: u64, fill_pages: u64) -> Self {
-        Self::tuned(logical, blocks, horizon, fill_pages, PRIOR, GATE)
+        Self::tuned(
+            logical,
+            blocks,
+            horizon,
+            fill_pages,
+            &crate::config::GcConfig::default(),
+        )
     }
 
-    /// [`ZombieLifetimes::new`] with the prior (samples at which the zombies' learnt
-    /// chances are trusted half) and the zombie block's gate (the chance at or above
-    /// which a zombie goes there) given.
+    /// [`ZombieLifetimes::new`] with the tunables `gc` gives: `lifetime_prior` (samples
+    /// at which the zombies' learnt chances are trusted half), `lifetime_gate` (the
+    /// chance at or above which a zombie goes to the zombie block) and the life table's
+    /// `lifetime_page_prior` and `lifetime_class_prior`.
     pub fn tuned(
         logical: usize,
         blocks: usize,
         horizon: u64,
         fill_pages: u64,
-        prior: f64,
-        gate_chance: f64,
+        gc: &crate::config::GcConfig,
     ) -> Self {
+        let (prior, gate_chance) = (gc.lifetime_prior, gc.lifetime_gate);
         ZombieLifetimes {
             prior,
             gate_chance,
@@ -163,7 +167,13 @@ impl ZombieLifetimes {
             copies: 0,
             rate: 0.0,
             gate: false,
-            pages: LifeTable::new(logical, blocks, horizon),
+            pages: LifeTable::new(
+                logical,
+                blocks,
+                horizon,
+                gc.lifetime_page_prior,
+                gc.lifetime_class_prior,
+            ),
             within: 0,
             histogram: [0; BUCKETS],
             withdrawn: 0,

@@ -160,8 +160,7 @@ impl PageMappedFtl {
                         geo.blocks as usize,
                         cfg.lifetime_horizon(geo)?,
                         geo.pages_per_block as u64 * geo.planes as u64,
-                        cfg.gc.lifetime_prior,
-                        cfg.gc.lifetime_gate,
+                        &cfg.gc,
                     )))
                 }
             },
