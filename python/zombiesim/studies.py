@@ -490,12 +490,12 @@ def study(
         tuned = [s for t in tuning.TUNABLES for s in t.schemes]
         schemes = list(dict.fromkeys([*schemes, *tuned, *(BASE_OF[s] for s in tuned)]))
     root = Path(out)
+    (root / "runs").mkdir(parents=True, exist_ok=True)
     grids = []
     extra = []
-    owner: list[int] = []  # the trace of each of `extra`
-    for t in traces:
+    owner: list[tuple[int, tuning.Tunable]] = []  # the trace and tunable of each of `extra`
+    for i, t in enumerate(traces):
         device = study_device(t, schemes, preset=preset, sets=sets)
-        (root / "runs").mkdir(parents=True, exist_ok=True)
         config_path = root / "runs" / f"{t.name}.device.toml"
         atomic_write(config_path, device.to_toml())
         grid = sweeps.load_grid(_sweep_grid(t, str(config_path), schemes))
@@ -508,14 +508,14 @@ def study(
                 "skip_invalid": True,
             }
             extra.append((sweeps.load_grid(spec), root / "tuning" / k.slug / t.name))
-            owner.append(len(grids) - 1)
+            owner.append((i, k))
     done = 0
     # Each trace's grids still running: its study's and its tunables'.
-    left = [1 + owner.count(i) for i in range(len(traces))]
+    left = [1 + sum(j == i for j, _ in owner) for i in range(len(traces))]
 
     def finished(i: int) -> None:
         nonlocal done
-        t = i if i < len(traces) else owner[i - len(traces)]
+        t = i if i < len(traces) else owner[i - len(traces)][0]
         left[t] -= 1
         if left[t] == 0:
             done += 1
@@ -535,8 +535,8 @@ def study(
     _shares(rows)
     loo = None
     if tune:
-        runs = [r for (g, _), o in zip(extra, outcomes[len(grids) :], strict=True)
-                for r in _tuning_runs(g, o.frame)]  # fmt: skip
+        runs = [r for (i, k), o in zip(owner, outcomes[len(grids) :], strict=True)
+                for r in _tuning_runs(k, traces[i].name, o.frame)]  # fmt: skip
         bases = {(r["trace"], r["scheme"]): r["waf"] for r in rows if r["status"] == "ok"}
         loo = tuning.leave_one_out(runs, bases, BASE_OF)
         atomic_write(root / "tuning.json", json.dumps(loo, indent=1, default=_json_default))
@@ -549,16 +549,14 @@ def study(
     return rows
 
 
-def _tuning_runs(grid, frame) -> list[dict[str, Any]]:
-    """The finished runs of one tunable's sweep on one trace."""
-    name, trace = grid.title.split(": ", 1)
-    key = next(a for a in grid.axes if a != "scheme")
+def _tuning_runs(k: tuning.Tunable, trace: str, frame) -> list[dict[str, Any]]:
+    """The finished runs of tunable `k`'s sweep on `trace`."""
     return [
         {
-            "tunable": name,
+            "tunable": k.name,
             "scheme": r["axis.scheme"],
             "trace": trace,
-            "value": _plain(r[f"axis.{key}"]),
+            "value": _plain(r[f"axis.{k.key}"]),
             "waf": float(r["waf"]),
         }
         for _, r in frame.iterrows()

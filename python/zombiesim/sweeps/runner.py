@@ -208,14 +208,14 @@ def run_grids(
     return outcomes
 
 
-def _total(sweeps: list[_Sweep]) -> Counts:
-    c = Counts()
+def _total(sweeps: list[_Sweep], running: int = 0) -> Counts:
+    """The counts of every grid together, `running` cells at work."""
+    c = Counts(running=running)
     for s in sweeps:
         c.total += s.counts.total
         c.done += s.counts.done
         c.cached += s.counts.cached
         c.failed += s.counts.failed
-        c.running += s.counts.running
     return c
 
 
@@ -231,25 +231,12 @@ def _drive(
     pending: set[Any] = set()
     started = time.monotonic()
     ran = 0
-
-    def running() -> None:
-        # The workers run the oldest submissions; the counts say whose.
-        busy = sorted(pending, key=order.__getitem__)[: eng.workers]
-        for s in sweeps:
-            s.counts.running = 0
-        for h in busy:
-            sweeps[handles[h][0]].counts.running += 1
-
-    order: dict[Any, int] = {}
     try:
-        for n, (i, key, cell) in enumerate(tasks):
-            s = sweeps[i]
-            handle = eng.submit(task_for(cell, key, s.grid.verify))
+        for i, key, cell in tasks:
+            handle = eng.submit(task_for(cell, key, sweeps[i].grid.verify))
             handles[handle] = (i, key)
-            order[handle] = n
             pending.add(handle)
         while pending:
-            running()
             for handle in eng.wait(pending, 0.2):
                 pending.discard(handle)
                 i, key = handles[handle]
@@ -269,13 +256,11 @@ def _drive(
                 s.pending -= 1
                 if s.pending == 0 and on_grid_done is not None:
                     on_grid_done(i)
-            running()
             if on_progress is not None:
-                on_progress(_total(sweeps), _eta(started, ran, len(pending), eng.workers))
+                running = min(eng.workers, len(pending))
+                on_progress(_total(sweeps, running), _eta(started, ran, len(pending), eng.workers))
     except KeyboardInterrupt:
         eng.stop(pending)
-        for s in sweeps:
-            s.counts.running = 0
         return True
     return False
 

@@ -34,7 +34,7 @@ pub use dac::Dac;
 pub use fdp::{FdpLayout, FdpPlacement, Isolation};
 pub use gc_age::GcAge;
 pub use midas::Midas;
-pub use oracle::DeathOracle;
+pub use oracle::{DeathOracle, ENVELOPE_CLASSES};
 pub use registry::{PlacementSpec, REGISTRY};
 pub use sepbit::SepBit;
 pub use write_count::WriteCount;

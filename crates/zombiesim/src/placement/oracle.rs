@@ -35,7 +35,7 @@ pub(super) const ENTRY: PlacementEntry = PlacementEntry {
     streams: |param, regions| {
         // The envelope asks for what its largest death-ordered member needs (it is never
         // built: its members are).
-        let param = param.or(Some(ENVELOPE_CLASSES));
+        let param = param.or(ENVELOPE_CLASSES.iter().copied().max());
         let k = classes("oracle", "lifetime classes", param, regions, (2, 8))?;
         Ok(StreamsWanted {
             host: Some(k),
@@ -45,9 +45,8 @@ pub(super) const ENTRY: PlacementEntry = PlacementEntry {
     build: |param, plan| Box::new(DeathOracle::new(param.unwrap_or(2), plan)),
 };
 
-/// The classes of the envelope's largest death-ordered member
-/// (`sim::oracle::envelope::PLACEMENT_CLASSES`).
-const ENVELOPE_CLASSES: u32 = 6;
+/// The classes of the envelope's death-ordered members (`sim::oracle::envelope`).
+pub const ENVELOPE_CLASSES: [u32; 4] = [2, 3, 4, 6];
 
 /// Never dies, or nothing is known.
 const NEVER: u64 = u64::MAX;

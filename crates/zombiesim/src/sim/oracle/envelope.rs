@@ -22,6 +22,7 @@ use crate::config::{
     CbAge, Config, GcFrontier, Geometry, NotifyMode, OracleScore, PolicySpec, MAX_HORIZON,
 };
 use crate::error::Result;
+use crate::placement::ENVELOPE_CLASSES;
 
 /// The oracle's envelope (`gc.oracle_score = "best"`): the schedules it is the best of,
 /// as `(label, config)`. `None` for any other policy or score.
@@ -71,10 +72,6 @@ pub fn envelope(
         v
     };
     let ages = [CbAge::SinceModified, CbAge::ModifiedTime];
-    let age_name = |a: CbAge| match a {
-        CbAge::SinceModified => "since-modified",
-        CbAge::ModifiedTime => "modified-time",
-    };
     let with = |f: &dyn Fn(&mut Config)| {
         let mut c = cfg.clone();
         f(&mut c);
@@ -145,23 +142,18 @@ pub fn envelope(
             NotifyMode::Command,
         ] {
             let channel = format!("{mode:?} channel").to_lowercase();
-            both_blocks(
-                &mut out,
-                "z-greedy".into(),
-                &[&channel],
-                with(&|c| {
-                    c.gc.policy = PolicySpec::ZGreedy;
-                    c.notify.mode = mode;
-                }),
-            );
-            for age in ages {
+            for (name, policy, age) in SCORINGS {
+                let quals: Vec<&str> = [Some(channel.as_str()), age.map(age_name)]
+                    .into_iter()
+                    .flatten()
+                    .collect();
                 both_blocks(
                     &mut out,
-                    "z-cost-benefit".into(),
-                    &[&channel, age_name(age)],
+                    name.into(),
+                    &quals,
                     with(&|c| {
-                        c.gc.policy = PolicySpec::ZCostBenefit;
-                        c.gc.cb_age = age;
+                        c.gc.policy = policy;
+                        c.gc.cb_age = age.unwrap_or(cfg.gc.cb_age);
                         c.notify.mode = mode;
                     }),
                 );
@@ -169,33 +161,25 @@ pub fn envelope(
         }
     }
     for hz in horizons {
-        both_blocks(
-            &mut out,
-            format!("z-greedy@{hz}"),
-            &[],
-            with(&|c| {
-                c.gc.oracle_score = OracleScore::ZGreedy;
-                c.gc.oracle_horizon = hz;
-            }),
-        );
-        for age in ages {
+        for (name, policy, age) in SCORINGS {
+            let score = match policy {
+                PolicySpec::ZGreedy => OracleScore::ZGreedy,
+                _ => OracleScore::ZCostBenefit,
+            };
             both_blocks(
                 &mut out,
-                format!("z-cost-benefit@{hz}"),
-                &[age_name(age)],
+                format!("{name}@{hz}"),
+                &age.map(age_name).into_iter().collect::<Vec<_>>(),
                 with(&|c| {
-                    c.gc.oracle_score = OracleScore::ZCostBenefit;
+                    c.gc.oracle_score = score;
                     c.gc.oracle_horizon = hz;
-                    c.gc.cb_age = age;
+                    c.gc.cb_age = age.unwrap_or(cfg.gc.cb_age);
                 }),
             );
         }
     }
     Ok(Some(out))
 }
-
-/// The classes of the placement oracle's death-ordered members.
-pub const PLACEMENT_CLASSES: [u32; 4] = [2, 3, 4, 6];
 
 /// The real placements of the placement oracle's envelope, as their schemes run them:
 /// `(ftl.placement, ftl.gc_frontier, label)`.
@@ -208,7 +192,7 @@ const REAL_PLACEMENTS: [(&str, GcFrontier, &str); 5] = [
 ];
 
 /// The placement oracle's envelope (`ftl.placement = "oracle"`): `oracle:K` for each K
-/// of [`PLACEMENT_CLASSES`] (the configured GC frontier), and the real placements the
+/// of [`ENVELOPE_CLASSES`] (the configured GC frontier), and the real placements the
 /// project's schemes run ([`REAL_PLACEMENTS`]; one the device refuses, say for want
 /// of a free block per stream, is left out), each with the rest of the configuration.
 fn placements(cfg: &Config) -> Vec<(String, Config)> {
@@ -218,7 +202,7 @@ fn placements(cfg: &Config) -> Vec<(String, Config)> {
         c.ftl.gc_frontier = frontier;
         c
     };
-    let mut out: Vec<(String, Config)> = PLACEMENT_CLASSES
+    let mut out: Vec<(String, Config)> = ENVELOPE_CLASSES
         .iter()
         .map(|k| {
             let name = format!("oracle:{k}");
@@ -233,6 +217,29 @@ fn placements(cfg: &Config) -> Vec<(String, Config)> {
         }
     }
     out
+}
+
+/// The zombie-aware scorings the channel-fed and future-told members run: z-greedy, and
+/// z-cost-benefit with each age.
+const SCORINGS: [(&str, PolicySpec, Option<CbAge>); 3] = [
+    ("z-greedy", PolicySpec::ZGreedy, None),
+    (
+        "z-cost-benefit",
+        PolicySpec::ZCostBenefit,
+        Some(CbAge::SinceModified),
+    ),
+    (
+        "z-cost-benefit",
+        PolicySpec::ZCostBenefit,
+        Some(CbAge::ModifiedTime),
+    ),
+];
+
+fn age_name(a: CbAge) -> &'static str {
+    match a {
+        CbAge::SinceModified => "since-modified",
+        CbAge::ModifiedTime => "modified-time",
+    }
 }
 
 /// `name`, or `name (q1, q2, ...)`.
