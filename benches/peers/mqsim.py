@@ -1,4 +1,4 @@
-"""zombiesim beside MQSim on the same trace: WAF, GC victims, programs and wall time.
+"""zombiesim beside MQSim on the same trace: WAF, GC victims, programs, wall time, latencies.
 
 A recipe run by hand (not in CI, not imported by the tests). It needs an MQSim
 executable built from MQSim's own repository (https://github.com/CMU-SAFARI/MQSim),
@@ -26,6 +26,33 @@ For each case it
         --channels 2 --chips-per-channel 2 --blocks-per-plane 512
 
 Why these settings, and why MQSim's WAF comes out a little higher: docs/validation.md.
+
+Timing mode (`--timing`): request latencies instead of WAF, on the same device and
+settings, zombiesim timed with an open-loop replay (`interface.replay = "open"`, queue
+depth 1024 as MQSim's `IO_Queue_Depth`). Cases: (a) random 4 KiB reads far apart on a
+filled device (unloaded latency), (b) random 4 KiB writes at rising Poisson rates up to
+saturation on an empty device (no GC), (c) 70/30 random reads and writes after a fill
+and a drive write of random writes (GC running), (d) a sequential fill. MQSim replays a
+warm-up (the fill, the random writes) from its trace, then pauses, then the measured
+requests; zombiesim gets the warm-up as counting preconditioning and replays only the
+measured requests, so its report's latencies (mean, p50, p99, p99.9) are theirs. Each
+prints mean, p50, p99 and p99.9 of read and write latency and the throughput, MQSim
+beside zombiesim, with ratios.
+
+    python benches/peers/mqsim.py --mqsim PATH/TO/MQSim-with-log --timing
+    python benches/peers/mqsim.py --mqsim PATH/TO/MQSim-with-log --timing \\
+        --timed-cases mixed --mqsim-set Preemptible_GC_Enabled=true
+
+MQSim build for the timing mode. MQSim's own output gives only averages per flow, so
+the timing mode needs a build that writes one line per completed request, "arrival_ns
+completion_ns 1|0" (1 = read), to the file named by the environment variable
+MQSIM_REQUEST_LOG. In MQSim's `src/host/IO_Flow_Base.cpp`, function
+`IO_Flow_Base::NVMe_consume_io_request`, right after `request_delay` is computed: open a
+function-static `std::ofstream` on `getenv("MQSIM_REQUEST_LOG")` (or "/dev/null") and
+write `request->Arrival_time`, `Simulator->Time()` and whether `request->Type` is
+`Host_IO_Request_Type::READ`; add `#include <fstream>` and `#include <cstdlib>`. A
+static object is flushed when MQSim returns from main, also when requests stay
+unserved. Then `make` as usual. Nothing else changes; the WAF mode runs with it too.
 """
 
 from __future__ import annotations
@@ -41,6 +68,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -149,7 +177,9 @@ def write_trace(
     return logical, logical + n_random
 
 
-def mqsim_device_xml(dev: Device) -> str:
+def mqsim_device_xml(dev: Device, overrides: dict[str, str] | None = None) -> str:
+    """MQSim's ssdconfig.xml; `overrides` replace elements by name (--mqsim-set)."""
+    overrides = dict(overrides or {})
     # MQSim's threshold is (unsigned)(GC_Exec_Threshold x blocks per plane): half a block
     # above the figure, so that rounding down gives it.
     gc_exec = (dev.gc_threshold_blocks + 0.5) / dev.blocks_per_plane
@@ -220,9 +250,9 @@ def mqsim_device_xml(dev: Device) -> str:
     }
 
     def body(d: dict, indent: str) -> str:
-        return "".join(f"{indent}<{k}>{v}</{k}>\n" for k, v in d.items())
+        return "".join(f"{indent}<{k}>{overrides.pop(k, v)}</{k}>\n" for k, v in d.items())
 
-    return (
+    xml = (
         '<?xml version="1.0" encoding="us-ascii"?>\n'
         "<Execution_Parameter_Set>\n"
         "\t<Host_Parameter_Set>\n"
@@ -245,6 +275,9 @@ def mqsim_device_xml(dev: Device) -> str:
         "\t</Device_Parameter_Set>\n"
         "</Execution_Parameter_Set>\n"
     )
+    if overrides:
+        raise SystemExit(f"--mqsim-set: MQSim's ssdconfig.xml has no {', '.join(overrides)}")
+    return xml
 
 
 def mqsim_workload_xml(dev: Device, trace_name: str) -> str:
@@ -270,7 +303,20 @@ def mqsim_workload_xml(dev: Device, trace_name: str) -> str:
     )
 
 
-def zombiesim_toml(dev: Device, withheld_per_plane: int, timed: bool) -> str:
+def zombiesim_toml(
+    dev: Device,
+    withheld_per_plane: int,
+    timed: bool,
+    fill: bool = False,
+    random_drive_writes: float = 0.0,
+    timing_extra: str = "",
+    extra: str = "",
+) -> str:
+    """The matched TOML; `fill` and `random_drive_writes` precondition the device (the
+    timing mode's warm-up, which MQSim gets in its trace); `timing_extra` goes at the
+    end of [timing], `extra` (further tables) at the end. The timing mode puts MQSim's
+    per-command host-interface and command-cycle figures there (HOST_OVERHEAD_KEYS,
+    those keys zombiesim has)."""
     return f"""# The device MQSim is given (benches/peers/mqsim.py)
 [flash]
 channels = {dev.channels}
@@ -302,11 +348,14 @@ program_us = {PROGRAM_NS / 1000}
 erase_us = {ERASE_NS / 1000}
 channel_mb_s = {float(CHANNEL_MT_S)}
 scheduler = "fifo"
+{timing_extra}
 
 [precondition]
-fill = false
-random_drive_writes = 0.0
-"""
+fill = {str(fill).lower()}
+random_drive_writes = {random_drive_writes!r}
+pattern = "uniform"
+steady_tolerance = 0.0
+{extra}"""
 
 
 def xml_value(text: str, name: str) -> int:
@@ -447,6 +496,353 @@ def print_table(case: str, fill: int, total: int, runs: dict) -> None:
             print(f"  {n}: {waiting:,} of {r['requests']:,} host writes never served")
 
 
+# ---------------------------------------------------------------------------------------
+# Timing mode (--timing): request latencies of the same trace in both.
+
+# MQSim's NVMe host interface and ONFI bus, as its source charges them per 4 KiB
+# command with the default PCIe settings (1 GB/s per lane, 4 lanes; TLPs of at most 128
+# bytes payload plus 28 bytes of header, link and framing overhead; every message rounded
+# up to whole 4-byte lane cycles, whole ns). docs/validation.md gives the formulas with
+# their places in MQSim's source. A read takes 1.300 us of PCIe and 0.310 us of command
+# cycles on top of tR and the page transfer (38.898 us in all), a write 1.308 us and
+# 0.361 us (213.957 us).
+MQSIM_SUBMIT_US = 0.041  # SQ tail doorbell 8 ns, SQE read request 8 ns, 72-byte SQE 25 ns
+MQSIM_COMPLETE_US = 0.011  # the 16-byte CQE (a write's data read request, 8 ns, is left out)
+MQSIM_LINK_MB_S = 4096 / 1.248  # 4 KiB in 32 TLPs of 156 bytes, 4 bytes per ns: 1,248 ns
+MQSIM_COMMAND_US = 0.31  # a read's command and address cycles (290 ns) and ready signal (20)
+
+# The keys zombiesim takes those figures in, where it has them (`zombiesim run
+# --print-config` lists what it has). Without them zombiesim charges no host interface
+# and no command cycles, and the table shows MQSim's ~1.6 us per command as a difference.
+HOST_OVERHEAD_KEYS = {
+    ("interface", "submit_us"): MQSIM_SUBMIT_US,
+    ("interface", "complete_us"): MQSIM_COMPLETE_US,
+    ("interface", "link_mb_s"): MQSIM_LINK_MB_S,
+    ("timing", "command_us"): MQSIM_COMMAND_US,
+}
+# Trace records of the timing mode: (arrival in ns, logical page, 1 = read / 0 = write).
+Record = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class TimedCase:
+    """One timed case: a warm-up MQSim replays from its trace and zombiesim gets as
+    preconditioning (so that its latency figures cover the measured requests only),
+    then the measured requests."""
+
+    key: str
+    title: str
+    fill: bool
+    random_drive_writes: float
+    measured: list[Record]
+
+
+def poisson_times(n: int, iops: float, rng: random.Random) -> list[int]:
+    """Arrival times in ns of a Poisson stream from 0: with evenly spaced arrivals a
+    device below saturation queues nothing, and the rates would all show the bare
+    service time."""
+    t, out = 0.0, []
+    for _ in range(n):
+        out.append(round(t))
+        t += rng.expovariate(iops) * 1e9
+    return out
+
+
+def timed_cases(dev: Device, args: argparse.Namespace) -> list[TimedCase]:
+    logical = dev.mqsim_logical_pages()
+    n = args.requests
+
+    def rng(key: str) -> random.Random:
+        """Each case's own stream: a case's trace does not depend on the others run."""
+        return random.Random(f"{args.seed}-{key}")
+
+    r = rng("reads")
+    cases = [
+        TimedCase(
+            "reads",
+            f"(a) random 4 KiB reads {args.read_gap_us} us apart, filled device",
+            True,
+            0.0,
+            [(i * args.read_gap_us * 1000, r.randrange(logical), 1) for i in range(n)],
+        )
+    ]
+    # Before GC: the free blocks left after the fill (less the GC threshold) hold more
+    # pages than the writes of one rate; each rate starts from an empty device.
+    for iops in args.write_iops:
+        r = rng(f"writes-{iops}")
+        times = poisson_times(n, iops, r)
+        cases.append(
+            TimedCase(
+                f"writes-{iops}",
+                f"(b) random 4 KiB writes, Poisson {iops:,}/s, empty device",
+                False,
+                0.0,
+                [(t, r.randrange(logical), 0) for t in times],
+            )
+        )
+    r = rng("mixed")
+    times = poisson_times(n, args.mixed_iops, r)
+    cases.append(
+        TimedCase(
+            "mixed",
+            f"(c) 70/30 random read/write, Poisson {args.mixed_iops:,}/s, after a fill and "
+            f"{args.warmup_drive_writes} drive writes (GC running)",
+            True,
+            args.warmup_drive_writes,
+            [(t, r.randrange(logical), int(r.random() < 0.7)) for t in times],
+        )
+    )
+    cases.append(
+        TimedCase(
+            "fill",
+            f"(d) sequential fill, 4 KiB writes {args.fill_gap_us} us apart, empty device",
+            False,
+            0.0,
+            [(i * args.fill_gap_us * 1000, i, 0) for i in range(logical)],
+        )
+    )
+    only = set(args.timed_cases.split(",")) if args.timed_cases else None
+    return [c for c in cases if only is None or c.key.split("-")[0] in only]
+
+
+def write_timed_traces(
+    case: TimedCase, dev: Device, work: Path, warmup_gap_ns: int, drain_ns: int, seed: int
+) -> tuple[Path, Path, int]:
+    """MQSim's trace (warm-up, a pause, the measured requests) and zombiesim's (the
+    measured requests from time 0); (MQSim's, zombiesim's, the measured start in ns).
+
+    The pause lets MQSim finish the warm-up before the first measured arrival: it does
+    no GC when idle, so the device enters the measured phase as zombiesim's counting
+    preconditioning leaves it (the same fill and as many uniform random writes; the
+    random addresses differ)."""
+    spp = dev.sectors_per_page
+    logical = dev.mqsim_logical_pages()
+    rng = random.Random(seed + 1)
+    mq, zs = work / f"{case.key}.mqsim.trace", work / f"{case.key}.zombiesim.trace"
+    t = 0
+    with mq.open("w") as f:
+        warm = list(range(logical)) if case.fill else []
+        warm += [rng.randrange(logical) for _ in range(round(case.random_drive_writes * logical))]
+        for lpn in warm:
+            t += warmup_gap_ns
+            f.write(f"{t} 0 {lpn * spp} {spp} 0\n")
+        start = t + drain_ns if warm else 0
+        f.writelines(f"{start + at} 0 {lpn * spp} {spp} {rd}\n" for at, lpn, rd in case.measured)
+    with zs.open("w") as f:
+        f.writelines(f"{at} 0 {lpn * spp} {spp} {rd}\n" for at, lpn, rd in case.measured)
+    return mq, zs, start
+
+
+def summarize(lat_ns: list[int]) -> dict | None:
+    """count, mean and nearest-rank percentiles in us (zombiesim's come from an HDR
+    histogram of 3 significant digits)."""
+    if not lat_ns:
+        return None
+    s = sorted(lat_ns)
+
+    def pct(q: float) -> float:
+        return s[max(0, math.ceil(q * len(s)) - 1)] / 1000
+
+    return {
+        "count": len(s),
+        "mean_us": sum(s) / len(s) / 1000,
+        "p50_us": pct(0.5),
+        "p99_us": pct(0.99),
+        "p999_us": pct(0.999),
+    }
+
+
+def run_mqsim_timed(
+    exe: Path, dev: Device, work: Path, trace: Path, start_ns: int, n: int
+) -> dict | None:
+    """MQSim on one trace, with a build that logs every request (MQSIM_REQUEST_LOG);
+    None when it stops with an error (a modified build may run out of free blocks)."""
+    (work / "workload.xml").write_text(mqsim_workload_xml(dev, trace.name))
+    log = work / f"{trace.stem}.requests"
+    log.unlink(missing_ok=True)
+    out = work / "mqsim.log"
+    t0 = time.perf_counter()
+    with out.open("w") as f:
+        proc = subprocess.run(
+            [str(exe), "-i", "ssdconfig.xml", "-w", "workload.xml"],
+            cwd=work,
+            stdin=subprocess.DEVNULL,
+            stdout=f,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "MQSIM_REQUEST_LOG": str(log)},
+        )
+    wall = time.perf_counter() - t0
+    errors = [ln for ln in out.read_text().splitlines() if "ERROR" in ln]
+    if proc.returncode or errors:
+        print(f"  {exe} stopped: {errors[-1] if errors else f'exit {proc.returncode}'}")
+        return None
+    if not log.exists():
+        raise SystemExit(f"{exe} wrote no request log: it needs the logging change (--help)")
+    lat: dict[int, list[int]] = {0: [], 1: []}
+    last = start_ns
+    with log.open() as f:
+        for line in f:
+            arrival, done, rd = (int(x) for x in line.split())
+            if arrival >= start_ns:
+                lat[rd].append(done - arrival)
+                last = max(last, done)
+    served = len(lat[0]) + len(lat[1])
+    return {
+        "read": summarize(lat[1]),
+        "write": summarize(lat[0]),
+        "iops": served / ((last - start_ns) / 1e9) if last > start_ns else 0.0,
+        "unserved": n - served,
+        "wall_s": wall,
+    }
+
+
+def run_zombiesim_timed(
+    exe: str, work: Path, trace: Path, config: Path, tag: str, sets: list[str]
+) -> dict:
+    out = work / f"zombiesim-{tag}.json"
+    cmd = [exe, "run", "--config", str(config), "--trace", str(trace), "--format", "disksim"]
+    cmd += ["--time-scale", "1e-6", "--json", str(out), "--quiet"]
+    for kv in sets:
+        cmd += ["--set", kv]
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True)
+    wall = time.perf_counter() - t0
+    r = json.loads(out.read_text())
+
+    def pick(d: dict | None) -> dict | None:
+        if not d or not d["count"]:
+            return None
+        return {k: d[k] for k in ("count", "mean_us", "p50_us", "p99_us", "p999_us")}
+
+    return {
+        "read": pick(r["latency"]["read"]),
+        "write": pick(r["latency"]["write"]),
+        "iops": r["throughput"]["iops"],
+        "unserved": 0,
+        "wall_s": wall,
+    }
+
+
+def zombiesim_overheads(exe: str) -> tuple[str, str, list[str]]:
+    """MQSim's host-interface and command-cycle figures in those keys of
+    HOST_OVERHEAD_KEYS that zombiesim has; ([timing] lines, [interface] lines, the keys
+    it lacks)."""
+    shown = tomllib.loads(
+        subprocess.run(
+            [exe, "run", "--set", "timing.enabled=true", "--print-config"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    lines: dict[str, list[str]] = {"timing": [], "interface": []}
+    missing = []
+    for (section, key), value in HOST_OVERHEAD_KEYS.items():
+        if key in shown.get(section, {}):
+            lines[section].append(f"{key} = {value!r}")
+        else:
+            missing.append(f"{section}.{key}")
+    return "\n".join(lines["timing"]), "\n".join(lines["interface"]), missing
+
+
+TIMED_ROWS = [("mean", "mean_us"), ("p50", "p50_us"), ("p99", "p99_us"), ("p99.9", "p999_us")]
+
+
+def fmt_us(us: float) -> str:
+    """Latencies in us below 10 ms, in ms above."""
+    return f"{us:,.2f} us" if us < 10_000 else f"{us / 1000:,.1f} ms"
+
+
+def print_timed(title: str, runs: dict) -> None:
+    names = list(runs)
+    base = names[0]
+    print(f"\n{title}")
+    head = ["", *names]
+    for other in names[1:]:
+        head.append(f"{other} / {base}")
+    body = []
+    for kind in ("read", "write"):
+        if all(runs[n][kind] is None for n in names):
+            continue
+        for label, key in TIMED_ROWS:
+            row = [f"{kind} {label}"]
+            vals = [runs[n][kind][key] if runs[n][kind] else None for n in names]
+            row += [fmt_us(v) if v is not None else "-" for v in vals]
+            row += [f"{v / vals[0]:.3f}" if v is not None and vals[0] else "-" for v in vals[1:]]
+            body.append(row)
+    iops = [runs[n]["iops"] for n in names]
+    body.append(["throughput (IOPS)", *(f"{v:,.0f}" for v in iops)])
+    body[-1] += [f"{v / iops[0]:.3f}" if iops[0] else "-" for v in iops[1:]]
+    body.append(["wall time (s)", *(f"{runs[n]['wall_s']:.1f}" for n in names)])
+    body[-1] += [""] * (len(names) - 1)
+    print_rows(head, body)
+    for n in names:
+        if runs[n]["unserved"]:
+            print(f"  {n}: {runs[n]['unserved']:,} measured requests never served")
+
+
+def main_timing(args: argparse.Namespace, dev: Device, mqsims: dict[str, Path]) -> int:
+    """The timing mode: the four cases of timed_cases, MQSim beside zombiesim timed."""
+    withheld = dev.mqsim_translation_blocks()
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="zombiesim-mqsim-timing-"))
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "ssdconfig.xml").write_text(mqsim_device_xml(dev, args.mqsim_set))
+    timing_extra, interface_extra, missing = "", "", []
+    if not args.no_host_overheads:
+        timing_extra, interface_extra, missing = zombiesim_overheads(args.zombiesim)
+    # MQSim's IO_Queue_Depth; arrivals beyond it wait in the host, as in zombiesim's
+    # open replay, and both count the wait in the latency.
+    interface = f'[interface]\nqueue_depth = 1024\nreplay = "open"\n{interface_extra}\n'
+    print(
+        f"device: {dev.planes} plane(s) x {dev.blocks_per_plane} blocks x "
+        f"{dev.pages_per_block} pages x {dev.page_size} B ({dev.mqsim_logical_pages():,} "
+        f"logical pages), GC below {dev.gc_threshold_blocks} free blocks per plane"
+    )
+    for name, value in args.mqsim_set.items():
+        print(f"MQSim: {name} = {value}")
+    for kv in args.zombiesim_set:
+        print(f"zombiesim: {kv}")
+    if args.no_host_overheads:
+        print("zombiesim: no host-interface or command-cycle time (--no-host-overheads)")
+    elif missing:
+        print(f"zombiesim lacks {', '.join(missing)}: MQSim's figures for them not set")
+    print(f"machine: {cpu_model()}, {os.cpu_count()} CPUs; work folder {work}")
+    results = {}
+    for case in timed_cases(dev, args):
+        mq, zs, start = write_timed_traces(
+            case, dev, work, args.warmup_gap_us * 1000, round(args.drain_s * 1e9), args.seed
+        )
+        n = len(case.measured)
+        runs = {}
+        for label, path in mqsims.items():
+            r = run_mqsim_timed(path, dev, work, mq, start, n)
+            if r is not None:
+                runs[label] = r
+        config = work / f"zombiesim-{case.key}.toml"
+        config.write_text(
+            zombiesim_toml(
+                dev,
+                withheld,
+                timed=True,
+                fill=case.fill,
+                random_drive_writes=case.random_drive_writes,
+                timing_extra=timing_extra,
+                extra=interface,
+            )
+        )
+        runs["zombiesim"] = run_zombiesim_timed(
+            args.zombiesim, work, zs, config, case.key, args.zombiesim_set
+        )
+        results[case.key] = {"title": case.title, "requests": n, "runs": runs}
+        print_timed(f"{case.title}: {n:,} requests", runs)
+    if args.json:
+        settings = {k: v for k, v in vars(args).items() if k not in ("json", "workdir")}
+        settings = {k: str(v) if isinstance(v, Path) else v for k, v in settings.items()}
+        doc = {"settings": settings, "machine": cpu_model(), "results": results}
+        args.json.write_text(json.dumps(doc, indent=2) + "\n")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     p.add_argument("--mqsim", type=Path, required=True, help="a built MQSim executable")
@@ -499,6 +895,86 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--no-timed", action="store_true", help="skip zombiesim's timed run")
     p.add_argument(
+        "--mqsim-set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set an element of MQSim's ssdconfig.xml, e.g. PCIe_Lane_Bandwidth=1000 or "
+        "Preemptible_GC_Enabled=true (repeatable)",
+    )
+    tg = p.add_argument_group(
+        "timing mode",
+        "--timing compares request latencies instead of WAF. MQSim must then be a build "
+        "that logs each request: in IO_Flow_Base::NVMe_consume_io_request, one line "
+        "'arrival_ns completion_ns 1|0' (1 = read) per request to the file named by "
+        "$MQSIM_REQUEST_LOG (this script's docstring, 'MQSim build', has the details)",
+    )
+    tg.add_argument("--timing", action="store_true", help="run the timed cases (a)-(d)")
+    tg.add_argument(
+        "--timed-cases",
+        default="",
+        help="comma list of reads, writes, mixed, fill (default: all)",
+    )
+    tg.add_argument(
+        "--requests",
+        type=int,
+        default=20_000,
+        help="measured requests of (a)-(c) (default %(default)s)",
+    )
+    tg.add_argument(
+        "--read-gap-us",
+        type=int,
+        default=1000,
+        help="(a): time between reads (default %(default)s)",
+    )
+    tg.add_argument(
+        "--write-iops",
+        default="1000,2000,3000,4000,4500,5000",
+        help="(b): mean arrival rates, comma list (default %(default)s)",
+    )
+    tg.add_argument(
+        "--mixed-iops", type=int, default=400, help="(c): mean arrival rate (default %(default)s)"
+    )
+    tg.add_argument(
+        "--warmup-drive-writes",
+        type=float,
+        default=1.0,
+        help="(c): random writes after the fill, before the measured requests "
+        "(default %(default)s)",
+    )
+    tg.add_argument(
+        "--warmup-gap-us",
+        type=int,
+        default=5000,
+        help="MQSim's warm-up writes: time between them (default %(default)s)",
+    )
+    tg.add_argument(
+        "--drain-s",
+        type=float,
+        default=60.0,
+        help="MQSim: pause between warm-up and measured requests (default %(default)s)",
+    )
+    tg.add_argument(
+        "--fill-gap-us",
+        type=int,
+        default=100,
+        help="(d): time between the fill's writes; below the ~213 us a write takes, the "
+        "fill runs at the device's pace (default %(default)s)",
+    )
+    tg.add_argument(
+        "--zombiesim-set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a key of zombiesim's matched TOML, e.g. gc.max_victims_per_trigger=1 "
+        "(repeatable)",
+    )
+    tg.add_argument(
+        "--no-host-overheads",
+        action="store_true",
+        help="do not give zombiesim MQSim's host-interface and command-cycle times",
+    )
+    p.add_argument(
         "--workdir", type=Path, help="traces, configs and outputs (default: a new temp dir)"
     )
     p.add_argument("--json", type=Path, help="also write the figures as JSON")
@@ -514,6 +990,17 @@ def main(argv: list[str] | None = None) -> int:
         if not os.access(path, os.X_OK):
             p.error(f"{label}: {path} is not an executable")
         mqsims[label] = path.resolve()
+    overrides = {}
+    for spec in args.mqsim_set:
+        name, sep, value = spec.partition("=")
+        if not sep:
+            p.error(f"--mqsim-set {spec}: expected NAME=VALUE")
+        overrides[name] = value
+    args.mqsim_set = overrides
+    try:
+        args.write_iops = [int(x) for x in args.write_iops.split(",") if x.strip()]
+    except ValueError:
+        p.error("--write-iops: a comma list of integers")
     if args.gc_threshold < MQSIM_MIN_GC_THRESHOLD:
         p.error(f"--gc-threshold: MQSim's is at least {MQSIM_MIN_GC_THRESHOLD}")
     cases = [c.strip() for c in args.cases.split(",") if c.strip()]
@@ -530,10 +1017,12 @@ def main(argv: list[str] | None = None) -> int:
         mqsim_op=args.op,
         gc_threshold_blocks=args.gc_threshold,
     )
+    if args.timing:
+        return main_timing(args, dev, mqsims)
     withheld = dev.mqsim_translation_blocks()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="zombiesim-mqsim-"))
     work.mkdir(parents=True, exist_ok=True)
-    (work / "ssdconfig.xml").write_text(mqsim_device_xml(dev))
+    (work / "ssdconfig.xml").write_text(mqsim_device_xml(dev, args.mqsim_set))
     configs = {"zombiesim": work / "zombiesim.toml"}
     configs["zombiesim"].write_text(zombiesim_toml(dev, withheld, timed=False))
     if not args.no_timed:

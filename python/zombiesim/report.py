@@ -149,6 +149,16 @@ class Report(Section):
         return copied_shares(self._data.get("gc") or {})
 
     @property
+    def steady_state(self) -> dict[str, Any]:
+        """Whether the measured phase reached steady state, and the evidence:
+        `reached` (True, False, or None when the phase was too short to split), and
+        `waf` and, in timed runs, `write_latency_us`, each with the quarter before the
+        last and the last quarter, their relative `change` and the `tolerance`
+        (`stats.steady_waf_tolerance`, `stats.steady_latency_tolerance`); when not
+        reached, `precondition_keys` names what ages the device further."""
+        return self._data.get("steady_state") or {"reached": None}
+
+    @property
     def policy(self) -> str | None:
         return self._data.get("run", {}).get("config", {}).get("gc", {}).get("policy")
 

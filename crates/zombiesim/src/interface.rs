@@ -158,6 +158,11 @@ impl HostInterface {
     pub fn throughput(&self) -> Throughput {
         self.latency.throughput(self.last_done)
     }
+
+    /// Mean write latency (µs) over the quarter of the writes before the last, and the last.
+    pub fn write_quarters_us(&self) -> Option<(f64, f64)> {
+        self.latency.write_quarters_us()
+    }
 }
 
 #[cfg(test)]

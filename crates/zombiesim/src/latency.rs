@@ -1,5 +1,6 @@
 //! Request latency histograms (HDR, 3 significant digits) and throughput.
 
+use crate::steady::Checkpoints;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
@@ -53,6 +54,9 @@ pub struct LatencyRecorder {
     read: Histogram<u64>,
     write: Histogram<u64>,
     bytes: u64,
+    /// Summed write latency (ns) against writes recorded, for the steady-state check.
+    write_sum_ns: u64,
+    write_progress: Checkpoints,
 }
 
 impl Default for LatencyRecorder {
@@ -66,6 +70,8 @@ impl Default for LatencyRecorder {
             read: h(),
             write: h(),
             bytes: 0,
+            write_sum_ns: 0,
+            write_progress: Checkpoints::default(),
         }
     }
 }
@@ -93,13 +99,24 @@ impl LatencyRecorder {
     /// Record one request's latency; `read` picks the histogram.
     #[inline]
     pub fn record(&mut self, read: bool, latency_ns: u64, bytes: u64) {
-        let h = if read {
-            &mut self.read
+        if read {
+            self.read.saturating_record(latency_ns.max(1));
         } else {
-            &mut self.write
-        };
-        h.saturating_record(latency_ns.max(1));
+            self.write.saturating_record(latency_ns.max(1));
+            self.write_sum_ns = self.write_sum_ns.saturating_add(latency_ns);
+            let sum = self.write_sum_ns;
+            self.write_progress.observe(self.write.len(), || sum);
+        }
         self.bytes += bytes;
+    }
+
+    /// The mean write latency (µs) over the quarter of the writes before the last and
+    /// over the last quarter; `None` with too few writes to split.
+    pub fn write_quarters_us(&self) -> Option<(f64, f64)> {
+        let (a, b) = self
+            .write_progress
+            .quarters(self.write.len(), self.write_sum_ns)?;
+        Some((a / 1000.0, b / 1000.0))
     }
 
     pub fn report(&self) -> LatencyReport {

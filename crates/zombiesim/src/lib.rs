@@ -40,6 +40,7 @@ pub mod placement;
 pub mod report;
 pub mod sim;
 pub mod stats;
+pub mod steady;
 pub mod table;
 pub mod timing;
 pub mod trace;

@@ -225,6 +225,7 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
             f"drive writes), WAF {num(pre['waf'], 3)}, "
             f"{'steady' if pre['steady'] else 'not steady'}",
         ),
+        _steady_line(rep.raw.get("steady_state")),
         (
             "run",
             f"wall {seconds(run['wall_s'])} (measured phase {seconds(run['measured_wall_s'])}),"
@@ -232,6 +233,30 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
         ),
     ]
     return lines
+
+
+def _steady_line(s: dict[str, Any] | None) -> tuple[str, str]:
+    """Whether the measured phase reached steady state: each metric's last quarter
+    against the quarter before, and, when it did not, the keys that age the device."""
+    if not s or s.get("reached") is None:
+        return ("steady state", "unknown (the measured phase is too short to compare quarters)")
+    parts = []
+    for key, name, digits in (("waf", "WAF", 3), ("write_latency_us", "write latency µs", 1)):
+        m = s.get(key)
+        if m:
+            parts.append(
+                f"{name} {num(m['previous_quarter'], digits)} → {num(m['last_quarter'], digits)}"
+                f" ({m['change'] * 100:+.1f}%, tolerance {m['tolerance'] * 100:g}%)"
+            )
+    evidence = "; ".join(parts) + " over the last two quarters"
+    if s["reached"]:
+        return ("steady state", f"reached: {evidence}")
+    keys = ", ".join(s.get("precondition_keys") or [])
+    return (
+        "steady state",
+        f"NOT reached: {evidence}; the figures are a transient: age the device longer "
+        f"or with the workload's own writes ({keys})",
+    )
 
 
 def _waf(r: dict[str, Any]) -> str:

@@ -228,6 +228,20 @@ impl Config {
                 "must be in [0, 1)",
             ));
         }
+        for (key, v) in [
+            (
+                "stats.steady_waf_tolerance",
+                self.stats.steady_waf_tolerance,
+            ),
+            (
+                "stats.steady_latency_tolerance",
+                self.stats.steady_latency_tolerance,
+            ),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(Error::config(key, "must be a positive number"));
+            }
+        }
         host::validate(
             &self.host,
             &self.notify,

@@ -1,5 +1,5 @@
-//! The `[stats]` section: how often the time series samples the run, with its
-//! defaults.
+//! The `[stats]` section: how often the time series samples the run, and when the
+//! measured phase counts as steady, with their defaults.
 
 use serde::{Deserialize, Serialize};
 
@@ -11,6 +11,11 @@ pub struct StatsConfig {
     pub series_every: u64,
     /// Aim for about this many points over the measured phase (0 = no series).
     pub series_points: u32,
+    /// The measured phase reached steady state when its last quarter's write
+    /// amplification is within this fraction of the quarter before's.
+    pub steady_waf_tolerance: f64,
+    /// The same for the mean write latency of a timed run.
+    pub steady_latency_tolerance: f64,
 }
 
 impl Default for StatsConfig {
@@ -18,6 +23,8 @@ impl Default for StatsConfig {
         StatsConfig {
             series_every: 0,
             series_points: 100,
+            steady_waf_tolerance: 0.02,
+            steady_latency_tolerance: 0.10,
         }
     }
 }

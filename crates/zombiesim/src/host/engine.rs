@@ -516,6 +516,7 @@ impl HostSim<'_> {
             cache,
             device_latency: self.device_latency.report(),
             device_throughput: self.device_latency.throughput(self.last_done.max(end)),
+            device_write_quarters_us: self.device_latency.write_quarters_us(),
             elapsed_ns: end,
             interrupted,
             traffic: (!self.kinds.is_empty()).then_some(self.traffic),

@@ -55,6 +55,8 @@ pub struct HostOutcome {
     pub notify: NotifyReport,
     pub device_latency: LatencyReport,
     pub device_throughput: Throughput,
+    /// Mean device write latency (µs) over the quarter before the last and the last.
+    pub device_write_quarters_us: Option<(f64, f64)>,
     /// Simulated end of the measured phase (ns).
     pub elapsed_ns: u64,
     pub interrupted: bool,

@@ -16,6 +16,7 @@ use crate::error::Result;
 use crate::fs::FsReport;
 use crate::latency::{LatencyReport, Throughput};
 use crate::stats::{Cause, Counters, SeriesPoint};
+use crate::steady::{QuarterChange, SteadyState};
 use crate::workload::TraceInfo;
 
 /// The sections the measured phase's driver fills in: its elapsed time and latencies,
@@ -32,6 +33,9 @@ pub(crate) struct MeasuredSections {
     pub host_buffer: Option<BufferReport>,
     /// The device-level loop's power losses (`None` under the host model).
     pub power_loss: Option<PowerLossReport>,
+    /// Mean write latency (µs) of the quarter of the writes before the last, and of the
+    /// last (timed runs with enough writes).
+    pub write_latency_quarters_us: Option<(f64, f64)>,
 }
 
 /// A finished run, in the values its report is made of.
@@ -68,6 +72,9 @@ pub(crate) struct RunParts<'a> {
     pub held_back_pages_mean: f64,
     pub effective_over_provisioning: Option<f64>,
     pub series: Vec<SeriesPoint>,
+    /// Write amplification of the quarter of the phase's host writes before the last,
+    /// and of the last.
+    pub waf_quarters: Option<(f64, f64)>,
     pub driver: MeasuredSections,
     /// The FTL and the device at the end.
     pub end: EndState,
@@ -101,6 +108,7 @@ impl Report {
             held_back_pages_mean,
             effective_over_provisioning,
             series,
+            waf_quarters,
             driver,
             end:
                 EndState {
@@ -130,6 +138,7 @@ impl Report {
             notify,
             host_buffer,
             power_loss,
+            write_latency_quarters_us,
         } = driver;
         let (host, flash, gc) = Report::sections(&measured);
         let latency = latency.map(|mut l| {
@@ -188,6 +197,13 @@ impl Report {
                 drive_writes: pre.host_write_pages as f64 / logical as f64,
                 steady,
             },
+            steady_state: SteadyState::of(
+                QuarterChange::of(waf_quarters, cfg.stats.steady_waf_tolerance),
+                QuarterChange::of(
+                    write_latency_quarters_us,
+                    cfg.stats.steady_latency_tolerance,
+                ),
+            ),
             run: RunInfo {
                 version: crate::VERSION.to_string(),
                 seed,

@@ -252,6 +252,8 @@ pub struct Report {
     pub notify: Option<NotifyReport>,
     pub series: Vec<SeriesPoint>,
     pub precondition: PhaseReport,
+    /// Whether the measured phase reached steady state, and the evidence.
+    pub steady_state: crate::steady::SteadyState,
     pub run: RunInfo,
     /// Content-aware flash (dead-value pool, dedup); `null` when `content` is off.
     pub content: Option<crate::content::ContentReport>,

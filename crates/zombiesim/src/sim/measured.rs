@@ -24,7 +24,7 @@ impl Measured {
     pub(super) fn sections(self, timed: bool) -> MeasuredSections {
         let mut host_buffer = None;
         let mut power_loss = None;
-        let (elapsed_ns, latency, throughput, app, cache, notify) = match self {
+        let (elapsed_ns, latency, throughput, app, cache, notify, quarters) = match self {
             Measured::Device(iface, hb, recorded, losses) => {
                 let notify = hb.as_ref().map(|h| h.notify_report()).or(recorded);
                 host_buffer = hb.map(|h| h.report());
@@ -36,6 +36,7 @@ impl Measured {
                     None,
                     None,
                     notify,
+                    iface.write_quarters_us(),
                 )
             }
             Measured::Host(o) => (
@@ -45,6 +46,7 @@ impl Measured {
                 Some(o.app),
                 Some(o.cache),
                 Some(o.notify),
+                o.device_write_quarters_us,
             ),
         };
         MeasuredSections {
@@ -56,6 +58,7 @@ impl Measured {
             notify,
             host_buffer,
             power_loss,
+            write_latency_quarters_us: quarters.filter(|_| timed),
         }
     }
 }

@@ -320,6 +320,9 @@ fn run(
         held_back_pages_mean: rec.held_mean(ftl),
         effective_over_provisioning: rec.effective_over_provisioning(ftl, geo.physical_pages),
         series: std::mem::take(&mut rec.series),
+        waf_quarters: rec
+            .progress
+            .quarters(measured.host_write_pages, measured.programs.total()),
         end: EndState::of(&device, driver.elapsed_ns, opts.verify),
         driver,
         trace: phase.trace,

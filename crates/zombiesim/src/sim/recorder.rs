@@ -10,6 +10,7 @@ use crate::flash::Geometry;
 use crate::ftl::{Ftl, FtlExt};
 use crate::host;
 use crate::stats::{Counters, SeriesPoint};
+use crate::steady::Checkpoints;
 
 /// What the measured phase records as it goes: the time series, the mean held-back
 /// pages, periodic integrity checks and progress. Shared by the device-level loop and
@@ -33,6 +34,8 @@ pub(super) struct Recorder<'t, 'c> {
     pub(super) held_every: u64,
     pub(super) next_held: u64,
     pub(super) iter: u64,
+    /// Flash programs against host page writes, for the steady-state check.
+    pub(super) progress: Checkpoints,
     pub(super) ticker: &'t mut Ticker<'c>,
 }
 
@@ -67,6 +70,7 @@ impl<'t, 'c> Recorder<'t, 'c> {
             held_every: (geo.pages_per_block as u64 * 4).max(64),
             next_held: 0,
             iter: 0,
+            progress: Checkpoints::default(),
             ticker,
         };
         rec.ticker.force(Progress {
@@ -85,6 +89,9 @@ impl<'t, 'c> Recorder<'t, 'c> {
         fraction: impl FnOnce() -> Option<f64>,
     ) -> Result<bool> {
         let written = device.host_write_pages() - self.pre.host_write_pages;
+        self.progress.observe(written, || {
+            device.counters().programs.total() - self.pre.programs.total()
+        });
         let ftl = device.ftl();
         if written >= self.next_held {
             let held = ftl.held_back_pages() as f64;
