@@ -467,6 +467,27 @@ def fdp(n: int) -> bool:
     return ok
 
 
+def flows(n: int) -> bool:
+    """Four flows against the same requests as one: the arbiter and per-flow queues are
+    all a multi-queue run adds (both also run their flows alone, the same requests)."""
+    config = "benches/configs/timing-8x8.toml"
+    one = "flows:a=uniform:read=0.3:requests=400000:qd=32"
+    four = ",".join(f"{x}=uniform:read=0.3:requests=100000:qd=8" for x in "abcd")
+    print("\nflows: timing-8x8, 400,000 requests as one flow (QD 32) and as four (QD 8 each)")
+    single, multi = [], []
+    for _ in range(n):
+        r, _ = run_once(config, one)
+        single.append(r["host"]["requests"] / r["run"]["measured_wall_s"])
+        r, _ = run_once(config, "flows:" + four)
+        multi.append(r["host"]["requests"] / r["run"]["measured_wall_s"])
+    ratio = med([a / b for a, b in zip(single, multi, strict=True)])
+    print(f"  one flow   {med(single) / 1e6:6.2f} M requests/s (runs: {fmt_runs(single)})")
+    print(f"  four flows {med(multi) / 1e6:6.2f} M requests/s (runs: {fmt_runs(multi)})")
+    ok = ratio <= 1.3
+    print(f"  one / four {ratio:.2f}, median of pairs (target <= 1.3: {verdict(ok)})")
+    return ok
+
+
 SWEEP_GRID = """\
 title = "bench"
 preset = "default"
@@ -580,6 +601,7 @@ def main() -> int:
             "shadowgc",
             "ftls",
             "fdp",
+            "flows",
             "fs",
             "sweep",
             "shared",
@@ -599,6 +621,7 @@ def main() -> int:
         "shadowgc": shadowgc,
         "ftls": ftls,
         "fdp": fdp,
+        "flows": flows,
         "fs": fs,
         "sweep": sweep,
         "shared": shared,

@@ -520,6 +520,7 @@ HOST_OVERHEAD_KEYS = {
     ("interface", "link_mb_s"): MQSIM_LINK_MB_S,
     ("timing", "command_us"): MQSIM_COMMAND_US,
 }
+
 # Trace records of the timing mode: (arrival in ns, logical page, 1 = read / 0 = write).
 Record = tuple[int, int, int]
 
@@ -566,8 +567,8 @@ def timed_cases(dev: Device, args: argparse.Namespace) -> list[TimedCase]:
             [(i * args.read_gap_us * 1000, r.randrange(logical), 1) for i in range(n)],
         )
     ]
-    # Before GC: the free blocks left after the fill (less the GC threshold) hold more
-    # pages than the writes of one rate; each rate starts from an empty device.
+    # Each rate starts from an empty device, where GC starts only once nearly every
+    # block has been written: far more pages than the writes of one rate, so no GC.
     for iops in args.write_iops:
         r = rng(f"writes-{iops}")
         times = poisson_times(n, iops, r)
@@ -723,10 +724,10 @@ def run_zombiesim_timed(
     }
 
 
-def zombiesim_overheads(exe: str) -> tuple[str, str, list[str]]:
-    """MQSim's host-interface and command-cycle figures in those keys of
-    HOST_OVERHEAD_KEYS that zombiesim has; ([timing] lines, [interface] lines, the keys
-    it lacks)."""
+def zombiesim_overheads(exe: str, mqsims: bool) -> tuple[str, str, list[str]]:
+    """The keys of HOST_OVERHEAD_KEYS that zombiesim has, set to MQSim's figures (or,
+    `mqsims` false, to 0: no such time at all, whatever zombiesim's defaults); ([timing]
+    lines, [interface] lines, the keys it lacks)."""
     shown = tomllib.loads(
         subprocess.run(
             [exe, "run", "--set", "timing.enabled=true", "--print-config"],
@@ -739,7 +740,7 @@ def zombiesim_overheads(exe: str) -> tuple[str, str, list[str]]:
     missing = []
     for (section, key), value in HOST_OVERHEAD_KEYS.items():
         if key in shown.get(section, {}):
-            lines[section].append(f"{key} = {value!r}")
+            lines[section].append(f"{key} = {value if mqsims else 0.0!r}")
         else:
             missing.append(f"{section}.{key}")
     return "\n".join(lines["timing"]), "\n".join(lines["interface"]), missing
@@ -787,9 +788,9 @@ def main_timing(args: argparse.Namespace, dev: Device, mqsims: dict[str, Path]) 
     work = args.workdir or Path(tempfile.mkdtemp(prefix="zombiesim-mqsim-timing-"))
     work.mkdir(parents=True, exist_ok=True)
     (work / "ssdconfig.xml").write_text(mqsim_device_xml(dev, args.mqsim_set))
-    timing_extra, interface_extra, missing = "", "", []
-    if not args.no_host_overheads:
-        timing_extra, interface_extra, missing = zombiesim_overheads(args.zombiesim)
+    timing_extra, interface_extra, missing = zombiesim_overheads(
+        args.zombiesim, not args.no_host_overheads
+    )
     # MQSim's IO_Queue_Depth; arrivals beyond it wait in the host, as in zombiesim's
     # open replay, and both count the wait in the latency.
     interface = f'[interface]\nqueue_depth = 1024\nreplay = "open"\n{interface_extra}\n'
@@ -804,8 +805,8 @@ def main_timing(args: argparse.Namespace, dev: Device, mqsims: dict[str, Path]) 
         print(f"zombiesim: {kv}")
     if args.no_host_overheads:
         print("zombiesim: no host-interface or command-cycle time (--no-host-overheads)")
-    elif missing:
-        print(f"zombiesim lacks {', '.join(missing)}: MQSim's figures for them not set")
+    if missing:
+        print(f"zombiesim lacks {', '.join(missing)}: no such time in its runs")
     print(f"machine: {cpu_model()}, {os.cpu_count()} CPUs; work folder {work}")
     results = {}
     for case in timed_cases(dev, args):
@@ -972,7 +973,8 @@ def main(argv: list[str] | None = None) -> int:
     tg.add_argument(
         "--no-host-overheads",
         action="store_true",
-        help="do not give zombiesim MQSim's host-interface and command-cycle times",
+        help="set zombiesim's host-interface and command-cycle keys (where it has them) to 0 "
+        "instead of MQSim's figures",
     )
     p.add_argument(
         "--workdir", type=Path, help="traces, configs and outputs (default: a new temp dir)"

@@ -149,6 +149,14 @@ class Report(Section):
         return copied_shares(self._data.get("gc") or {})
 
     @property
+    def flows(self) -> dict[str, Any] | None:
+        """A `flows:` workload's section: `arbitration`, `fairness` (min ÷ max slowdown),
+        `ended_by`, and `flows[]`, each with its `name`, `workload`, `queue_depth`,
+        `class`, `weight`, `requests`, `share`, `throughput`, `latency`,
+        `alone_mean_us` and `slowdown`; `None` for other workloads."""
+        return self._data.get("flows")
+
+    @property
     def steady_state(self) -> dict[str, Any]:
         """Whether the measured phase reached steady state, and the evidence:
         `reached` (True, False, or None when the phase was too short to split), and
@@ -187,9 +195,11 @@ class Report(Section):
         `host_buffer.*` (the same counters as `buffer.*`) and the channel's `notify.*`;
         runs whose device keeps a clock add `refresh.*` (`blocks`, `pages`, `restarts`,
         `program_share`, ...); runs with power losses add `power_loss.*` (`events`,
-        `device_buffer_lost_pages`, `durable_pages_lost`, ...). Sections that are null
-        (timing off, a synthetic workload, content off, no buffer, no host buffer, no
-        clock, no power loss) add no columns.
+        `device_buffer_lost_pages`, `durable_pages_lost`, ...). `flows:` runs add
+        `flows.arbitration`, `flows.fairness` and per flow
+        `flows.<name>.{requests, share, iops, mean_us, p99_us, alone_mean_us, slowdown}`.
+        Sections that are null (timing off, a synthetic workload, content off, no
+        buffer, no host buffer, no clock, no power loss) add no columns.
 
         With `lists=True` the row also carries what the figures draw, as lists (one
         value per point): `series.<field>` for every field of the time series plus
@@ -226,6 +236,25 @@ class Report(Section):
                 timing[f"{name}_mean"] = sum(values) / len(values) if values else None
                 timing[f"{name}_max"] = max(values) if values else None
             data["timing"] = timing
+        flows = data.get("flows")
+        if flows is not None:
+            # Each flow by name: flows.<name>.{requests,share,iops,mean_us,p99_us,...}.
+            data["flows"] = {
+                "arbitration": flows["arbitration"],
+                "fairness": flows["fairness"],
+                **{
+                    f["name"]: {
+                        "requests": f["requests"],
+                        "share": f["share"],
+                        "iops": f["throughput"]["iops"],
+                        "mean_us": f["latency"]["all"]["mean_us"],
+                        "p99_us": f["latency"]["all"]["p99_us"],
+                        "alone_mean_us": f["alone_mean_us"],
+                        "slowdown": f["slowdown"],
+                    }
+                    for f in flows["flows"]
+                },
+            }
         row: dict[str, Any] = {"label": label if label is not None else self.policy}
         row.update(flatten(data))
         row.update(flatten(run, "run."))

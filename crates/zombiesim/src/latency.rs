@@ -119,6 +119,21 @@ impl LatencyRecorder {
         Some((a / 1000.0, b / 1000.0))
     }
 
+    /// Requests recorded.
+    pub fn count(&self) -> u64 {
+        self.read.len() + self.write.len()
+    }
+
+    /// Mean latency of every request recorded, ns (0 without any).
+    pub fn mean_ns(&self) -> f64 {
+        let n = self.count();
+        if n == 0 {
+            return 0.0;
+        }
+        (self.read.mean() * self.read.len() as f64 + self.write.mean() * self.write.len() as f64)
+            / n as f64
+    }
+
     pub fn report(&self) -> LatencyReport {
         let mut all = self.read.clone();
         all.add(&self.write)

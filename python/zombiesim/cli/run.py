@@ -210,7 +210,7 @@ def _summary(rep: Report) -> list[tuple[str, str]]:
     ]
     lines += _shadow_summary(rep) + _refresh_summary(rep) + _power_loss_summary(rep)
     lines += _buffer_summary(rep) + _host_buffer_summary(rep) + _notify_summary(rep)
-    lines += _oracle_summary(rep) + _fdp_summary(rep)
+    lines += _oracle_summary(rep) + _fdp_summary(rep) + _flows_summary(rep)
     lines += _timing_summary(rep) + _trace_summary(rep) + fs_summary(rep)
     lines += [
         (
@@ -406,6 +406,37 @@ def _notify_summary(rep: Report) -> list[tuple[str, str]]:
             f"withdrawn, awareness {percent(n['awareness_mean'])}",
         )
     ]
+
+
+def _flows_summary(rep: Report) -> list[tuple[str, str]]:
+    """A `flows:` workload: the arbitration and fairness, then each flow's requests,
+    latency, and slowdown against running alone (docs/timing.md)."""
+    f = rep.raw.get("flows")
+    if f is None:
+        return []
+    fairness = "-" if f["fairness"] is None else num(f["fairness"], 3)
+    lines = [
+        (
+            "flows",
+            f"{f['arbitration']} arbitration, fairness {fairness} (min / max slowdown); "
+            f"ended when `{f['ended_by']}` ran out",
+        )
+    ]
+    for fl in f["flows"]:
+        lat = fl["latency"]["all"]
+        slow = "-" if fl["slowdown"] is None else num(fl["slowdown"], 2) + "x"
+        klass = f", {fl['class']}" if fl["class"] else ""
+        lines.append(
+            (
+                "",
+                f"{fl['name']}: qd {fl['queue_depth']}{klass}, weight {fl['weight']}; "
+                f"{count(fl['requests'])} requests ({fl['share'] * 100:.1f}%), "
+                f"{num(fl['throughput']['iops'], 1)} IOPS; mean {num(lat['mean_us'], 1)} µs, "
+                f"p99 {num(lat['p99_us'], 1)} µs; alone {num(fl['alone_mean_us'], 1)} µs, "
+                f"slowdown {slow}",
+            )
+        )
+    return lines
 
 
 def _fdp_summary(rep: Report) -> list[tuple[str, str]]:

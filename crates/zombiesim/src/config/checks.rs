@@ -215,6 +215,29 @@ impl Config {
                 "must be a positive number",
             ));
         }
+        for (key, v) in [
+            ("interface.submit_us", self.interface.submit_us),
+            ("interface.complete_us", self.interface.complete_us),
+            ("interface.link_mb_s", self.interface.link_mb_s),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(Error::config(
+                    key,
+                    "must be a non-negative number (0: no time)",
+                ));
+            }
+        }
+        if self
+            .interface
+            .wrr_weights
+            .iter()
+            .any(|&w| w == 0 || w > 256)
+        {
+            return Err(Error::config(
+                "interface.wrr_weights",
+                "three weights (high, medium, low), each from 1 to 256",
+            ));
+        }
         let p = &self.precondition;
         if !(p.random_drive_writes.is_finite() && p.random_drive_writes >= 0.0) {
             return Err(Error::config(

@@ -57,7 +57,7 @@ pub use gc::{
 };
 pub use geometry::Geometry;
 pub use host::{HostConfig, HostPlacement, NotifyConfig, NotifyMode, TracePlacement};
-pub use interface::{InterfaceConfig, Replay};
+pub use interface::{Arbitration, InterfaceConfig, Replay};
 pub use layout::{FtlLayout, UnitRange, MAX_HORIZON};
 pub use memory::{available_memory, gib, MemoryEstimate, MemoryPart};
 pub(crate) use policy::victim_policies;

@@ -12,21 +12,23 @@ impl HostSim<'_> {
     /// Submit one device command at `now`; returns its completion time. Piggybacked
     /// notifications ride on every read and write.
     fn submit(&mut self, now: u64, cmd: Command, observer: &mut dyn Observer) -> Result<u64> {
+        let bytes = if matches!(cmd.op, Op::Trim | Op::Flush) {
+            0
+        } else {
+            cmd.pages as u64 * self.page_bytes()
+        };
         let issue = self.queue.issue(now);
+        let at = self.link.to_device(cmd.op, bytes, issue);
         let host = &self.cache;
         let done = self
             .notifier
-            .submit(self.device, issue, cmd, |l| host.is_dirty(l))?;
+            .submit(self.device, at, cmd, |l| host.is_dirty(l))?;
+        let done = self.link.to_host(cmd.op, bytes, done);
         self.queue.complete(done);
         self.last_done = self.last_done.max(done);
         if cmd.op != Op::Flush {
-            let bytes = if cmd.op == Op::Trim {
-                0
-            } else {
-                cmd.pages as u64
-            };
             self.device_latency
-                .record(cmd.op == Op::Read, done - now, bytes * self.page_bytes());
+                .record(cmd.op == Op::Read, done - now, bytes);
         }
         if !observer.after_command(self.device)? {
             self.commands_ok = false;

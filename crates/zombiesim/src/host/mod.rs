@@ -102,6 +102,8 @@ pub struct HostSim<'a> {
     notifier: Notifier,
     events: EventQueue<Event>,
     queue: Queue,
+    /// The NVMe link's time per command (interface.submit_us, complete_us, link_mb_s).
+    link: crate::interface::Link,
     threads: u32,
     open_loop: bool,
     request_ns: u64,
@@ -165,6 +167,7 @@ impl<'a> HostSim<'a> {
             notifier: Notifier::new(cfg),
             events: EventQueue::new(),
             queue: Queue::new(qd),
+            link: crate::interface::Link::new(cfg),
             threads,
             open_loop: h.threads == 0,
             request_ns: (h.request_us * 1e3) as u64,

@@ -82,6 +82,7 @@ pub(crate) struct RunParts<'a> {
     pub trace: Option<TraceInfo>,
     pub fs: Option<FsReport>,
     pub oracle: Option<OracleReport>,
+    pub flows: Option<super::FlowsReport>,
 }
 
 impl Report {
@@ -127,6 +128,7 @@ impl Report {
             trace,
             fs,
             oracle,
+            flows,
         } = parts;
         let timed = cfg.timing.enabled;
         let MeasuredSections {
@@ -244,6 +246,7 @@ impl Report {
             zombie_weight,
             placement_model,
             streams,
+            flows,
         })
     }
 }

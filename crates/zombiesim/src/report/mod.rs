@@ -5,12 +5,14 @@
 mod assemble;
 mod end_state;
 mod fdp;
+mod flows;
 mod host;
 mod streams;
 
 pub(crate) use assemble::{MeasuredSections, RunParts};
 pub(crate) use end_state::EndState;
 pub use fdp::{FdpEvents, FdpLog, FdpReport, HandleReport, PoolReport};
+pub use flows::{FlowReport, FlowsReport};
 pub use host::{
     AppReport, AwarenessPoint, CacheReport, ChannelCounters, NotifyReport, WritebackPages,
 };
@@ -290,6 +292,10 @@ pub struct Report {
     /// otherwise (FDP reports its handles in `fdp`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub streams: Option<Vec<StreamReport>>,
+    /// A `flows:` workload: each flow's figures, its slowdown against running alone,
+    /// and the fairness among them; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flows: Option<FlowsReport>,
 }
 
 pub use crate::ftl::ZombieWeightReport;

@@ -29,6 +29,8 @@ pub(super) struct MeasuredPhase {
     pub(super) fs: Option<FsReport>,
     /// The oracle's section (`gc.policy = "oracle"`).
     pub(super) oracle: Option<OracleReport>,
+    /// The flows' section (`flows:`).
+    pub(super) flows: Option<crate::report::FlowsReport>,
 }
 
 /// Run the measured phase of `source` on `device`, recording into `rec` (`future`:
@@ -41,7 +43,7 @@ pub(super) fn run_measured_phase(
     future: Option<FutureList>,
     rec: &mut Recorder,
 ) -> Result<MeasuredPhase> {
-    let host_model = cfg.host.enabled() || !matches!(source, Source::Requests(_));
+    let host_model = cfg.host.enabled() || matches!(source, Source::App(_) | Source::Fs(_));
     let mut notifier = match future {
         Some(f) => {
             let marks = cfg.gc.policy == crate::config::PolicySpec::Oracle;
@@ -53,7 +55,12 @@ pub(super) fn run_measured_phase(
         None => None,
     };
     let mut fs_report = None;
-    let (measured, trace, fraction) = if let Source::Fs(mut fs) = source {
+    let mut flows_report = None;
+    let (measured, trace, fraction) = if let Source::Flows(specs, seed) = source {
+        let (outcome, report) = super::flows::measure_flows(cfg, device, &specs, seed, rec)?;
+        flows_report = Some(report);
+        (Measured::Flows(Box::new(outcome)), None, None)
+    } else if let Source::Fs(mut fs) = source {
         let mut observer = HostObserver {
             recorder: rec,
             fraction: None,
@@ -65,7 +72,7 @@ pub(super) fn run_measured_phase(
         let mut app: Box<dyn AppSource> = match source {
             Source::Requests(w) => Box::new(RequestSource::new(w)),
             Source::App(a) => a,
-            Source::Fs(_) => unreachable!("taken above"),
+            Source::Fs(_) | Source::Flows(..) => unreachable!("taken above"),
         };
         let mut observer = HostObserver {
             recorder: rec,
@@ -100,5 +107,6 @@ pub(super) fn run_measured_phase(
         fraction,
         fs: fs_report,
         oracle,
+        flows: flows_report,
     })
 }

@@ -255,7 +255,14 @@ pub(super) fn measure_device(
             if let Some((prev, arrival, _, done)) = current.take() {
                 complete(&mut iface, timed, (&prev, arrival, done));
             }
-            let (issue, arrival) = if timed { iface.issue(&req) } else { (0, 0) };
+            // Issued by the host, then at the controller once the link has carried the
+            // command (and a write's data).
+            let (issue, arrival) = if timed {
+                let (issue, arrival) = iface.issue(&req);
+                (iface.to_device(&req, issue), arrival)
+            } else {
+                (0, 0)
+            };
             let restart = clock.before(device, &req, issue)?;
             losses.run_due(restart, device, host_buffer.as_deref_mut())?;
             if req.op == Op::Flush {

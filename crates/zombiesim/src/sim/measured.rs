@@ -16,6 +16,8 @@ pub(super) enum Measured {
         crate::report::PowerLossReport,
     ),
     Host(Box<host::HostOutcome>),
+    /// A `flows:` workload's loop (`sim::flows`).
+    Flows(Box<super::flows::FlowsOutcome>),
 }
 
 impl Measured {
@@ -47,6 +49,15 @@ impl Measured {
                 Some(o.cache),
                 Some(o.notify),
                 o.device_write_quarters_us,
+            ),
+            Measured::Flows(f) => (
+                f.elapsed_ns,
+                timed.then(|| f.latency.report()),
+                timed.then(|| f.latency.throughput(f.elapsed_ns)),
+                None,
+                None,
+                None,
+                f.latency.write_quarters_us(),
             ),
         };
         MeasuredSections {

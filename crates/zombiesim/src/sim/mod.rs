@@ -31,6 +31,7 @@ use oracle::FutureShare;
 use std::time::Instant;
 
 mod dispatch;
+mod flows;
 mod measure;
 mod measured;
 mod options;
@@ -88,13 +89,26 @@ fn simulate_sharing(
     cfg.validate()?;
     check_memory(cfg, opts)?;
     let geo = Geometry::new(cfg)?;
+    let seed = stream_seed(opts.seed, STREAM_WORKLOAD);
+    if let Some(specs) = spec.flows()? {
+        flows::refuse(cfg)?;
+        return run(
+            cfg,
+            &geo,
+            Source::Flows(specs, seed),
+            None,
+            None,
+            spec.as_str(),
+            opts,
+            &mut Ticker::new(progress),
+        );
+    }
     if let Some(members) = oracle::envelope(cfg, &geo, false)? {
         let mut share = FutureShare::default();
         return oracle::best_of(cfg, members, |c| {
             simulate_sharing(c, spec, opts, progress, &mut share)
         });
     }
-    let seed = stream_seed(opts.seed, STREAM_WORKLOAD);
     if let Some((fs, cfg)) =
         crate::fs::FsWorkload::build(spec, cfg, geo.logical_pages, geo.page_size, seed)?
     {
@@ -280,7 +294,7 @@ fn run(
     let measure_start = Instant::now();
     let expected = match &source {
         Source::Requests(w) => w.expected_write_pages(),
-        Source::App(_) | Source::Fs(_) => None,
+        Source::App(_) | Source::Fs(_) | Source::Flows(..) => None,
     };
     let series_every = series_every(cfg, expected, device.logical_pages());
     let mut rec = Recorder::start(
@@ -328,6 +342,7 @@ fn run(
         trace: phase.trace,
         fs: phase.fs,
         oracle: phase.oracle,
+        flows: phase.flows,
     })
 }
 
@@ -367,7 +382,7 @@ fn preconditioned_device(
 /// What a run refuses once its source is known: the oracle under an application
 /// source, and skipping shadows over a volatile buffer (unless forced).
 fn refuse_for_run(cfg: &Config, source: &Source, opts: &RunOptions) -> Result<()> {
-    if !matches!(source, Source::Requests(_)) {
+    if matches!(source, Source::App(_) | Source::Fs(_)) {
         oracle::refuse_app(cfg)?;
     }
     let places = matches!(source, Source::Requests(w) if w.places());
@@ -402,7 +417,7 @@ fn refuse_for_run(cfg: &Config, source: &Source, opts: &RunOptions) -> Result<()
     let counts_kinds = match source {
         Source::Fs(_) => true,
         Source::App(a) => a.counts_kinds(),
-        Source::Requests(_) => false,
+        Source::Requests(_) | Source::Flows(..) => false,
     };
     if placement == HostPlacement::Kind && !counts_kinds {
         return Err(crate::Error::config(

@@ -12,4 +12,7 @@ pub(super) enum Source<'s> {
     App(Box<dyn AppSource + 's>),
     /// The VMs' file systems (`fs:`), whose report section the run fills in.
     Fs(Box<crate::fs::FsWorkload>),
+    /// Several request streams with their own queues (`flows:`), and the seed their
+    /// workloads' streams derive from.
+    Flows(Vec<crate::workload::flows::FlowSpec>, u64),
 }

@@ -48,6 +48,14 @@ pub const WORKLOADS: &[WorkloadInfo] = &[
             16 KiB requests, 5.12 GB written per 29.8 GB of logical space",
     },
     WorkloadInfo {
+        name: "flows",
+        keys: "NAME=WORKLOAD[:key=value...],... with per-flow qd=1, class=urgent|high|medium|low, \
+            weight=N; WORKLOAD a synthetic workload or randread | randwrite | seqread | seqwrite",
+        description: "several request streams, each with its own NVMe submission queue, \
+            arbitrated (interface.arbitration); per-flow latency, slowdown and fairness; \
+            needs timing",
+    },
+    WorkloadInfo {
         name: "oltp",
         keys: "transactions=N, db=0.9, log=0.01",
         description: "TPC-C-like transactions through the host cache (the DB buffer); \

@@ -13,6 +13,7 @@
 
 mod app;
 mod catalog;
+pub mod flows;
 mod footprint;
 mod fs_spec;
 mod keys;

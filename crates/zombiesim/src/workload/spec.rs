@@ -21,6 +21,14 @@ impl WorkloadSpec {
                 format!("unknown workload `{name}` (known: {})", known.join(", ")),
             ));
         }
+        if name == "flows" {
+            super::flows::parse(text, rest)?;
+            return Ok(WorkloadSpec {
+                text: text.to_string(),
+                name: name.to_string(),
+                pairs: Vec::new(),
+            });
+        }
         let mut pairs = Vec::new();
         for (i, item) in rest
             .split(',')
@@ -57,6 +65,15 @@ impl WorkloadSpec {
             spec.build(1 << 20, 4096, 0)?;
         }
         Ok(spec)
+    }
+
+    /// The flows of a `flows:` spec (`None` for every other workload).
+    pub fn flows(&self) -> Result<Option<Vec<super::flows::FlowSpec>>> {
+        if self.name != "flows" {
+            return Ok(None);
+        }
+        let rest = self.text.split_once(':').map_or("", |(_, r)| r.trim());
+        super::flows::parse(&self.text, rest).map(Some)
     }
 
     /// `oltp`'s transactions, table fraction and log fraction.

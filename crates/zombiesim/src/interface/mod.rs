@@ -9,11 +9,19 @@
 //!      outstanding command, and nothing is issued until they are done
 //!
 //!  latency = completion − arrival   (closed loop: arrival = issue)
+//!  a command reaches the controller after the link's submission and write data, and
+//!  the host sees it complete after the read data and the completion entry (link.rs)
 //! ```
 //!
 //! [`Queue`] is the one queue-depth model: the device-level run loop
 //! ([`HostInterface`]) and the host model both issue through it. Issue times never
 //! decrease, so the flash timelines are reserved in time order.
+
+mod arbiter;
+mod link;
+
+pub use arbiter::Arbiter;
+pub use link::Link;
 
 use crate::config::{Config, Replay};
 use crate::latency::{LatencyRecorder, LatencyReport, Throughput};
@@ -90,6 +98,7 @@ pub struct HostInterface {
     speed: f64,
     page_size: u64,
     queue: Queue,
+    link: Link,
     /// The issue time of the latest request.
     clock: u64,
     last_done: u64,
@@ -103,6 +112,7 @@ impl HostInterface {
             speed: cfg.interface.speed,
             page_size: cfg.flash.page_size.bytes(),
             queue: Queue::new(cfg.interface.queue_depth),
+            link: Link::new(cfg),
             clock: 0,
             last_done: 0,
             latency: LatencyRecorder::default(),
@@ -125,15 +135,27 @@ impl HostInterface {
         }
     }
 
-    /// `req`, which arrived at `arrival`, completed at `done`.
-    #[inline]
-    pub fn complete(&mut self, req: &Request, arrival: u64, done: u64) {
-        self.release(done);
-        let bytes = if req.op == Op::Trim {
+    fn bytes(&self, req: &Request) -> u64 {
+        if req.op == Op::Trim {
             0
         } else {
             req.pages as u64 * self.page_size
-        };
+        }
+    }
+
+    /// `req`, issued by the host at `issue`: when the controller has it with its data.
+    #[inline]
+    pub fn to_device(&mut self, req: &Request, issue: u64) -> u64 {
+        let bytes = self.bytes(req);
+        self.link.to_device(req.op, bytes, issue)
+    }
+
+    /// `req`, which arrived at `arrival`, was done on the device at `done`.
+    #[inline]
+    pub fn complete(&mut self, req: &Request, arrival: u64, done: u64) {
+        let bytes = self.bytes(req);
+        let done = self.link.to_host(req.op, bytes, done);
+        self.release(done);
         self.latency
             .record(req.op == Op::Read, done.saturating_sub(arrival), bytes);
     }

@@ -1,0 +1,306 @@
+//! The measured phase of a `flows:` workload: several request streams, each with its
+//! own submission queue, arbitrated into one device (timing mode).
+//!
+//! ```text
+//!  flow a (qd 1)   ──► SQ a ─┐
+//!  flow b (qd 32)  ──► SQ b ─┼─ arbiter (rr | wrr) ──► controller: ≤ interface.queue_depth
+//!  flow c (iops N) ──► SQ c ─┘                         commands in flight ──► link ──► FTL
+//! ```
+//!
+//! Each flow submits as its own workload says: closed loop with `qd` requests
+//! outstanding (the next submitted when one completes), or open loop at its `iops`
+//! arrival times (waiting for a free slot when `qd` are outstanding). The controller
+//! takes a command whenever it has fewer than `interface.queue_depth` in flight; when
+//! several queues have one waiting then, the arbiter picks. A request's latency runs
+//! from its submission (its arrival, open loop) to the host seeing it complete. The
+//! phase ends when the first flow runs out of requests.
+//!
+//! Each flow then runs alone on a copy of the same preconditioned device, as many
+//! requests as it issued together, and its slowdown is its mean latency together ÷
+//! alone; the fairness is the smallest
+//! slowdown ÷ the largest (Tavakkol et al., FAST'18, after Mutlu and Moscibroda).
+
+use super::recorder::Recorder;
+use crate::config::{Arbitration, Config};
+use crate::device::{Command, Device, Payload};
+use crate::error::{Error, Result};
+use crate::interface::{Arbiter, Link};
+use crate::latency::LatencyRecorder;
+use crate::report::{FlowReport, FlowsReport};
+use crate::workload::flows::FlowSpec;
+use crate::workload::{Op, Request, Synthetic, Workload};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// One flow while it runs.
+struct Flow {
+    workload: Synthetic,
+    depth: usize,
+    /// Its next request and when it is submitted (arrival, or a slot freed).
+    next: Option<(Request, u64)>,
+    /// Closed loop: the time of its latest submission.
+    clock: u64,
+    /// Completion times of its requests in flight.
+    outstanding: BinaryHeap<Reverse<u64>>,
+    latency: LatencyRecorder,
+    last_done: u64,
+    /// Requests it may still issue (an alone run repeats what it issued together).
+    left: u64,
+}
+
+impl Flow {
+    /// Draw the next request, and when it is submitted. False when the flow is done.
+    fn refill(&mut self) -> Result<bool> {
+        if self.next.is_some() {
+            return Ok(true);
+        }
+        if self.left == 0 {
+            return Ok(false);
+        }
+        let Some(req) = self.workload.next_request()? else {
+            return Ok(false);
+        };
+        self.left -= 1;
+        let mut at = req.arrival_ns.unwrap_or(self.clock).max(self.clock);
+        while self.outstanding.peek().is_some_and(|Reverse(t)| *t <= at) {
+            self.outstanding.pop();
+        }
+        if self.outstanding.len() >= self.depth {
+            let Reverse(t) = self.outstanding.pop().expect("a full queue holds requests");
+            at = at.max(t);
+        }
+        self.clock = at;
+        self.next = Some((req, at));
+        Ok(true)
+    }
+}
+
+/// What running the flows together (or one alone) left.
+pub(super) struct FlowsOutcome {
+    pub(super) latency: LatencyRecorder,
+    pub(super) elapsed_ns: u64,
+    per_flow: Vec<(LatencyRecorder, u64)>,
+    ended_by: usize,
+}
+
+/// The flows of `specs` on `device`, each issuing at most `limits` requests (`None`:
+/// its workload's): `rec` records the phase (`None` for an alone run).
+#[allow(clippy::too_many_arguments)]
+fn run(
+    cfg: &Config,
+    device: &mut Device,
+    specs: &[FlowSpec],
+    logical: u64,
+    page_size: u64,
+    seeds: &[u64],
+    limits: Option<&[u64]>,
+    mut rec: Option<&mut Recorder>,
+) -> Result<FlowsOutcome> {
+    let mut flows = specs
+        .iter()
+        .zip(seeds)
+        .enumerate()
+        .map(|(i, (s, &seed))| {
+            Ok(Flow {
+                workload: s.workload.build(logical, page_size, seed)?,
+                depth: s.queue_depth as usize,
+                next: None,
+                clock: 0,
+                outstanding: BinaryHeap::new(),
+                latency: LatencyRecorder::default(),
+                last_done: 0,
+                left: limits.map_or(u64::MAX, |l| l[i]),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut arbiter = Arbiter::new(cfg, specs)?;
+    let mut link = Link::new(cfg);
+    let cap = cfg.interface.queue_depth.max(1) as usize;
+    let mut in_flight: BinaryHeap<Reverse<u64>> = BinaryHeap::new();
+    let mut all = LatencyRecorder::default();
+    let mut now = 0u64;
+    let mut elapsed = 0u64;
+    let mut ended_by = None;
+    'phase: loop {
+        for (i, f) in flows.iter_mut().enumerate() {
+            if !f.refill()? {
+                ended_by = Some(i);
+                break 'phase;
+            }
+        }
+        // The controller takes a command once it has room and one has been submitted.
+        let earliest = flows
+            .iter()
+            .filter_map(|f| f.next.as_ref().map(|n| n.1))
+            .min()
+            .expect("every flow has a request");
+        now = now.max(earliest);
+        while in_flight.peek().is_some_and(|Reverse(t)| *t <= now) {
+            in_flight.pop();
+        }
+        if in_flight.len() >= cap {
+            let Reverse(t) = in_flight.pop().expect("full");
+            now = now.max(t);
+        }
+        let i = arbiter
+            .pick(|i| flows[i].next.as_ref().is_some_and(|n| n.1 <= now))
+            .expect("a flow's request was submitted by now");
+        let f = &mut flows[i];
+        let (req, submitted) = f.next.take().expect("picked");
+        let bytes = if req.op == Op::Trim {
+            0
+        } else {
+            req.pages as u64 * page_size
+        };
+        let at = link.to_device(req.op, bytes, now);
+        let cmd = Command {
+            payload: req.value.map_or(Payload::Unknown, Payload::Same),
+            hint: req.hint,
+            ..Command::new(req.op, req.lpn, req.pages)
+        };
+        let done = link.to_host(req.op, bytes, device.submit(at, &cmd)?);
+        f.outstanding.push(Reverse(done));
+        in_flight.push(Reverse(done));
+        let latency = done.saturating_sub(submitted);
+        f.latency.record(req.op == Op::Read, latency, bytes);
+        all.record(req.op == Op::Read, latency, bytes);
+        f.last_done = f.last_done.max(done);
+        elapsed = elapsed.max(done);
+        if let Some(r) = rec.as_deref_mut() {
+            let fraction = || {
+                flows
+                    .iter()
+                    .filter_map(|f| f.workload.progress())
+                    .fold(None, |m: Option<f64>, p| Some(m.map_or(p, |m| m.max(p))))
+            };
+            if !r.after(device, fraction)? {
+                break;
+            }
+        }
+    }
+    Ok(FlowsOutcome {
+        latency: all,
+        elapsed_ns: elapsed,
+        per_flow: flows
+            .into_iter()
+            .map(|f| (f.latency, f.last_done))
+            .collect(),
+        ended_by: ended_by.unwrap_or(0),
+    })
+}
+
+/// What a `flows:` run refuses up front: counting mode, and what its loop does not
+/// model (the host model and host write buffer, the oracle, power losses and a
+/// precondition replaying the workload).
+pub(super) fn refuse(cfg: &Config) -> Result<()> {
+    let refused = [
+        (!cfg.timing.enabled, "timing.enabled", "flows are a timing feature: set timing.enabled = true"),
+        (cfg.host.enabled(), "host.cache", "flows issue block requests to the device; the host model has its own threads (leave host.cache and host.threads unset)"),
+        (cfg.host.buffer.bytes() > 0, "host.buffer", "flows issue straight to the device's queues (leave host.buffer unset)"),
+        (cfg.gc.policy == crate::config::PolicySpec::Oracle, "gc.policy", "the oracle reads one request stream's future; flows are several"),
+        (!cfg.device.restart_at.is_empty() || cfg.device.power_loss_every > 0, "device.restart_at", "power losses are not modelled with flows"),
+        (cfg.precondition.replays_own_writes(), "precondition.pattern", "\"workload\" replays one workload's writes; with flows use \"uniform\""),
+        (cfg.needs_clock(), "device.buffer_max_dirty_age", "the device's clock (retention, refresh, dirty-page age) is not kept with flows"),
+    ];
+    match refused.iter().find(|(bad, ..)| *bad) {
+        Some((_, key, why)) => Err(Error::config(
+            *key,
+            format!("with a flows: workload: {why}"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The measured phase of `specs`: all of them together on `device`, recorded into
+/// `rec`; then each alone on a copy of `device` as it was before, for as many requests
+/// as it issued together (so both means cover the same stretch of its workload).
+pub(super) fn measure_flows(
+    cfg: &Config,
+    device: &mut Device,
+    specs: &[FlowSpec],
+    seed: u64,
+    rec: &mut Recorder,
+) -> Result<(FlowsOutcome, FlowsReport)> {
+    let logical = device.logical_pages();
+    let page_size = cfg.flash.page_size.bytes();
+    let seeds: Vec<u64> = (0..specs.len() as u64)
+        .map(|i| super::seeds::stream_seed(seed, i))
+        .collect();
+    let before = device.clone();
+    let out = run(
+        cfg,
+        device,
+        specs,
+        logical,
+        page_size,
+        &seeds,
+        None,
+        Some(rec),
+    )?;
+    let mut alone = Vec::with_capacity(specs.len());
+    for (i, spec) in specs.iter().enumerate() {
+        let issued = [out.per_flow[i].0.count()];
+        let mut copy = before.clone();
+        let one = std::slice::from_ref(spec);
+        let solo = run(
+            cfg,
+            &mut copy,
+            one,
+            logical,
+            page_size,
+            &seeds[i..=i],
+            Some(&issued),
+            None,
+        )?;
+        alone.push(mean_us(&solo.per_flow[0].0));
+    }
+    let total: u64 = out.per_flow.iter().map(|(l, _)| l.count()).sum();
+    let flows: Vec<FlowReport> = specs
+        .iter()
+        .zip(&out.per_flow)
+        .zip(&alone)
+        .enumerate()
+        .map(|(i, ((s, (lat, _)), &alone_mean_us))| {
+            let mean = mean_us(lat);
+            FlowReport {
+                name: s.name.clone(),
+                workload: s.workload.as_str().to_string(),
+                queue_depth: s.queue_depth,
+                class: s.class.map(|c| c.name().to_string()),
+                weight: Arbiter::new(cfg, specs).map(|a| a.weight(i)).unwrap_or(1),
+                requests: lat.count(),
+                share: if total > 0 {
+                    lat.count() as f64 / total as f64
+                } else {
+                    0.0
+                },
+                throughput: lat.throughput(out.elapsed_ns),
+                latency: lat.report(),
+                alone_mean_us,
+                slowdown: (alone_mean_us > 0.0 && lat.count() > 0).then(|| mean / alone_mean_us),
+            }
+        })
+        .collect();
+    let slowdowns: Option<Vec<f64>> = flows.iter().map(|f| f.slowdown).collect();
+    let fairness = slowdowns.filter(|s| !s.is_empty()).map(|s| {
+        let (lo, hi) = s.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        });
+        lo / hi
+    });
+    let report = FlowsReport {
+        arbitration: match cfg.interface.arbitration {
+            Arbitration::Rr => "rr",
+            Arbitration::Wrr => "wrr",
+        }
+        .to_string(),
+        ended_by: specs[out.ended_by].name.clone(),
+        fairness,
+        flows,
+    };
+    Ok((out, report))
+}
+
+fn mean_us(l: &LatencyRecorder) -> f64 {
+    l.mean_ns() / 1000.0
+}
