@@ -441,19 +441,34 @@ def fs(n: int) -> bool:
 FDP_SETS = ("fdp.enabled=true", "fdp.handles=2", "ftl.allocation=stripe")
 
 
+def paired(
+    n: int,
+    config: str,
+    first: tuple[str, tuple[str, ...]],
+    second: tuple[str, tuple[str, ...]],
+    rate,
+) -> tuple[list[float], list[float], float]:
+    """`n` pairs of runs (workload, sets), back to back: each side's `rate(report)` and
+    the median of the paired ratios (drift in the machine's speed moves both runs of a
+    pair)."""
+    a, b = [], []
+    for _ in range(n):
+        a.append(rate(run_once(config, *first)[0]))
+        b.append(rate(run_once(config, *second)[0]))
+    return a, b, med([x / y for x, y in zip(a, b, strict=True)])
+
+
 def fdp(n: int) -> bool:
     config = "benches/configs/counting-16g.toml"
     workload = "uniform:drive_writes=2"
     print("\nfdp: counting-16g with FDP on (64-plane superblock RUs) against page-mapped")
-    page, placed = [], []
-    for _ in range(n):
-        r, _ = run_once(config, workload)
-        page.append(r["flash"]["programs"] / r["run"]["measured_wall_s"])
-        r, _ = run_once(config, workload, FDP_SETS)
-        placed.append(r["flash"]["programs"] / r["run"]["measured_wall_s"])
-    # The median of the paired ratios: a pair runs back to back, so drift in the
-    # machine's speed moves both of its runs.
-    ratio = med([a / b for a, b in zip(page, placed, strict=True)])
+    page, placed, ratio = paired(
+        n,
+        config,
+        (workload, ()),
+        (workload, FDP_SETS),
+        lambda r: r["flash"]["programs"] / r["run"]["measured_wall_s"],
+    )
     print(f"  page-mapped {med(page) / 1e6:6.2f} M programs/s (runs: {fmt_runs(page)})")
     print(f"  FDP         {med(placed) / 1e6:6.2f} M programs/s (runs: {fmt_runs(placed)})")
     ok = ratio <= 1.2
@@ -474,13 +489,13 @@ def flows(n: int) -> bool:
     one = "flows:a=uniform:read=0.3:requests=400000:qd=32"
     four = ",".join(f"{x}=uniform:read=0.3:requests=100000:qd=8" for x in "abcd")
     print("\nflows: timing-8x8, 400,000 requests as one flow (QD 32) and as four (QD 8 each)")
-    single, multi = [], []
-    for _ in range(n):
-        r, _ = run_once(config, one)
-        single.append(r["host"]["requests"] / r["run"]["measured_wall_s"])
-        r, _ = run_once(config, "flows:" + four)
-        multi.append(r["host"]["requests"] / r["run"]["measured_wall_s"])
-    ratio = med([a / b for a, b in zip(single, multi, strict=True)])
+    single, multi, ratio = paired(
+        n,
+        config,
+        (one, ()),
+        ("flows:" + four, ()),
+        lambda r: r["host"]["requests"] / r["run"]["measured_wall_s"],
+    )
     print(f"  one flow   {med(single) / 1e6:6.2f} M requests/s (runs: {fmt_runs(single)})")
     print(f"  four flows {med(multi) / 1e6:6.2f} M requests/s (runs: {fmt_runs(multi)})")
     ok = ratio <= 1.3

@@ -737,3 +737,21 @@ def test_capture_interrupted_leaves_nothing(can_capture, tmp_path):
     assert not out.exists()
     assert not instance.exists()
     assert _leftovers(tmp_path, before) == []
+
+
+def test_a_ctrl_c_while_the_output_threads_start_is_an_interruption(tmp_path, monkeypatch):
+    """A Ctrl-C that lands while the output threads are being started (a loaded
+    machine makes that slow) propagates as the interruption (the command's group is
+    killed on the way), not as an error about joining a thread that never started."""
+    from zombiesim.capture import command
+
+    started = []
+
+    def interrupted_start(self):
+        started.append(self)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(command._Tee, "start", interrupted_start)
+    with pytest.raises(KeyboardInterrupt):
+        command._run_command(["sleep", "600"], tmp_path, None, False)
+    assert len(started) == 1

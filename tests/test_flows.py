@@ -134,3 +134,23 @@ def test_the_nvme_link_adds_its_time_to_every_command():
     nvme = zs.simulate(cfg.override(link), work, reproducible=True)["latency"]["read"]["mean_us"]
     # (Means from 3-significant-digit histograms: about 0.03 µs at 55 µs.)
     assert nvme - bare == pytest.approx(0.041 + 1.248 + 0.011, abs=0.05), (bare, nvme)
+
+
+def test_each_flow_has_its_latency_over_time_and_a_figure():
+    rep = zs.simulate(
+        timed(), "flows:a=randread:qd=1:requests=3000,b=randwrite:qd=8:requests=6000",
+        reproducible=True,
+    )  # fmt: skip
+    for f in rep.flows["flows"]:
+        times = [t for t, _ in f["series"]]
+        assert 16 <= len(times) <= 256 and times == sorted(times)
+        assert all(us > 0 for _, us in f["series"])
+    row = rep.to_row(lists=True)
+    assert len(row["flows.a.series_t_s"]) == len(rep.flows["flows"][0]["series"])
+    fig = zs.plot.flow_latency(zs.to_frame({"run": rep}, lists=True))
+    drawn = zs.plot.drawn(fig)
+    assert set(drawn["flow"]) == {"a", "b"} and len(drawn) > 32
+    empty = zs.plot.flow_latency(
+        zs.to_frame({"run": zs.simulate(timed(), "uniform:requests=100")}, lists=True)
+    )
+    assert zs.plot.drawn(empty).empty

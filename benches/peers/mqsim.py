@@ -836,12 +836,18 @@ def main_timing(args: argparse.Namespace, dev: Device, mqsims: dict[str, Path]) 
         )
         results[case.key] = {"title": case.title, "requests": n, "runs": runs}
         print_timed(f"{case.title}: {n:,} requests", runs)
-    if args.json:
-        settings = {k: v for k, v in vars(args).items() if k not in ("json", "workdir")}
-        settings = {k: str(v) if isinstance(v, Path) else v for k, v in settings.items()}
-        doc = {"settings": settings, "machine": cpu_model(), "results": results}
-        args.json.write_text(json.dumps(doc, indent=2) + "\n")
+    write_json(args, results)
     return 0
+
+
+def write_json(args: argparse.Namespace, results: dict) -> None:
+    """`--json`: the figures, the settings that made them and the machine."""
+    if not args.json:
+        return
+    settings = {k: v for k, v in vars(args).items() if k not in ("json", "workdir")}
+    settings = {k: str(v) if isinstance(v, Path) else v for k, v in settings.items()}
+    doc = {"settings": settings, "machine": cpu_model(), "results": results}
+    args.json.write_text(json.dumps(doc, indent=2) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1059,11 +1065,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"warning: {label} has {lp} logical pages, MQSim {dev.mqsim_logical_pages()}")
         results[case] = runs
         print_table(case, fill, total, runs)
-    if args.json:
-        settings = {k: v for k, v in vars(args).items() if k not in ("json", "workdir")}
-        settings = {k: str(v) if isinstance(v, Path) else v for k, v in settings.items()}
-        doc = {"settings": settings, "machine": cpu_model(), "results": results}
-        args.json.write_text(json.dumps(doc, indent=2) + "\n")
+    write_json(args, results)
     return 0
 
 

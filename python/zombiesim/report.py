@@ -203,8 +203,10 @@ class Report(Section):
 
         With `lists=True` the row also carries what the figures draw, as lists (one
         value per point): `series.<field>` for every field of the time series plus
-        `series.drive_writes`, and for timed runs `latency.<kind>.cdf_q` and
-        `latency.<kind>.cdf_us` (kind `read`, `write`, `all`)."""
+        `series.drive_writes`, for timed runs `latency.<kind>.cdf_q` and
+        `latency.<kind>.cdf_us` (kind `read`, `write`, `all`), and for `flows:` runs
+        `flows.<name>.series_t_s` and `flows.<name>.series_mean_us` (each flow's latency
+        over the phase)."""
         data = dict(self._data)
         run = dict(data.pop("run", {}) or {})
         config = run.pop("config", {}) or {}
@@ -273,6 +275,10 @@ class Report(Section):
         ]
         for name in fields:
             out[f"series.{name}"] = [p.get(name) for p in series]
+        for flow in (self._data.get("flows") or {}).get("flows", []):
+            points = flow.get("series") or []
+            out[f"flows.{flow['name']}.series_t_s"] = [t for t, _ in points]
+            out[f"flows.{flow['name']}.series_mean_us"] = [us for _, us in points]
         latency = self._data.get("latency")
         if latency is not None:
             for kind in ("read", "write", "all"):

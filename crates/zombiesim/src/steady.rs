@@ -65,6 +65,11 @@ impl Checkpoints {
         self.next = count + self.step;
     }
 
+    /// The points held, `(count, amount)`, from `(0, 0)`.
+    pub fn points(&self) -> &[(u64, u64)] {
+        &self.points
+    }
+
     /// The amount per unit of count over the quarter before the last and over the last
     /// one, the phase ending at `(count, amount)`; `None` when either quarter holds no
     /// count (fewer than four points in the phase).

@@ -117,7 +117,9 @@ def _run_command(
     finally:
         _kill_group(proc)  # whatever it left running (and all of it on Ctrl-C)
         for t in tees:
-            t.join(timeout=5)
+            # A Ctrl-C during `start` leaves a thread that never started to join.
+            if t.ident is not None:
+                t.join(timeout=5)
     return status, timed_out, elapsed, b"".join(sink)
 
 

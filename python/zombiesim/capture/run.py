@@ -354,13 +354,27 @@ def _teardown(
     if mnt is not None:
         step(f"unmounting {mnt}", lambda: _umount(mnt))
     if loop is not None:
-        step(f"detaching {loop}", lambda: _run(["losetup", "-d", loop], "losetup -d"))
+        step(f"detaching {loop}", lambda: _detach(loop))
     mount_point = work / "mnt"
     if not os.path.ismount(mount_point):
         shutil.rmtree(work, ignore_errors=True)
     elif mnt is not None:
         warnings.append(f"{mount_point} is still mounted; {work} was left in place")
     return warnings
+
+
+def _detach(loop: str, timeout_s: float = 30.0) -> None:
+    """Detach `loop` and wait until the kernel has let it go. `losetup -d` on a device
+    something still holds for a moment (udev probing it after the unmount) only marks it
+    to be cleared when the holder lets go, so the capture would end with its image
+    still attached; its `backing_file` in sysfs is gone once it is released."""
+    _run(["losetup", "-d", loop], "losetup -d")
+    backing = Path("/sys/block") / Path(loop).name / "loop" / "backing_file"
+    deadline = time.monotonic() + timeout_s
+    while backing.exists():
+        if time.monotonic() > deadline:
+            raise OSError(f"{loop} is still attached {timeout_s:.0f} s after losetup -d")
+        time.sleep(0.02)
 
 
 def _umount(mnt: Path) -> None:

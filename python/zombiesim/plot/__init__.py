@@ -19,7 +19,7 @@ layout has sized the panel), and a value axis is logarithmic only when its posit
 values span more than `LOG_RATIO` (30x; `value_scale`), linear otherwise.
 
 Modules: `scalar` (`metric`, `waf`, `erases`), `latency` (`latency_cdf`,
-`latency_percentiles`), `timeseries` (`series`), `causes` (`copies_by_cause`,
+`latency_percentiles`, `flow_latency`), `timeseries` (`series`), `causes` (`copies_by_cause`,
 `gc_copies`), `heat` (`heatmap`), `figure` (`panels`, `legend`, `drawn`, the two
 rules) and `columns` (what a name means, which rows are drawn).
 
@@ -43,7 +43,7 @@ from .figure import (
     value_scale,
 )
 from .heat import heatmap
-from .latency import latency_cdf, latency_percentiles
+from .latency import flow_latency, latency_cdf, latency_percentiles
 from .scalar import erases, metric, waf
 from .timeseries import series
 
@@ -55,6 +55,7 @@ __all__ = [
     "copies_by_cause",
     "drawn",
     "erases",
+    "flow_latency",
     "gc_copies",
     "heatmap",
     "is_numeric",

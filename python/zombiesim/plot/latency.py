@@ -1,4 +1,5 @@
-"""Request latency: the CDF of each timed run and its percentiles."""
+"""Request latency: the CDF of each timed run, its percentiles, and each flow's latency
+over time."""
 
 from __future__ import annotations
 
@@ -83,5 +84,47 @@ def latency_percentiles(df, kind: str = "all", ax=None):
         set_value_scale(ax, data[[p for p, _ in PERCENTILES]].to_numpy().ravel(), bars=True)
         ax.set_title(title)
         legend(ax)
+    record(ax, data)
+    return fig
+
+
+def flow_latency(df, ax=None):
+    """Each flow's mean latency over simulated time (`flows.<name>.series_mean_us`
+    against `.series_t_s`, the list columns of a `flows:` run), one colour per flow
+    (and per run, labelled `run / flow`, when the frame holds several); a log µs axis
+    when the latencies span more than `figure.LOG_RATIO`. Says "no flows" in the panel
+    when no run had a `flows:` workload."""
+    frame = runs(df)
+    fig, ax = target(ax)
+    title = "Latency of each flow over time"
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("mean latency (µs)")
+    names = [
+        c[len("flows.") : -len(".series_t_s")]
+        for c in frame.columns
+        if c.startswith("flows.") and c.endswith(".series_t_s")
+    ]
+    rows = []
+    for r in range(len(frame)):
+        for name in names:
+            xs = frame[f"flows.{name}.series_t_s"].iloc[r]
+            ys = frame[f"flows.{name}.series_mean_us"].iloc[r]
+            if missing(xs) or not len(xs):
+                continue
+            label = name if len(frame) == 1 else f"{frame['label'].iloc[r]} / {name}"
+            ax.plot(list(xs), list(ys), lw=1.4, color=colour(len({x[0] for x in rows})),
+                    label=label)  # fmt: skip
+            rows += [(label, t, us) for t, us in zip(xs, ys, strict=True)]
+    import pandas as pd
+
+    data = pd.DataFrame(rows, columns=["flow", "t_s", "mean_us"])
+    if not rows:
+        no_data(ax, "no flows\n(give a flows: workload)", title)
+    else:
+        if set_value_scale(ax, data["mean_us"]) == "log":
+            ax.set_ylabel("mean latency (µs, log scale)")
+        ax.grid(alpha=0.3, which="both")
+        ax.set_title(title)
+        legend(ax, "flow")
     record(ax, data)
     return fig

@@ -24,6 +24,10 @@ pub struct FlowReport {
     pub alone_mean_us: f64,
     /// Mean latency together ÷ alone (1: no interference).
     pub slowdown: Option<f64>,
+    /// Its latency over the phase: `[t_s, mean_us]`, the mean latency of the requests
+    /// it issued since the previous point and when the last of them completed (between
+    /// 128 and 256 points once it issued 4,096 requests).
+    pub series: Vec<[f64; 2]>,
 }
 
 /// Every flow, and the fairness among them.

@@ -27,6 +27,7 @@ use crate::error::{Error, Result};
 use crate::interface::{Arbiter, Link};
 use crate::latency::LatencyRecorder;
 use crate::report::{FlowReport, FlowsReport};
+use crate::steady::Checkpoints;
 use crate::workload::flows::FlowSpec;
 use crate::workload::{Op, Request, Synthetic, Workload};
 use std::cmp::Reverse;
@@ -43,6 +44,10 @@ struct Flow {
     /// Completion times of its requests in flight.
     outstanding: BinaryHeap<Reverse<u64>>,
     latency: LatencyRecorder,
+    /// Summed latency and the latest completion against requests issued (the series).
+    latency_sum: u64,
+    by_latency: Checkpoints,
+    by_time: Checkpoints,
     last_done: u64,
     /// Requests it may still issue (an alone run repeats what it issued together).
     left: u64,
@@ -79,7 +84,7 @@ impl Flow {
 pub(super) struct FlowsOutcome {
     pub(super) latency: LatencyRecorder,
     pub(super) elapsed_ns: u64,
-    per_flow: Vec<(LatencyRecorder, u64)>,
+    per_flow: Vec<(LatencyRecorder, Vec<[f64; 2]>)>,
     ended_by: usize,
 }
 
@@ -108,6 +113,9 @@ fn run(
                 clock: 0,
                 outstanding: BinaryHeap::new(),
                 latency: LatencyRecorder::default(),
+                latency_sum: 0,
+                by_latency: Checkpoints::default(),
+                by_time: Checkpoints::default(),
                 last_done: 0,
                 left: limits.map_or(u64::MAX, |l| l[i]),
             })
@@ -165,6 +173,10 @@ fn run(
         f.latency.record(req.op == Op::Read, latency, bytes);
         all.record(req.op == Op::Read, latency, bytes);
         f.last_done = f.last_done.max(done);
+        f.latency_sum += latency;
+        let (n, sum, last) = (f.latency.count(), f.latency_sum, f.last_done);
+        f.by_latency.observe(n, || sum);
+        f.by_time.observe(n, || last);
         elapsed = elapsed.max(done);
         if let Some(r) = rec.as_deref_mut() {
             let fraction = || {
@@ -183,7 +195,11 @@ fn run(
         elapsed_ns: elapsed,
         per_flow: flows
             .into_iter()
-            .map(|f| (f.latency, f.last_done))
+            .map(|f| {
+                let end = (f.latency.count(), f.latency_sum, f.last_done);
+                let series = series(&f.by_latency, &f.by_time, end);
+                (f.latency, series)
+            })
             .collect(),
         ended_by: ended_by.unwrap_or(0),
     })
@@ -260,7 +276,7 @@ pub(super) fn measure_flows(
         .zip(&out.per_flow)
         .zip(&alone)
         .enumerate()
-        .map(|(i, ((s, (lat, _)), &alone_mean_us))| {
+        .map(|(i, ((s, (lat, series)), &alone_mean_us))| {
             let mean = mean_us(lat);
             FlowReport {
                 name: s.name.clone(),
@@ -278,6 +294,7 @@ pub(super) fn measure_flows(
                 latency: lat.report(),
                 alone_mean_us,
                 slowdown: (alone_mean_us > 0.0 && lat.count() > 0).then(|| mean / alone_mean_us),
+                series: series.clone(),
             }
         })
         .collect();
@@ -299,6 +316,27 @@ pub(super) fn measure_flows(
         flows,
     };
     Ok((out, report))
+}
+
+/// `[t_s, mean_us]` between consecutive points of the two logs (taken at the same
+/// counts), the last window ending at `end` (requests, summed latency, last completion).
+fn series(by_latency: &Checkpoints, by_time: &Checkpoints, end: (u64, u64, u64)) -> Vec<[f64; 2]> {
+    let mut points: Vec<(u64, u64, u64)> = by_latency
+        .points()
+        .iter()
+        .zip(by_time.points())
+        .map(|(&(n, sum), &(_, t))| (n, sum, t))
+        .collect();
+    if points.last().is_some_and(|p| p.0 < end.0) {
+        points.push(end);
+    }
+    points
+        .windows(2)
+        .map(|w| {
+            let (n, sum) = (w[1].0 - w[0].0, w[1].1 - w[0].1);
+            [w[1].2 as f64 / 1e9, sum as f64 / n as f64 / 1000.0]
+        })
+        .collect()
 }
 
 fn mean_us(l: &LatencyRecorder) -> f64 {
