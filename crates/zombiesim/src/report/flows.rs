@@ -20,7 +20,8 @@ pub struct FlowReport {
     pub share: f64,
     pub throughput: Throughput,
     pub latency: LatencyReport,
-    /// Its mean latency when it ran alone on the same preconditioned device, µs.
+    /// Its mean latency when it ran alone on the same preconditioned device, µs (0 when
+    /// the run was interrupted before the alone runs).
     pub alone_mean_us: f64,
     /// Mean latency together ÷ alone (1: no interference).
     pub slowdown: Option<f64>,

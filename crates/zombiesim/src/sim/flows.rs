@@ -15,8 +15,9 @@
 //! from its submission (its arrival, open loop) to the host seeing it complete. The
 //! phase ends when the first flow runs out of requests.
 //!
-//! Each flow then runs alone on a copy of the same preconditioned device, as many
-//! requests as it issued together, and its slowdown is its mean latency together ÷
+//! Each flow then runs alone on a copy of the same preconditioned device (held
+//! through the shared run: a flows run keeps two copies of the device's state), as many
+//! requests as it issued together (not after an interruption), and its slowdown is its mean latency together ÷
 //! alone; the fairness is the smallest
 //! slowdown ÷ the largest (Tavakkol et al., FAST'18, after Mutlu and Moscibroda).
 
@@ -214,7 +215,8 @@ pub(super) fn refuse(cfg: &Config) -> Result<()> {
         (cfg.host.enabled(), "host.cache", "flows issue block requests to the device; the host model has its own threads (leave host.cache and host.threads unset)"),
         (cfg.host.buffer.bytes() > 0, "host.buffer", "flows issue straight to the device's queues (leave host.buffer unset)"),
         (cfg.gc.policy == crate::config::PolicySpec::Oracle, "gc.policy", "the oracle reads one request stream's future; flows are several"),
-        (!cfg.device.restart_at.is_empty() || cfg.device.power_loss_every > 0, "device.restart_at", "power losses are not modelled with flows"),
+        (!cfg.device.restart_at.is_empty(), "device.restart_at", "power losses are not modelled with flows"),
+        (cfg.device.power_loss_every > 0, "device.power_loss_every", "power losses are not modelled with flows"),
         (cfg.precondition.replays_own_writes(), "precondition.pattern", "\"workload\" replays one workload's writes; with flows use \"uniform\""),
         (cfg.needs_clock(), "device.buffer_max_dirty_age", "the device's clock (retention, refresh, dirty-page age) is not kept with flows"),
     ];
@@ -242,6 +244,7 @@ pub(super) fn measure_flows(
     let seeds: Vec<u64> = (0..specs.len() as u64)
         .map(|i| super::seeds::stream_seed(seed, i))
         .collect();
+    let arbiter = Arbiter::new(cfg, specs)?;
     let before = device.clone();
     let out = run(
         cfg,
@@ -251,10 +254,12 @@ pub(super) fn measure_flows(
         page_size,
         &seeds,
         None,
-        Some(rec),
+        Some(&mut *rec),
     )?;
+    // An interrupted run is reported as far as it went, without the alone runs.
+    let stopped = rec.ticker.stopped;
     let mut alone = Vec::with_capacity(specs.len());
-    for (i, spec) in specs.iter().enumerate() {
+    for (i, spec) in specs.iter().enumerate().filter(|_| !stopped) {
         let issued = [out.per_flow[i].0.count()];
         let mut copy = before.clone();
         let one = std::slice::from_ref(spec);
@@ -274,16 +279,16 @@ pub(super) fn measure_flows(
     let flows: Vec<FlowReport> = specs
         .iter()
         .zip(&out.per_flow)
-        .zip(&alone)
+        .zip(alone.iter().copied().chain(std::iter::repeat(0.0)))
         .enumerate()
-        .map(|(i, ((s, (lat, series)), &alone_mean_us))| {
+        .map(|(i, ((s, (lat, series)), alone_mean_us))| {
             let mean = mean_us(lat);
             FlowReport {
                 name: s.name.clone(),
                 workload: s.workload.as_str().to_string(),
                 queue_depth: s.queue_depth,
                 class: s.class.map(|c| c.name().to_string()),
-                weight: Arbiter::new(cfg, specs).map(|a| a.weight(i)).unwrap_or(1),
+                weight: arbiter.weight(i),
                 requests: lat.count(),
                 share: if total > 0 {
                     lat.count() as f64 / total as f64
