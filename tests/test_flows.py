@@ -154,3 +154,11 @@ def test_each_flow_has_its_latency_over_time_and_a_figure():
         zs.to_frame({"run": zs.simulate(timed(), "uniform:requests=100")}, lists=True)
     )
     assert zs.plot.drawn(empty).empty
+
+
+def test_a_flows_run_is_deterministic():
+    spec = "flows:a=randread:qd=2:requests=800,b=zipf:theta=0.9:requests=1600:qd=4"
+    a = zs.simulate(timed(), spec, reproducible=True, seed=7).to_json()
+    b = zs.simulate(timed(), spec, reproducible=True, seed=7).to_json()
+    c = zs.simulate(timed(), spec, reproducible=True, seed=8).to_json()
+    assert a == b and a != c
