@@ -12,11 +12,7 @@ impl HostSim<'_> {
     /// Submit one device command at `now`; returns its completion time. Piggybacked
     /// notifications ride on every read and write.
     fn submit(&mut self, now: u64, cmd: Command, observer: &mut dyn Observer) -> Result<u64> {
-        let bytes = if matches!(cmd.op, Op::Trim | Op::Flush) {
-            0
-        } else {
-            cmd.pages as u64 * self.page_bytes()
-        };
+        let bytes = crate::interface::payload_bytes(cmd.op, cmd.pages, self.page_bytes());
         let issue = self.queue.issue(now);
         let at = self.link.to_device(cmd.op, bytes, issue);
         let host = &self.cache;

@@ -28,6 +28,16 @@
 use crate::config::Config;
 use crate::workload::Op;
 
+/// The data a command of `op` over `pages` pages carries across the link (none for a
+/// trim or a flush).
+#[inline]
+pub fn payload_bytes(op: Op, pages: u32, page_size: u64) -> u64 {
+    match op {
+        Op::Read | Op::Write => pages as u64 * page_size,
+        _ => 0,
+    }
+}
+
 /// The host interface's time per command (ns, and ns per byte of data).
 #[derive(Clone, Debug, Default)]
 pub struct Link {

@@ -21,7 +21,7 @@ mod arbiter;
 mod link;
 
 pub use arbiter::Arbiter;
-pub use link::Link;
+pub use link::{payload_bytes, Link};
 
 use crate::config::{Config, Replay};
 use crate::latency::{LatencyRecorder, LatencyReport, Throughput};
@@ -136,11 +136,7 @@ impl HostInterface {
     }
 
     fn bytes(&self, req: &Request) -> u64 {
-        if req.op == Op::Trim {
-            0
-        } else {
-            req.pages as u64 * self.page_size
-        }
+        payload_bytes(req.op, req.pages, self.page_size)
     }
 
     /// `req`, issued by the host at `issue`: when the controller has it with its data.

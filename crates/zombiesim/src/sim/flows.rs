@@ -25,25 +25,20 @@ use super::recorder::Recorder;
 use crate::config::{Arbitration, Config};
 use crate::device::{Command, Device, Payload};
 use crate::error::{Error, Result};
-use crate::interface::{Arbiter, Link};
+use crate::interface::{payload_bytes, Arbiter, Link, Queue};
 use crate::latency::LatencyRecorder;
 use crate::report::{FlowReport, FlowsReport};
 use crate::steady::Checkpoints;
 use crate::workload::flows::FlowSpec;
 use crate::workload::{Op, Request, Synthetic, Workload};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// One flow while it runs.
 struct Flow {
     workload: Synthetic,
-    depth: usize,
+    /// Its submission queue's `qd` slots.
+    queue: Queue,
     /// Its next request and when it is submitted (arrival, or a slot freed).
     next: Option<(Request, u64)>,
-    /// Closed loop: the time of its latest submission.
-    clock: u64,
-    /// Completion times of its requests in flight.
-    outstanding: BinaryHeap<Reverse<u64>>,
     latency: LatencyRecorder,
     /// Summed latency and the latest completion against requests issued (the series).
     latency_sum: u64,
@@ -67,15 +62,9 @@ impl Flow {
             return Ok(false);
         };
         self.left -= 1;
-        let mut at = req.arrival_ns.unwrap_or(self.clock).max(self.clock);
-        while self.outstanding.peek().is_some_and(|Reverse(t)| *t <= at) {
-            self.outstanding.pop();
-        }
-        if self.outstanding.len() >= self.depth {
-            let Reverse(t) = self.outstanding.pop().expect("a full queue holds requests");
-            at = at.max(t);
-        }
-        self.clock = at;
+        // Open loop at its arrival, closed loop as soon as a slot frees (a queue never
+        // issues before its latest command).
+        let at = self.queue.issue(req.arrival_ns.unwrap_or(0));
         self.next = Some((req, at));
         Ok(true)
     }
@@ -109,10 +98,8 @@ fn run(
         .map(|(i, (s, &seed))| {
             Ok(Flow {
                 workload: s.workload.build(logical, page_size, seed)?,
-                depth: s.queue_depth as usize,
+                queue: Queue::new(s.queue_depth),
                 next: None,
-                clock: 0,
-                outstanding: BinaryHeap::new(),
                 latency: LatencyRecorder::default(),
                 latency_sum: 0,
                 by_latency: Checkpoints::default(),
@@ -124,10 +111,9 @@ fn run(
         .collect::<Result<Vec<_>>>()?;
     let mut arbiter = Arbiter::new(cfg, specs)?;
     let mut link = Link::new(cfg);
-    let cap = cfg.interface.queue_depth.max(1) as usize;
-    let mut in_flight: BinaryHeap<Reverse<u64>> = BinaryHeap::new();
+    // The controller's slots: `interface.queue_depth` commands in flight.
+    let mut controller = Queue::new(cfg.interface.queue_depth);
     let mut all = LatencyRecorder::default();
-    let mut now = 0u64;
     let mut elapsed = 0u64;
     let mut ended_by = None;
     'phase: loop {
@@ -143,24 +129,13 @@ fn run(
             .filter_map(|f| f.next.as_ref().map(|n| n.1))
             .min()
             .expect("every flow has a request");
-        now = now.max(earliest);
-        while in_flight.peek().is_some_and(|Reverse(t)| *t <= now) {
-            in_flight.pop();
-        }
-        if in_flight.len() >= cap {
-            let Reverse(t) = in_flight.pop().expect("full");
-            now = now.max(t);
-        }
+        let now = controller.issue(earliest);
         let i = arbiter
             .pick(|i| flows[i].next.as_ref().is_some_and(|n| n.1 <= now))
             .expect("a flow's request was submitted by now");
         let f = &mut flows[i];
         let (req, submitted) = f.next.take().expect("picked");
-        let bytes = if req.op == Op::Trim {
-            0
-        } else {
-            req.pages as u64 * page_size
-        };
+        let bytes = payload_bytes(req.op, req.pages, page_size);
         let at = link.to_device(req.op, bytes, now);
         let cmd = Command {
             payload: req.value.map_or(Payload::Unknown, Payload::Same),
@@ -168,8 +143,8 @@ fn run(
             ..Command::new(req.op, req.lpn, req.pages)
         };
         let done = link.to_host(req.op, bytes, device.submit(at, &cmd)?);
-        f.outstanding.push(Reverse(done));
-        in_flight.push(Reverse(done));
+        f.queue.complete(done);
+        controller.complete(done);
         let latency = done.saturating_sub(submitted);
         f.latency.record(req.op == Op::Read, latency, bytes);
         all.record(req.op == Op::Read, latency, bytes);
@@ -180,11 +155,12 @@ fn run(
         f.by_time.observe(n, || last);
         elapsed = elapsed.max(done);
         if let Some(r) = rec.as_deref_mut() {
+            // The phase ends with the flow that runs out first.
             let fraction = || {
                 flows
                     .iter()
                     .filter_map(|f| f.workload.progress())
-                    .fold(None, |m: Option<f64>, p| Some(m.map_or(p, |m| m.max(p))))
+                    .max_by(f64::total_cmp)
             };
             if !r.after(device, fraction)? {
                 break;
