@@ -30,4 +30,5 @@ mod timing;
 mod trace_replay;
 mod traces;
 mod validation;
+mod victim_external;
 mod zombie;

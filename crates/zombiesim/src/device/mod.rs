@@ -162,6 +162,11 @@ impl Device {
         self.ftl.as_ref()
     }
 
+    /// Every GC unit's victim policy asks `chooser` from now on (a fresh device only).
+    pub fn use_chooser(&mut self, chooser: &std::sync::Arc<dyn crate::gc::Chooser>) -> Result<()> {
+        self.ftl.use_chooser(chooser)
+    }
+
     /// The write buffer, when there is one.
     pub fn buffer(&self) -> Option<&WriteBuffer> {
         self.buffer.as_ref()

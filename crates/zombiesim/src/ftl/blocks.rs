@@ -40,6 +40,32 @@ pub struct GcUnit {
     pub valid_limit: u64,
     /// The unit's victim policy: its candidates are the unit's closed blocks.
     pub policy: Box<dyn VictimPolicy>,
+    /// The policy's candidates are numbered `first_candidate ..` (`candidates` of
+    /// them): blocks, or with FDP reclaim units.
+    first_candidate: u32,
+    candidates: u32,
+}
+
+/// `policy` behind `placement`'s chain of FIFO groups when it has one (MiDAS), for
+/// a unit whose candidates are `first ..` (`count` of them).
+fn chained(
+    policy: Box<dyn VictimPolicy>,
+    placement: &dyn Placement,
+    first: u32,
+    count: u32,
+    streams: u32,
+) -> Box<dyn VictimPolicy> {
+    if placement.chained() {
+        Box::new(Chained::new(
+            policy,
+            first,
+            count,
+            streams,
+            placement.chain(),
+        ))
+    } else {
+        policy
+    }
 }
 
 /// Free lists, write frontiers, GC units and the placement policy over a device's
@@ -129,16 +155,15 @@ impl BlockManager {
                     valid: 0,
                     programmed: 0,
                     valid_limit: ((share + capacity) / 2.0) as u64,
-                    policy: {
-                        let policy =
-                            gc::build(cfg.gc.scoring(), cfg.gc.cb_age, first, count, pages);
-                        if placement.chained() {
-                            let chain = placement.chain();
-                            Box::new(Chained::new(policy, first, count, layout.streams, chain))
-                        } else {
-                            policy
-                        }
-                    },
+                    policy: chained(
+                        gc::build(cfg.gc.scoring(), cfg.gc.cb_age, first, count, pages),
+                        placement.as_ref(),
+                        first,
+                        count,
+                        layout.streams,
+                    ),
+                    first_candidate: first,
+                    candidates: count,
                 }
             })
             .collect();
@@ -168,6 +193,28 @@ impl BlockManager {
             blocks_per_plane: bpp,
             rus,
         }
+    }
+
+    /// Every unit's victim policy asks `chooser` from now on (still behind the
+    /// placement's chain of groups, if it has one); refused once a unit has candidates.
+    pub fn use_chooser(&mut self, chooser: &std::sync::Arc<dyn gc::Chooser>) -> Result<()> {
+        if self.units.iter().any(|u| !u.policy.is_empty()) {
+            return Err(Error::integrity(
+                "an external victim policy must be given before any block is closed",
+            ));
+        }
+        for unit in &mut self.units {
+            let (first, count) = (unit.first_candidate, unit.candidates);
+            let external = Box::new(gc::External::new(chooser.clone(), first, count));
+            unit.policy = chained(
+                external,
+                self.placement.as_ref(),
+                first,
+                count,
+                self.streams,
+            );
+        }
+        Ok(())
     }
 
     /// What the placement fitted to the workload, if it fits anything.

@@ -169,6 +169,10 @@ impl VictimPolicy for Chained {
         }
     }
 
+    fn failure(&self) -> Option<String> {
+        self.tail.failure()
+    }
+
     fn select(&mut self, ctx: &mut SelectCtx) -> Option<u32> {
         self.popped = false;
         let chain = ctx.chain;
@@ -177,6 +181,9 @@ impl VictimPolicy for Chained {
             return Some(block);
         }
         let pick = self.tail.select(ctx);
+        if pick.is_none() && self.tail.failure().is_some() {
+            return None;
+        }
         let valid = |b: u32| ctx.flash.valid_count[b as usize];
         // A block with nothing valid is free to take, wherever it is.
         if let Some(block) = pick.filter(|&b| valid(b) == 0) {

@@ -23,12 +23,16 @@
 //! Zombie-aware policies key on the zombie count the event carries; the others ignore it.
 //! | popularity | buckets by `v + min(w, i/2)` | O(1) | O(blocks / 4096) words |
 //!
+//! Beside them, [`External`] asks a [`Chooser`] outside the simulator (the Python
+//! binding's `victim=`) with the whole candidate set, sorted by block number.
+//!
 //! Ties go to the lowest block number so runs are deterministic.
 
 mod block_stats;
 pub mod buckets;
 mod chained;
 mod cost_benefit;
+mod external;
 mod greedy;
 mod policy;
 mod popularity;
@@ -40,6 +44,7 @@ pub use block_stats::BlockStats;
 pub use buckets::BucketIndex;
 pub use chained::Chained;
 pub use cost_benefit::CostBenefit;
+pub use external::{Candidates, Chooser, External};
 pub use greedy::Greedy;
 pub use policy::{PolicyArgs, SelectCtx, VictimPolicy};
 pub use popularity::Popularity;

@@ -41,6 +41,11 @@ pub trait VictimPolicy: Send + dyn_clone::DynClone {
     fn advances(&self) -> bool {
         false
     }
+    /// Why the last selection found no victim although there were candidates (a
+    /// policy decided outside the simulator failed): the run stops with it.
+    fn failure(&self) -> Option<String> {
+        None
+    }
     /// Whether there are no candidates.
     fn is_empty(&self) -> bool {
         self.len() == 0

@@ -44,6 +44,14 @@ impl CandidateList {
         self.pos[local] = NONE;
     }
 
+    /// Whether `block` is in the set (false for a block outside its range).
+    pub fn contains(&self, block: u32) -> bool {
+        block
+            .checked_sub(self.first_block)
+            .and_then(|local| self.pos.get(local as usize))
+            .is_some_and(|&p| p != NONE)
+    }
+
     pub fn as_slice(&self) -> &[u32] {
         &self.items
     }

@@ -220,6 +220,7 @@ impl Report {
                 } else {
                     1.0
                 },
+                victim_policy: None,
             },
             content,
             buffer,

@@ -217,6 +217,10 @@ pub struct RunInfo {
     pub interrupted: bool,
     /// Fraction of the measured phase that ran (1.0 unless interrupted).
     pub progress: f64,
+    /// The victim policy chosen outside the simulator that ran in place of
+    /// `gc.policy` (Python's `victim=`); absent when `gc.policy` decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub victim_policy: Option<String>,
 }
 
 /// Everything a run produced.

@@ -43,7 +43,7 @@ mod seeds;
 mod source;
 mod warm;
 
-pub use options::RunOptions;
+pub use options::{ExternalVictim, RunOptions};
 pub use progress::{Phase, Progress};
 pub use seeds::stream_seed;
 pub use warm::{PreconditionCache, PreconditionCacheStats};
@@ -313,7 +313,7 @@ fn run(
 
     let driver = phase.measured.sections(cfg.timing.enabled);
     let ftl = device.ftl();
-    Report::assemble(RunParts {
+    let mut report = Report::assemble(RunParts {
         cfg,
         geo,
         label,
@@ -343,7 +343,9 @@ fn run(
         fs: phase.fs,
         oracle: phase.oracle,
         flows: phase.flows,
-    })
+    })?;
+    report.run.victim_policy = opts.victim.as_ref().map(|v| v.0.name());
+    Ok(report)
 }
 
 /// A new device of `cfg`, preconditioned (timing off), and whether its WA settled: a
@@ -363,13 +365,17 @@ fn preconditioned_device(
         stream_seed(opts.seed, STREAM_PRECONDITION),
     )?;
     // A preconditioning that replays the workload's own writes depends on the workload.
+    // So does one whose victims are chosen outside (the cache cannot tell choosers apart).
     let cached = (opts.precondition_cache.as_deref())
-        .filter(|_| own.is_none())
+        .filter(|_| own.is_none() && opts.victim.is_none())
         .map(|cache| (cache, warm::key(cfg, opts.seed, opts.verify)));
     if let Some(hit) = cached.as_ref().and_then(|(cache, key)| cache.get(key)) {
         return Ok(hit);
     }
     let mut device = Device::new(cfg, stream_seed(opts.seed, STREAM_GC), opts.verify)?;
+    if let Some(victim) = &opts.victim {
+        device.use_chooser(&victim.0)?;
+    }
     device.set_timing(false);
     let steady = precondition(cfg, &mut device, own, opts, ticker)?;
     // An interrupted preconditioning is not the device the key names.
@@ -426,12 +432,42 @@ fn refuse_for_run(cfg: &Config, source: &Source, opts: &RunOptions) -> Result<()
              workload (fs:...) says",
         ));
     }
+    if opts.victim.is_some() {
+        refuse_for_external_victim(cfg)?;
+    }
     if cfg.gc.skip_shadows && !cfg.device.buffer_nonvolatile && !opts.force_unsafe {
         return Err(crate::Error::config(
             "gc.skip_shadows",
             "drops flash copies whose newer copy is only in the device buffer; with a \
              volatile buffer (device.buffer_nonvolatile = false) a power loss then loses \
              data: set device.buffer_nonvolatile = true (or give --force-unsafe, force_unsafe=True in Python, to see the loss)",
+        ));
+    }
+    Ok(())
+}
+
+/// What a victim policy chosen outside the simulator ([`RunOptions::victim`]) cannot
+/// run with: another `gc.policy` (it would silently not run), a block-mapped FTL (no
+/// victim policy to replace).
+fn refuse_for_external_victim(cfg: &Config) -> Result<()> {
+    if cfg.gc.policy != crate::PolicySpec::Greedy {
+        return Err(crate::Error::config(
+            "gc.policy",
+            format!(
+                "the run's own victim policy (victim=) decides in place of gc.policy = \"{}\": \
+                 leave gc.policy unset",
+                cfg.gc.policy
+            ),
+        ));
+    }
+    if cfg.ftl.kind.block_mapped() {
+        return Err(crate::Error::config(
+            "ftl.kind",
+            format!(
+                "the `{}` FTL reclaims by merging blocks, with no victim policy to replace: \
+                 a victim policy (victim=) needs ftl.kind = \"page\" or \"dftl\"",
+                cfg.ftl.kind.name()
+            ),
         ));
     }
     Ok(())

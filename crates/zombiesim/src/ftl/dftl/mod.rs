@@ -266,6 +266,10 @@ impl Ftl for DftlFtl {
         self.pages.space()
     }
 
+    fn use_chooser(&mut self, chooser: &std::sync::Arc<dyn crate::gc::Chooser>) -> Result<()> {
+        self.pages.use_chooser(chooser)
+    }
+
     fn summary(&self) -> FtlSummary {
         let mut summary = self.pages.summary();
         summary.memory_bytes += self.cmt.memory_bytes();
@@ -317,7 +321,7 @@ mod tests {
         // Translation blocks (their own stream, nearly all dead) are the emptiest:
         // reclaim them until the victim is the data block.
         let (victim, moved) = loop {
-            let victim = f.pages.select_victim(0).unwrap();
+            let victim = f.pages.select_victim(0).unwrap().unwrap();
             let flash = &f.base().flash;
             let moved: Vec<u64> = flash
                 .valid_pages(victim)

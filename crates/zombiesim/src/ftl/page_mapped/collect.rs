@@ -15,8 +15,9 @@ use crate::timing::CopyKind;
 const COPY_AHEAD: usize = 32;
 
 impl PageMappedFtl {
-    /// Ask unit `u`'s policy for a victim (removed from its candidates).
-    pub(in crate::ftl) fn select_victim(&mut self, u: usize) -> Option<u32> {
+    /// Ask unit `u`'s policy for a victim (removed from its candidates); an error when
+    /// the policy failed (one decided outside the simulator).
+    pub(in crate::ftl) fn select_victim(&mut self, u: usize) -> Result<Option<u32>> {
         // With reclaim units the candidates are RUs, scored on their sums.
         let blocks = &mut self.blocks;
         let flash = match blocks.rus.as_deref() {
@@ -29,7 +30,14 @@ impl PageMappedFtl {
             rng: &mut self.rng,
             chain: blocks.placement.chain(),
         };
-        blocks.units[u].policy.select(&mut ctx)
+        let policy = &mut blocks.units[u].policy;
+        match policy.select(&mut ctx) {
+            None => match policy.failure() {
+                Some(why) => Err(Error::config("victim", why)),
+                None => Ok(None),
+            },
+            found => Ok(found),
+        }
     }
 
     /// Garbage-collect unit `u` until it has `high` free blocks; with
@@ -56,7 +64,7 @@ impl PageMappedFtl {
                 return Ok(());
             }
             victims += 1;
-            let victim = self.select_victim(u);
+            let victim = self.select_victim(u)?;
             let Some(victim) = victim else {
                 if self.blocks.units[u].free == 0 {
                     return Err(Error::DeviceFull {
@@ -567,7 +575,7 @@ impl PageMappedFtl {
             if programmed == 0 || ((programmed - unit.valid) as f64) <= share * programmed as f64 {
                 continue;
             }
-            let Some(victim) = self.select_victim(u) else {
+            let Some(victim) = self.select_victim(u)? else {
                 continue;
             };
             if self.victim_invalid_share(victim) < share {
@@ -605,7 +613,7 @@ impl PageMappedFtl {
             else {
                 break;
             };
-            let victim = self.select_victim(u);
+            let victim = self.select_victim(u)?;
             let Some(victim) = victim else { break };
             if self.victim_is_full(victim) {
                 self.return_candidate(victim);

@@ -714,6 +714,10 @@ impl Ftl for PageMappedFtl {
         }
     }
 
+    fn use_chooser(&mut self, chooser: &std::sync::Arc<dyn crate::gc::Chooser>) -> Result<()> {
+        self.blocks.use_chooser(chooser)
+    }
+
     fn summary(&self) -> FtlSummary {
         FtlSummary {
             memory_bytes: self.base.flash.memory_bytes()
