@@ -8,18 +8,16 @@ travel on the `SimulationInterrupted` exception.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import json
 import os
-import signal
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from . import _core
 from ._errors import ConfigError, SimulationInterrupted, WorkloadError, make_error
+from ._pool import _check_jobs, _jobs, _run_pool
 from .config import Config
 from .report import Report
 from .trace import TraceInput, parse_size
@@ -43,6 +41,13 @@ DEFAULT_SEED = 1
 #: of that phase in [0, 1] (None when unknown), host pages written in it so far. Return
 #: False to stop the run (the report comes back marked interrupted).
 ProgressFn = Callable[[str, float | None, int], bool | None]
+
+#: `victim(candidates)`: a victim policy (docs/python.md "Victim policies in Python"):
+#: `candidates` holds one GC unit's candidate blocks as NumPy columns (`block`, `valid`,
+#: `invalid`, `zombies`, `age`, `last_modified`, `erase_count`, `stream`, `weight`, and
+#: `now`); the answer is a block number, or a ranking of them (best first) that serves
+#: the next selections too.
+VictimFn = Callable[[Any], Any]
 
 #: What a run replays: a synthetic workload spec (checked) or a trace.
 _Source = str | TraceInput
@@ -101,6 +106,7 @@ class _RunOptions:
     force_unsafe: bool = False
     inline_trace: bool = False
     trace_cache: str | os.PathLike[str] | bool | None = None
+    victim: VictimFn | None = None
 
     def __post_init__(self) -> None:
         seed = self.seed
@@ -120,6 +126,10 @@ class _RunOptions:
                 f"(as $ZOMBIESIM_TRACE_CACHE says), found {cache!r}",
                 "config",
             )
+        if self.victim is not None and not callable(self.victim):
+            raise TypeError(
+                f"victim must be a callable taking the candidates, got {type(self.victim).__name__}"
+            )
 
     def core(self) -> dict[str, Any]:
         """The binding's keyword arguments."""
@@ -131,6 +141,7 @@ class _RunOptions:
             "force_unsafe": bool(self.force_unsafe),
             "inline_trace": bool(self.inline_trace),
             "trace_cache": _trace_cache_setting(self.trace_cache),
+            "victim": self.victim,
         }
 
 
@@ -194,6 +205,7 @@ def simulate(
     trace_cache: str | os.PathLike[str] | bool | None = None,
     precondition_cache: PreconditionCache | None = None,
     progress: ProgressFn | None = None,
+    victim: VictimFn | None = None,
 ) -> Report:
     """Run one simulation and return its `Report`.
 
@@ -218,9 +230,12 @@ def simulate(
     default) leaves it to `$ZOMBIESIM_TRACE_CACHE` (default `~/.cache/zombiesim/traces`);
     it changes no result either. `precondition_cache` (a `PreconditionCache`) lets runs
     whose devices are configured alike age the device once: this run starts from its
-    copy when the cache holds one, and leaves one there; the report is the same."""
+    copy when the cache holds one, and leaves one there; the report is the same.
+    `victim` decides GC's victims in place of `gc.policy` (`VictimFn`; the run ages its
+    own device, and `report.run.victim_policy` names it); an exception it raises stops
+    the run and is raised here."""
     opts = _RunOptions(
-        seed, verify, reproducible, max_memory, force_unsafe, inline_trace, trace_cache
+        seed, verify, reproducible, max_memory, force_unsafe, inline_trace, trace_cache, victim
     )
     return _run_one(config, _source(workload), opts, progress, _warm(precondition_cache))
 
@@ -245,6 +260,7 @@ def simulate_trace(
     trace_cache: str | os.PathLike[str] | bool | None = None,
     precondition_cache: PreconditionCache | None = None,
     progress: ProgressFn | None = None,
+    victim: VictimFn | None = None,
 ) -> Report:
     """Replay a block trace (`format`: `zs.trace.formats()`) and return its `Report`.
 
@@ -257,10 +273,10 @@ def simulate_trace(
     first records; `time_scale` multiplies the trace's times and `time_offset` (seconds)
     is added after scaling (timing mode, open replay).
     `progress`'s fraction is `None` in the measured phase unless `limit` is given.
-    Interruption, `seed`, `max_memory`, `force_unsafe`, `inline_trace`, `trace_cache` and
-    `precondition_cache` work as in `simulate`."""
+    Interruption, `seed`, `max_memory`, `force_unsafe`, `inline_trace`, `trace_cache`,
+    `precondition_cache` and `victim` work as in `simulate`."""
     opts = _RunOptions(
-        seed, verify, reproducible, max_memory, force_unsafe, inline_trace, trace_cache
+        seed, verify, reproducible, max_memory, force_unsafe, inline_trace, trace_cache, victim
     )
     source = TraceInput(
         os.fspath(path),
@@ -361,172 +377,6 @@ def compare_configs(
 
 #: `progress(label, phase, fraction, write_pages)` for multi-run calls; False stops that run.
 MultiProgressFn = Callable[[str, str, float | None, int], bool | None]
-
-
-def _run_pool(
-    tasks: Mapping[Any, Callable[[], Any]],
-    jobs: int | None,
-    stop: threading.Event,
-    on_done: Callable[[Any, Any], None] | None = None,
-) -> tuple[dict[Any, Any], BaseException | None, bool]:
-    """Run `tasks` on a thread pool. On a failure or Ctrl-C, set `stop` (running simulations
-    notice within ~100 ms), skip what has not started and wait for the rest. Returns the
-    results by key (in the order of `tasks`), the first failure, and whether Ctrl-C was
-    pressed.
-
-    Ctrl-C may arrive at any moment: while the tasks are still being submitted (a first
-    task reports progress at once, so a signal sent when it does can land inside
-    `submit`, before its future is known here), while the pool waits, or while it shuts
-    down. On the main thread the signals are only noted while the pool runs
-    (`_signals_noted`) and polled here every 0.25 s; elsewhere each task records its own
-    outcome, and the pool is always shut down and waited for: wherever the
-    `KeyboardInterrupt` is raised, it sets `stop` first (the threads would otherwise
-    simulate to the end), and no task that ran is lost. A task that has not begun when
-    `stop` is set is skipped."""
-    outcomes: dict[Any, tuple[bool, Any]] = {}
-    failure: BaseException | None = None
-    interrupted = False
-    futures: dict[cf.Future, Any] = {}
-    reported: set[cf.Future] = set()
-    keys: list[Any] = []  # in the order given, each before its task is submitted
-
-    def recorded(key: Any, fn: Callable[[], Any]) -> Callable[[], Any]:
-        def run() -> Any:
-            if stop.is_set():
-                return None
-            try:
-                value = fn()
-            except BaseException as e:
-                outcomes[key] = (False, e)
-                raise
-            outcomes[key] = (True, value)
-            return value
-
-        return run
-
-    def halt() -> None:
-        stop.set()
-        for f in futures:
-            f.cancel()
-
-    def answer(signalled: list[int]) -> None:
-        """A signal noted since the last look stops the pool, once."""
-        nonlocal interrupted
-        if signalled and not interrupted:
-            interrupted = True
-            halt()
-
-    pool = cf.ThreadPoolExecutor(max_workers=_jobs(jobs, len(tasks)))
-    with _signals_noted() as signalled:
-        try:
-            for key, fn in tasks.items():
-                keys.append(key)
-                futures[pool.submit(recorded(key, fn))] = key
-            while True:
-                try:
-                    answer(signalled)
-                    pending = [f for f in futures if not f.done()]
-                    if not pending:
-                        break
-                    cf.wait(pending, timeout=0.25, return_when=cf.FIRST_COMPLETED)
-                    for f in futures:
-                        if f in reported or not f.done() or f.cancelled():
-                            continue
-                        reported.add(f)
-                        if f.exception() is not None:
-                            failure = failure or f.exception()
-                            halt()
-                        elif on_done is not None and not stop.is_set():
-                            on_done(futures[f], f.result())
-                except KeyboardInterrupt:
-                    interrupted = True
-                    halt()
-        except KeyboardInterrupt:
-            interrupted = True
-            halt()
-        # Wait for what runs, still answering a signal (it stops them).
-        while True:
-            try:
-                answer(signalled)
-                pool.shutdown(wait=False, cancel_futures=stop.is_set())
-                running = [f for f in futures if not f.done()]
-                if not running:
-                    break
-                cf.wait(running, timeout=0.25)
-            except KeyboardInterrupt:
-                interrupted = True
-                halt()
-        while True:
-            try:
-                pool.shutdown(wait=True)
-                break
-            except KeyboardInterrupt:
-                interrupted = True
-                halt()
-    interrupted = interrupted or bool(signalled)
-    results: dict[Any, Any] = {}
-    for key in keys:
-        if key not in outcomes:
-            continue
-        ok, value = outcomes[key]
-        if ok:
-            results[key] = value
-        elif failure is None:
-            failure = value
-    return results, failure, interrupted
-
-
-@contextmanager
-def _signals_noted() -> Iterator[list[int]]:
-    """While a pool of simulations runs, SIGINT and SIGTERM are only noted (the list
-    yielded gets the signal), to be acted on where the pool looks (`_run_pool` polls
-    it): a `KeyboardInterrupt` raised inside the executor's own locking (a signal landing
-    in `submit`) left a lock released twice, a `RuntimeError` instead of an interrupt.
-    On the way out the handlers are put back and the first signal noted is handed to the
-    one it would have reached (the command line's SIGTERM handler marks the run as
-    terminated; Python's SIGINT handler raises `KeyboardInterrupt`, which is taken as
-    the interrupt it is). Off the main thread, where handlers cannot be set, nothing
-    changes."""
-    if threading.current_thread() is not threading.main_thread():
-        yield []
-        return
-    noted: list[int] = []
-
-    def note(signum: int, frame: object) -> None:
-        noted.append(signum)
-
-    previous = {s: signal.signal(s, note) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield noted
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-        if noted:
-            handler = previous[noted[0]]
-            if callable(handler):
-                try:
-                    handler(noted[0], None)
-                except KeyboardInterrupt:
-                    pass
-            elif handler == signal.SIG_DFL:
-                os.kill(os.getpid(), noted[0])
-
-
-def _check_jobs(jobs: int | None) -> None:
-    if jobs is None:
-        return
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise make_error(
-            ConfigError,
-            f"config key `jobs`: expected a whole number from 1, found {jobs!r}",
-            "config",
-        )
-
-
-def _jobs(jobs: int | None, n: int) -> int:
-    if jobs is None or jobs <= 0:
-        jobs = os.cpu_count() or 1
-    return max(1, min(jobs, n))
 
 
 def compare_reports(

@@ -168,7 +168,12 @@ class Report(Section):
 
     @property
     def policy(self) -> str | None:
-        return self._data.get("run", {}).get("config", {}).get("gc", {}).get("policy")
+        """The victim policy that ran: a Python one given as `victim=` (its
+        `run.victim_policy`, e.g. "python:cost_benefit"), else `gc.policy`."""
+        run = self._data.get("run", {})
+        if run.get("victim_policy"):
+            return run["victim_policy"]
+        return run.get("config", {}).get("gc", {}).get("policy")
 
     def to_json(self) -> str:
         """The report as JSON (the simulator's own text when it came from a run)."""

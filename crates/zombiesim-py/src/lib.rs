@@ -9,6 +9,7 @@ mod config;
 mod content;
 mod errors;
 mod trace;
+mod victim;
 mod warm;
 
 use config::PyConfig;
@@ -74,7 +75,7 @@ pub(crate) fn detached<T: Send>(
 #[pyfunction]
 #[pyo3(signature = (config, workload, seed = 0, verify = false, reproducible = false,
     max_memory = None, force_unsafe = false, inline_trace = false, trace_cache = None,
-    precondition_cache = None, progress = None))]
+    precondition_cache = None, progress = None, victim = None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
@@ -89,10 +90,11 @@ fn simulate(
     trace_cache: Option<&str>,
     precondition_cache: Option<PyRef<'_, PyPreconditionCache>>,
     progress: Option<Py<PyAny>>,
+    victim: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let spec = WorkloadSpec::parse(workload).py()?;
     let cfg = config.inner.clone();
-    let opts = RunOptions {
+    let mut opts = RunOptions {
         seed,
         verify,
         reproducible,
@@ -101,10 +103,13 @@ fn simulate(
         inline_trace,
         trace_cache: TraceCache::from_setting(trace_cache).py()?,
         precondition_cache: precondition_cache.map(|c| c.inner.clone()),
+        victim: None,
     };
-    let report = detached(py, &progress, |p| {
+    let chooser = victim::attach(py, &mut opts, victim)?;
+    let result = detached(py, &progress, |p| {
         zombiesim::simulate(&cfg, &spec, &opts, p)
-    })?;
+    });
+    let report = victim::raise_failure(chooser, result)?;
     Ok(report.to_json())
 }
 
@@ -275,6 +280,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ftl_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
     trace::register(m)?;
+    victim::register(m)?;
     content::register(m)?;
     Ok(())
 }

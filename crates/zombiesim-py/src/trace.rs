@@ -105,7 +105,7 @@ fn format(name: &str) -> PyResult<TraceFormat> {
 #[pyo3(signature = (config, path, format_name, seed = 0, verify = false, reproducible = false,
     device = None, on_error = "stop", remap = "none", limit = None, time_scale = 1.0,
     time_offset_s = 0.0, max_memory = None, force_unsafe = false, inline_trace = false,
-    trace_cache = None, precondition_cache = None, progress = None))]
+    trace_cache = None, precondition_cache = None, progress = None, victim = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate_trace(
     py: Python<'_>,
@@ -127,6 +127,7 @@ pub fn simulate_trace(
     trace_cache: Option<&str>,
     precondition_cache: Option<PyRef<'_, PyPreconditionCache>>,
     progress: Option<Py<PyAny>>,
+    victim: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let spec = TraceSpec {
         path: path.into(),
@@ -136,7 +137,7 @@ pub fn simulate_trace(
         limit,
     };
     let cfg = config.inner.clone();
-    let opts = RunOptions {
+    let mut opts = RunOptions {
         seed,
         verify,
         reproducible,
@@ -145,10 +146,13 @@ pub fn simulate_trace(
         inline_trace,
         trace_cache: TraceCache::from_setting(trace_cache).py()?,
         precondition_cache: precondition_cache.map(|c| c.inner.clone()),
+        victim: None,
     };
-    let report = detached(py, &progress, |p| {
+    let chooser = crate::victim::attach(py, &mut opts, victim)?;
+    let result = detached(py, &progress, |p| {
         zombiesim::simulate_trace(&cfg, &spec, &opts, p)
-    })?;
+    });
+    let report = crate::victim::raise_failure(chooser, result)?;
     Ok(report.to_json())
 }
 

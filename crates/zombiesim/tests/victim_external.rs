@@ -43,7 +43,7 @@ impl Chooser for TestChooser {
         "test".into()
     }
 
-    fn choose(&self, c: &Candidates) -> Option<Vec<u32>> {
+    fn choose(&self, c: Candidates) -> Option<Vec<u32>> {
         self.calls.fetch_add(1, Ordering::Relaxed);
         let by_valid = |i: &usize| (c.valid[*i], c.block[*i]);
         let mut order: Vec<usize> = (0..c.len()).collect();

@@ -17,7 +17,8 @@
 //! freshness for fewer crossings. A block that is not a candidate, or no answer,
 //! stops the run ([`VictimPolicy::failure`]).
 
-use super::{BlockStats, CandidateList, SelectCtx, VictimPolicy};
+use super::{BlockStats, SelectCtx, VictimPolicy};
+use crate::flash::FlashState;
 use std::sync::Arc;
 
 /// The candidates of one GC unit at a selection, one entry per block, sorted by block
@@ -46,30 +47,35 @@ pub struct Candidates {
 }
 
 impl Candidates {
-    fn clear(&mut self, now: u64) {
-        self.now = now;
-        self.block.clear();
-        self.valid.clear();
-        self.invalid.clear();
-        self.zombies.clear();
-        self.last_modified.clear();
-        self.age.clear();
-        self.erase_count.clear();
-        self.stream.clear();
-        self.weight.clear();
-    }
-
-    fn push(&mut self, stats: &BlockStats, weight: u32) {
-        let modified = stats.last_modified();
-        self.block.push(stats.block);
-        self.valid.push(stats.valid);
-        self.invalid.push(stats.invalid());
-        self.zombies.push(stats.zombies());
-        self.last_modified.push(modified);
-        self.age.push(self.now.saturating_sub(modified));
-        self.erase_count.push(stats.erase_count());
-        self.stream.push(stats.stream());
-        self.weight.push(weight);
+    /// The figures of `blocks` (ascending) in `flash` at logical time `now`, a column
+    /// at a time (sequential reads); `weight(i)` is the i-th block's pooled weight.
+    fn gather(now: u64, block: Vec<u32>, flash: &FlashState, weight: impl Fn(u32) -> u32) -> Self {
+        let column = |f: &dyn Fn(usize) -> u32| block.iter().map(|&b| f(b as usize)).collect();
+        let valid: Vec<u32> = column(&|b| flash.valid_count[b]);
+        let invalid = block
+            .iter()
+            .zip(&valid)
+            .map(|(&b, &v)| flash.write_ptr[b as usize] - v)
+            .collect();
+        let last_modified: Vec<u64> = block
+            .iter()
+            .map(|&b| flash.last_modified[b as usize])
+            .collect();
+        Candidates {
+            now,
+            valid,
+            invalid,
+            zombies: column(&|b| flash.weighted_zombies(b as u32)),
+            age: last_modified
+                .iter()
+                .map(|&m| now.saturating_sub(m))
+                .collect(),
+            last_modified,
+            erase_count: column(&|b| flash.erase_count[b]),
+            stream: column(&|b| u32::from(flash.stream[b])),
+            weight: block.iter().map(|&b| weight(b)).collect(),
+            block,
+        }
     }
 
     /// Number of candidates.
@@ -89,7 +95,7 @@ pub trait Chooser: Send + Sync {
     fn name(&self) -> String;
     /// Victims among `candidates`, best first (at least one), or `None` when the
     /// chooser failed (it keeps why; the run stops).
-    fn choose(&self, candidates: &Candidates) -> Option<Vec<u32>>;
+    fn choose(&self, candidates: Candidates) -> Option<Vec<u32>>;
 }
 
 /// A GC unit's victim policy asking a [`Chooser`].
@@ -97,13 +103,14 @@ pub trait Chooser: Send + Sync {
 pub struct External {
     chooser: Arc<dyn Chooser>,
     first_block: u32,
-    candidates: CandidateList,
+    /// Which of the unit's blocks are candidates (a bit each, in block order, so the
+    /// columns come out sorted from one sequential pass).
+    member: Vec<u64>,
+    len: usize,
     /// Pooled dead pages' weight per block, as the last event gave it.
     weight: Vec<u32>,
     /// The rest of the last ranking, next victim last.
     ranking: Vec<u32>,
-    /// Reused columns.
-    view: Candidates,
     scored: u64,
     /// Why the last selection found no victim although there were candidates.
     failure: Option<String>,
@@ -114,42 +121,64 @@ impl External {
         External {
             chooser,
             first_block,
-            candidates: CandidateList::new(first_block, blocks),
+            member: vec![0; (blocks as usize).div_ceil(64)],
+            len: 0,
             weight: vec![0; blocks as usize],
             ranking: Vec::new(),
-            view: Candidates::default(),
             scored: 0,
             failure: None,
         }
     }
 
+    /// `block`'s word and bit in `member`, if it is one of the unit's.
+    #[inline]
+    fn slot(&self, block: u32) -> Option<(usize, u64)> {
+        let local = block.checked_sub(self.first_block)? as usize;
+        (local < self.weight.len()).then_some((local / 64, 1u64 << (local % 64)))
+    }
+
+    fn contains(&self, block: u32) -> bool {
+        self.slot(block)
+            .is_some_and(|(w, bit)| self.member[w] & bit != 0)
+    }
+
+    /// Take `block` out of the candidates (it is one).
+    fn remove(&mut self, block: u32) {
+        let (w, bit) = self.slot(block).expect("a block of the unit");
+        self.member[w] &= !bit;
+        self.len -= 1;
+    }
+
     /// Ask the chooser; keep its ranking.
     fn ask(&mut self, ctx: &SelectCtx) -> Option<()> {
-        let mut blocks = self.candidates.as_slice().to_vec();
-        blocks.sort_unstable();
-        self.view.clear(ctx.now);
-        for &b in &blocks {
-            let stats = BlockStats::of(b, ctx.flash);
-            self.view
-                .push(&stats, self.weight[(b - self.first_block) as usize]);
+        let mut blocks = Vec::with_capacity(self.len);
+        for (w, &word) in self.member.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let local = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                blocks.push(self.first_block + local as u32);
+            }
         }
-        self.scored = blocks.len() as u64;
+        let first = self.first_block;
+        let weight = |b: u32| self.weight[(b - first) as usize];
+        let view = Candidates::gather(ctx.now, blocks, ctx.flash, weight);
+        let candidates = self.len;
+        self.scored = candidates as u64;
         let name = self.chooser.name();
-        let Some(answer) = self.chooser.choose(&self.view) else {
+        let Some(answer) = self.chooser.choose(view) else {
             self.failure = Some(format!("victim policy {name} failed"));
             return None;
         };
         if answer.is_empty() {
             self.failure = Some(format!(
-                "victim policy {name} chose no block among {} candidates",
-                blocks.len()
+                "victim policy {name} chose no block among {candidates} candidates"
             ));
             return None;
         }
-        if let Some(&bad) = answer.iter().find(|&&b| !self.candidates.contains(b)) {
+        if let Some(&bad) = answer.iter().find(|&&b| !self.contains(b)) {
             self.failure = Some(format!(
-                "victim policy {name} chose block {bad}, which is not one of the {} candidates",
-                blocks.len()
+                "victim policy {name} chose block {bad}, which is not one of the {candidates} candidates"
             ));
             return None;
         }
@@ -161,8 +190,16 @@ impl External {
 
 impl VictimPolicy for External {
     fn insert(&mut self, stats: &BlockStats) {
+        let (w, bit) = self.slot(stats.block).expect("a block of the unit");
+        debug_assert_eq!(
+            self.member[w] & bit,
+            0,
+            "block {} inserted twice",
+            stats.block
+        );
+        self.member[w] |= bit;
+        self.len += 1;
         self.weight[(stats.block - self.first_block) as usize] = stats.weight();
-        self.candidates.push(stats.block);
     }
 
     #[inline]
@@ -171,15 +208,15 @@ impl VictimPolicy for External {
     }
 
     fn select(&mut self, ctx: &mut SelectCtx) -> Option<u32> {
-        if self.candidates.is_empty() {
+        if self.len == 0 {
             return None;
         }
         // A victim taken from the last ranking scored nothing new.
         self.scored = 1;
         loop {
             while let Some(block) = self.ranking.pop() {
-                if self.candidates.contains(block) {
-                    self.candidates.remove(block);
+                if self.contains(block) {
+                    self.remove(block);
                     return Some(block);
                 }
             }
@@ -188,7 +225,7 @@ impl VictimPolicy for External {
     }
 
     fn len(&self) -> usize {
-        self.candidates.len()
+        self.len
     }
 
     fn last_scored(&self) -> u64 {
