@@ -42,7 +42,10 @@ with the machine's CPU model:
 - shared: eight file-system runs (postmark and untar, 8 VMs, the four journaling modes)
   on one 2 GiB FAST device, through `zs.simulate_many` on one thread with its
   preconditioned device shared and without: the wall-time ratio, paired run by run
-  (target <= 0.5), and the reports byte-identical.
+  (target <= 0.5), and the reports byte-identical;
+- victim: victim policies written in Python (greedy, cost-benefit) against the built-in
+  ones on two corpus captures, paired run by run: wall-time ratio and cost per call
+  (target: cost-benefit within 3x; `bench_victim.py`).
 
     make bench            # builds, runs this, then `zombiesim validate --full`
     python benches/bench.py --runs 3
@@ -61,6 +64,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from bench_victim import victim
 
 ROOT = Path(__file__).resolve().parent.parent
 BINARY = ROOT / "target" / "release" / "examples" / "run_config"
@@ -620,6 +625,7 @@ def main() -> int:
             "fs",
             "sweep",
             "shared",
+            "victim",
         ),
         help="one case",
     )
@@ -640,6 +646,7 @@ def main() -> int:
         "fs": fs,
         "sweep": sweep,
         "shared": shared,
+        "victim": victim,
     }
     chosen = [args.only] if args.only else list(cases)
     results = [cases[name](args.runs) for name in chosen]

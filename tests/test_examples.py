@@ -20,6 +20,7 @@ COVERED = {
     "traces-grid.toml",
     "small-device.toml",
     "replay.py",
+    "victim_policy.py",
     "broken.csv",
 }
 
@@ -76,6 +77,20 @@ def test_the_api_example_runs():
     rows = [line.split() for line in proc.stdout.splitlines()[1:]]
     assert [r[0] for r in rows] == ["greedy", "cost-benefit", "fifo"]
     assert all(float(r[1]) > 1 for r in rows)
+
+
+def test_the_victim_policy_example_runs():
+    proc = subprocess.run(
+        [sys.executable, str(EXAMPLES / "victim_policy.py")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    waf = {line[:32].strip(): float(line.split()[-5]) for line in proc.stdout.splitlines()}
+    assert waf["python greedy"] == waf["built-in greedy"]
+    assert waf["python cost_benefit"] == waf["built-in cost-benefit"]
+    assert len(waf) == 5
 
 
 def test_the_docs_show_the_grid_file_itself():

@@ -2,6 +2,8 @@
 they restate, rankings, errors, refusals."""
 
 import json
+import runpy
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -124,3 +126,39 @@ def test_a_trace_replay_takes_a_python_policy(small, msr_sample):
     builtin = zs.simulate_trace(small, msr_sample, "msr", remap="modulo")
     assert ours.run.victim_policy == "python:greedy"
     assert ours.waf == builtin.waf and ours.gc.pages_copied == builtin.gc.pages_copied
+
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples/victim_policy.py"
+
+
+def test_the_cli_runs_a_policy_from_a_file(cli, tmp_path):
+    out = tmp_path / "r.json"
+    args = ["run", "--set", "flash.blocks_per_plane=64", "--workload", WORKLOAD]
+    args += ["--reproducible", "--json", str(out), "-q"]
+    ours = cli(*args, "--victim", f"{EXAMPLE}:cost_benefit")
+    assert ours.returncode == 0, ours.stderr
+    raw = json.loads(out.read_text())
+    assert raw["run"]["victim_policy"] == "python:cost_benefit"
+    builtin = cli(*args[:-4], "--set", "gc.policy=cost-benefit", "--json", "-", "-q")
+    assert json.loads(builtin.stdout)["waf"] == raw["waf"]
+
+
+def test_the_cli_names_what_is_wrong_with_a_policy_file(cli, tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("def policy(c):\n    return c.block[0\n")
+    wrong = {
+        f"{tmp_path / 'missing.py'}:policy": "no such file",
+        f"{bad}:policy": "bad.py:2",
+        f"{EXAMPLE}:nothere": "`nothere` is not defined",
+        "no-colon": "expected FILE.py:NAME",
+    }
+    for spec, message in wrong.items():
+        r = cli("run", "--workload", "uniform:drive_writes=0.1", "--victim", spec)
+        assert r.returncode == 2 and message in r.stderr, (spec, r.stderr)
+
+
+def test_the_example_policies_run(small):
+    example = runpy.run_path(str(EXAMPLE))
+    for name in ("greedy", "cost_benefit", "oldest_of_the_emptiest"):
+        rep = zs.simulate(small, "uniform:drive_writes=0.5", victim=example[name])
+        assert rep.policy == f"python:{name}" and rep.gc.victims > 0

@@ -25,6 +25,7 @@ from .._format import (
 )
 from ..api import simulate
 from ..report import Report
+from ..victim import load as load_victim
 from .common import (
     EXIT_OK,
     check_writable,
@@ -59,6 +60,8 @@ examples:
   zombiesim run --set flash.page_size=16KiB --print-config
   zombiesim run --workload zipf:theta=0.99 --json - --reproducible | jq .waf
   zombiesim run --set timing.enabled=true --workload uniform:drive_writes=1,read=0.3
+  zombiesim run --victim examples/victim_policy.py:cost_benefit --trace rocksdb.zst \
+      --format native --remap compact   # GC victims chosen by a Python function
   zombiesim run --set timing.enabled=true --trace src1_0.csv --format msr --remap modulo
   zombiesim run --trace log.fio.gz --format fio --remap compact --on-error skip --limit 100000
   zombiesim run --preset shadowgc-1tb --scheme sgc --set flash.channels=2 \\
@@ -101,6 +104,12 @@ def register(sub: Any) -> None:
         "--print-config", action="store_true", help="print the resolved config as TOML and exit"
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no summary, no progress bar")
+    p.add_argument(
+        "--victim",
+        metavar="FILE.py:NAME",
+        help="GC victims chosen by the Python function NAME of FILE.py, in place of gc.policy "
+        "(docs/python.md)",
+    )
 
 
 def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -109,6 +118,7 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         sys.stdout.write(cfg.to_toml())
         return EXIT_OK
     src = source(args, args.subparser)
+    victim = load_victim(args.victim) if args.victim else None
     check_writable(args.json)
     if not args.quiet:
         memory_note(cfg, args.verify, limit=args.max_memory)
@@ -125,6 +135,7 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 reproducible=args.reproducible,
                 force_unsafe=args.force_unsafe,
                 progress=bar.simulation_callback("run"),
+                victim=victim,
             )
         except SimulationInterrupted as e:
             bar.close()
@@ -150,7 +161,7 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 def _print_summary(rep: Report, config_origin: str) -> None:
     run = rep.raw["run"]
-    policy = run["config"]["gc"]["policy"]
+    policy = rep.policy
     print_fields(
         f"zombiesim {run['version']} · {config_origin} · {policy} · {run['workload']} · "
         f"seed {run['seed']}",

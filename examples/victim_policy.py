@@ -1,7 +1,7 @@
 """Victim policies written in Python, run by zombiesim in place of `gc.policy`.
 
-    python docs/examples/victim_policy.py                   # a synthetic hot/cold run
-    python docs/examples/victim_policy.py rocksdb-ycsb-a    # a corpus capture (traces/corpus)
+    python examples/victim_policy.py                   # a synthetic hot/cold run
+    python examples/victim_policy.py rocksdb-ycsb-a    # a corpus capture (traces/corpus)
 
 At each garbage collection the simulator hands a policy one GC unit's candidate blocks as
 NumPy columns (`c.block`, `c.valid`, `c.invalid`, `c.zombies`, `c.age`, `c.last_modified`,
