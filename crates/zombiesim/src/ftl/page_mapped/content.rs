@@ -21,7 +21,7 @@
 //! Writes without a fingerprint (preconditioning, traces without hashes) are programmed
 //! as usual and their pages are never pooled or shared: their content is unknown.
 
-use super::content_state::{ContentState, NO_VALUE, ZERO_VALUE};
+use super::content_state::{ContentState, NO_VALUE, SENTINEL_STANDIN};
 use super::PageMappedFtl;
 use crate::config::PoolPolicy;
 use crate::content::{degree, ContentCounters, ContentGauges, FpMap, DEGREES, MAX_POPULARITY};
@@ -64,7 +64,7 @@ impl PageMappedFtl {
         if let Some(p) = &mut c.pool {
             p.tick();
         }
-        let v = value.map(|v| if v == NO_VALUE { ZERO_VALUE } else { v });
+        let v = value.map(|v| if v == NO_VALUE { SENTINEL_STANDIN } else { v });
         let mut start = now;
         let mut earlier = 0u32;
         if let Some(v) = v {

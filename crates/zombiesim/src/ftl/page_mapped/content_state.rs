@@ -6,10 +6,11 @@
 use crate::config::{Config, PoolPolicy};
 use crate::content::{ContentCounters, DeadValuePool, FpMap, Sharing};
 
-/// `value` of a page whose content is unknown.
-pub(super) const NO_VALUE: u64 = 0;
-/// Fingerprint 0 is stored as this (0 marks unknown content).
-pub(super) const ZERO_VALUE: u64 = 0x5a5a_5a5a_5a5a_5a5a;
+/// A page's `value` when its content is unknown: the one sentinel of the device's
+/// commands and buffers too.
+pub(super) use crate::device::NO_VALUE;
+/// A written fingerprint equal to the sentinel is stored as this.
+pub(super) const SENTINEL_STANDIN: u64 = 0x5a5a_5a5a_5a5a_5a5a;
 
 /// The content layer's state, kept by the FTL when `content` is enabled.
 #[derive(Clone)]
