@@ -11,7 +11,7 @@ True
 
 from typing import TYPE_CHECKING, Any
 
-from . import samples, trace, victim, workload
+from . import hooks, samples, trace, workload
 from ._core import __version__, analytic_wa
 from ._errors import (
     ConfigError,
@@ -118,7 +118,7 @@ __all__ = [
     "simulate_many",
     "simulate_trace",
     "study",
-    "victim",
+    "hooks",
     "sweep",
     "to_frame",
     "trace",

@@ -42,12 +42,18 @@ DEFAULT_SEED = 1
 #: False to stop the run (the report comes back marked interrupted).
 ProgressFn = Callable[[str, float | None, int], bool | None]
 
-#: `victim(candidates)`: a victim policy (docs/python.md "Victim policies in Python"):
+#: `victim(candidates)`: a victim policy (docs/python.md "Policies in Python"):
 #: `candidates` holds one GC unit's candidate blocks as NumPy columns (`block`, `valid`,
 #: `invalid`, `zombies`, `age`, `last_modified`, `erase_count`, `stream`, `weight`, and
 #: `now`); the answer is a block number, or a ranking of them (best first) that serves
 #: the next selections too.
 VictimFn = Callable[[Any], Any]
+
+#: `placement(writes)`: a placement under `ftl.placement = "python:K"` (docs/python.md
+#: "Placement in Python"): every `placement_batch` host page writes, `writes` holds them
+#: as NumPy columns (`lpn`, `overwrite`, `lifetime`, `time`, `stream`, and `now`); the
+#: answer is one stream (0 to K - 1) per write: where that page's next write goes.
+PlacementFn = Callable[[Any], Any]
 
 #: What a run replays: a synthetic workload spec (checked) or a trace.
 _Source = str | TraceInput
@@ -107,6 +113,8 @@ class _RunOptions:
     inline_trace: bool = False
     trace_cache: str | os.PathLike[str] | bool | None = None
     victim: VictimFn | None = None
+    placement: PlacementFn | None = None
+    placement_batch: int = 4096
 
     def __post_init__(self) -> None:
         seed = self.seed
@@ -126,9 +134,16 @@ class _RunOptions:
                 f"(as $ZOMBIESIM_TRACE_CACHE says), found {cache!r}",
                 "config",
             )
-        if self.victim is not None and not callable(self.victim):
-            raise TypeError(
-                f"victim must be a callable taking the candidates, got {type(self.victim).__name__}"
+        for name in ("victim", "placement"):
+            fn = getattr(self, name)
+            if fn is not None and not callable(fn):
+                raise TypeError(f"{name} must be a callable, got {type(fn).__name__}")
+        batch = self.placement_batch
+        if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+            raise make_error(
+                ConfigError,
+                f"config key `placement_batch`: expected a whole number from 1, found {batch!r}",
+                "config",
             )
 
     def core(self) -> dict[str, Any]:
@@ -142,6 +157,8 @@ class _RunOptions:
             "inline_trace": bool(self.inline_trace),
             "trace_cache": _trace_cache_setting(self.trace_cache),
             "victim": self.victim,
+            "placement": self.placement,
+            "placement_batch": self.placement_batch,
         }
 
 
@@ -206,6 +223,8 @@ def simulate(
     precondition_cache: PreconditionCache | None = None,
     progress: ProgressFn | None = None,
     victim: VictimFn | None = None,
+    placement: PlacementFn | None = None,
+    placement_batch: int = 4096,
 ) -> Report:
     """Run one simulation and return its `Report`.
 
@@ -232,10 +251,21 @@ def simulate(
     whose devices are configured alike age the device once: this run starts from its
     copy when the cache holds one, and leaves one there; the report is the same.
     `victim` decides GC's victims in place of `gc.policy` (`VictimFn`; the run ages its
-    own device, and `report.run.victim_policy` names it); an exception it raises stops
-    the run and is raised here."""
+    own device, and `report.run.victim_policy` names it); `placement` places host writes
+    under `ftl.placement = "python:K"` (`PlacementFn`, asked every `placement_batch`
+    host page writes; `report.run.placement` names it); an exception either raises
+    stops the run and is raised here."""
     opts = _RunOptions(
-        seed, verify, reproducible, max_memory, force_unsafe, inline_trace, trace_cache, victim
+        seed,
+        verify,
+        reproducible,
+        max_memory,
+        force_unsafe,
+        inline_trace,
+        trace_cache,
+        victim,
+        placement,
+        placement_batch,
     )
     return _run_one(config, _source(workload), opts, progress, _warm(precondition_cache))
 
@@ -261,6 +291,8 @@ def simulate_trace(
     precondition_cache: PreconditionCache | None = None,
     progress: ProgressFn | None = None,
     victim: VictimFn | None = None,
+    placement: PlacementFn | None = None,
+    placement_batch: int = 4096,
 ) -> Report:
     """Replay a block trace (`format`: `zs.trace.formats()`) and return its `Report`.
 
@@ -274,9 +306,18 @@ def simulate_trace(
     is added after scaling (timing mode, open replay).
     `progress`'s fraction is `None` in the measured phase unless `limit` is given.
     Interruption, `seed`, `max_memory`, `force_unsafe`, `inline_trace`, `trace_cache`,
-    `precondition_cache` and `victim` work as in `simulate`."""
+    `precondition_cache`, `victim` and `placement` work as in `simulate`."""
     opts = _RunOptions(
-        seed, verify, reproducible, max_memory, force_unsafe, inline_trace, trace_cache, victim
+        seed,
+        verify,
+        reproducible,
+        max_memory,
+        force_unsafe,
+        inline_trace,
+        trace_cache,
+        victim,
+        placement,
+        placement_batch,
     )
     source = TraceInput(
         os.fspath(path),

@@ -167,6 +167,15 @@ class Report(Section):
         return self._data.get("steady_state") or {"reached": None}
 
     @property
+    def placement(self) -> str | None:
+        """The placement that ran: a Python one given as `placement=` (its
+        `run.placement`, e.g. "python:by_frequency"), else `ftl.placement`."""
+        run = self._data.get("run", {})
+        if run.get("placement"):
+            return run["placement"]
+        return run.get("config", {}).get("ftl", {}).get("placement")
+
+    @property
     def policy(self) -> str | None:
         """The victim policy that ran: a Python one given as `victim=` (its
         `run.victim_policy`, e.g. "python:cost_benefit"), else `gc.policy`."""

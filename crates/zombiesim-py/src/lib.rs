@@ -8,8 +8,8 @@
 mod config;
 mod content;
 mod errors;
+mod external;
 mod trace;
-mod victim;
 mod warm;
 
 use config::PyConfig;
@@ -25,8 +25,12 @@ use zombiesim::{Phase, Progress, RunOptions, WorkloadSpec};
 pub(crate) fn progress_bridge<'a>(
     callback: &'a Option<Py<PyAny>>,
     failure: &'a mut Option<PyErr>,
+    policies: Option<&'a external::PyPolicies>,
 ) -> impl FnMut(&Progress) -> bool + Send + 'a {
     move |p: &Progress| {
+        if policies.is_some_and(|p| p.failed()) {
+            return false;
+        }
         Python::attach(|py| {
             if let Err(e) = py.check_signals() {
                 if !e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
@@ -60,11 +64,25 @@ pub(crate) fn detached<T: Send>(
     progress: &Option<Py<PyAny>>,
     f: impl FnOnce(&mut dyn FnMut(&Progress) -> bool) -> zombiesim::Result<T> + Send,
 ) -> PyResult<T> {
+    detached_with(py, progress, None, f)
+}
+
+/// [`detached`] for a run asking Python `policies`: one that fails stops the run at the
+/// next progress tick, and what it raised wins over the result.
+pub(crate) fn detached_with<T: Send>(
+    py: Python<'_>,
+    progress: &Option<Py<PyAny>>,
+    policies: Option<&external::PyPolicies>,
+    f: impl FnOnce(&mut dyn FnMut(&Progress) -> bool) -> zombiesim::Result<T> + Send,
+) -> PyResult<T> {
     let mut failure = None;
     let result = py.detach(|| {
-        let mut bridge = progress_bridge(progress, &mut failure);
+        let mut bridge = progress_bridge(progress, &mut failure, policies);
         f(&mut bridge)
     });
+    if let Some(p) = policies {
+        p.raise(Ok(()))?;
+    }
     if let Some(e) = failure {
         return Err(e);
     }
@@ -75,7 +93,8 @@ pub(crate) fn detached<T: Send>(
 #[pyfunction]
 #[pyo3(signature = (config, workload, seed = 0, verify = false, reproducible = false,
     max_memory = None, force_unsafe = false, inline_trace = false, trace_cache = None,
-    precondition_cache = None, progress = None, victim = None))]
+    precondition_cache = None, progress = None, victim = None, placement = None,
+    placement_batch = 4096))]
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
@@ -91,6 +110,8 @@ fn simulate(
     precondition_cache: Option<PyRef<'_, PyPreconditionCache>>,
     progress: Option<Py<PyAny>>,
     victim: Option<Py<PyAny>>,
+    placement: Option<Py<PyAny>>,
+    placement_batch: usize,
 ) -> PyResult<String> {
     let spec = WorkloadSpec::parse(workload).py()?;
     let cfg = config.inner.clone();
@@ -103,13 +124,12 @@ fn simulate(
         inline_trace,
         trace_cache: TraceCache::from_setting(trace_cache).py()?,
         precondition_cache: precondition_cache.map(|c| c.inner.clone()),
-        victim: None,
+        external: Default::default(),
     };
-    let chooser = victim::attach(py, &mut opts, victim)?;
-    let result = detached(py, &progress, |p| {
+    let policies = external::PyPolicies::attach(py, &mut opts, victim, placement, placement_batch)?;
+    let report = detached_with(py, &progress, Some(&policies), |p| {
         zombiesim::simulate(&cfg, &spec, &opts, p)
-    });
-    let report = victim::raise_failure(chooser, result)?;
+    })?;
     Ok(report.to_json())
 }
 
@@ -280,7 +300,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ftl_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(parse_bytes, m)?)?;
     trace::register(m)?;
-    victim::register(m)?;
+    external::register(m)?;
     content::register(m)?;
     Ok(())
 }

@@ -105,7 +105,8 @@ fn format(name: &str) -> PyResult<TraceFormat> {
 #[pyo3(signature = (config, path, format_name, seed = 0, verify = false, reproducible = false,
     device = None, on_error = "stop", remap = "none", limit = None, time_scale = 1.0,
     time_offset_s = 0.0, max_memory = None, force_unsafe = false, inline_trace = false,
-    trace_cache = None, precondition_cache = None, progress = None, victim = None))]
+    trace_cache = None, precondition_cache = None, progress = None, victim = None,
+    placement = None, placement_batch = 4096))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate_trace(
     py: Python<'_>,
@@ -128,6 +129,8 @@ pub fn simulate_trace(
     precondition_cache: Option<PyRef<'_, PyPreconditionCache>>,
     progress: Option<Py<PyAny>>,
     victim: Option<Py<PyAny>>,
+    placement: Option<Py<PyAny>>,
+    placement_batch: usize,
 ) -> PyResult<String> {
     let spec = TraceSpec {
         path: path.into(),
@@ -146,13 +149,13 @@ pub fn simulate_trace(
         inline_trace,
         trace_cache: TraceCache::from_setting(trace_cache).py()?,
         precondition_cache: precondition_cache.map(|c| c.inner.clone()),
-        victim: None,
+        external: Default::default(),
     };
-    let chooser = crate::victim::attach(py, &mut opts, victim)?;
-    let result = detached(py, &progress, |p| {
+    let policies =
+        crate::external::PyPolicies::attach(py, &mut opts, victim, placement, placement_batch)?;
+    let report = crate::detached_with(py, &progress, Some(&policies), |p| {
         zombiesim::simulate_trace(&cfg, &spec, &opts, p)
-    });
-    let report = crate::victim::raise_failure(chooser, result)?;
+    })?;
     Ok(report.to_json())
 }
 

@@ -24,8 +24,8 @@ from .._format import (
     size,
 )
 from ..api import simulate
+from ..hooks import load as load_policy
 from ..report import Report
-from ..victim import load as load_victim
 from .common import (
     EXIT_OK,
     check_writable,
@@ -110,6 +110,19 @@ def register(sub: Any) -> None:
         help="GC victims chosen by the Python function NAME of FILE.py, in place of gc.policy "
         "(docs/python.md)",
     )
+    p.add_argument(
+        "--placement",
+        metavar="FILE.py:NAME",
+        help="host writes placed by the Python function NAME of FILE.py; needs --set "
+        'ftl.placement="python:K" (docs/python.md)',
+    )
+    p.add_argument(
+        "--placement-batch",
+        type=int,
+        default=4096,
+        metavar="N",
+        help="host page writes per call of --placement (default 4096)",
+    )
 
 
 def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -118,7 +131,8 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         sys.stdout.write(cfg.to_toml())
         return EXIT_OK
     src = source(args, args.subparser)
-    victim = load_victim(args.victim) if args.victim else None
+    victim = load_policy(args.victim, "--victim") if args.victim else None
+    placement = load_policy(args.placement, "--placement") if args.placement else None
     check_writable(args.json)
     if not args.quiet:
         memory_note(cfg, args.verify, limit=args.max_memory)
@@ -136,6 +150,8 @@ def cmd_run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                 force_unsafe=args.force_unsafe,
                 progress=bar.simulation_callback("run"),
                 victim=victim,
+                placement=placement,
+                placement_batch=args.placement_batch,
             )
         except SimulationInterrupted as e:
             bar.close()

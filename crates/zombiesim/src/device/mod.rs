@@ -91,10 +91,20 @@ impl Device {
     /// A freshly erased device as `cfg` describes it. `seed` drives the randomised
     /// GC policies; `verify` keeps the integrity oracle.
     pub fn new(cfg: &Config, seed: u64, verify: bool) -> Result<Device> {
+        Self::with_policies(cfg, seed, verify, &ftl::ExternalPolicies::default())
+    }
+
+    /// [`Device::new`], its FTL asking `external` what it decides (victims, placement).
+    pub fn with_policies(
+        cfg: &Config,
+        seed: u64,
+        verify: bool,
+        external: &ftl::ExternalPolicies,
+    ) -> Result<Device> {
         let page = cfg.flash.page_size.bytes();
         let pages = cfg.device.buffer_pages(page);
         Ok(Device {
-            ftl: ftl::build(cfg, seed, verify)?,
+            ftl: ftl::build_with(cfg, seed, verify, external)?,
             buffer: (pages > 0)
                 .then(|| WriteBuffer::new(&cfg.device, pages, cfg.flash.pages_per_block)),
             pages_per_block: cfg.flash.pages_per_block as u64,
@@ -160,11 +170,6 @@ impl Device {
     /// The flash translation layer (counters, checks, state summaries).
     pub fn ftl(&self) -> &dyn Ftl {
         self.ftl.as_ref()
-    }
-
-    /// Every GC unit's victim policy asks `chooser` from now on (a fresh device only).
-    pub fn use_chooser(&mut self, chooser: &std::sync::Arc<dyn crate::gc::Chooser>) -> Result<()> {
-        self.ftl.use_chooser(chooser)
     }
 
     /// The write buffer, when there is one.

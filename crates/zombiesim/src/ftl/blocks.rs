@@ -16,7 +16,7 @@
 use crate::config::{Config, FtlLayout};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
-use crate::ftl::{ReclaimUnits, StreamCounts};
+use crate::ftl::{ExternalPolicies, ReclaimUnits, StreamCounts};
 use crate::gc::{self, Chained, VictimPolicy};
 use crate::placement::{
     FdpPlacement, FixedStreams, GcCopy, HostWrite, Placement, Reclaimed, StreamPlan,
@@ -40,10 +40,6 @@ pub struct GcUnit {
     pub valid_limit: u64,
     /// The unit's victim policy: its candidates are the unit's closed blocks.
     pub policy: Box<dyn VictimPolicy>,
-    /// The policy's candidates are numbered `first_candidate ..` (`candidates` of
-    /// them): blocks, or with FDP reclaim units.
-    first_candidate: u32,
-    candidates: u32,
 }
 
 /// `policy` behind `placement`'s chain of FIFO groups when it has one (MiDAS), for
@@ -97,7 +93,14 @@ pub struct BlockManager {
 impl BlockManager {
     /// Every usable block of the freshly erased `flash` free, no block open, one GC
     /// unit per `layout.units` with a victim policy as `cfg.gc.policy` names.
-    pub fn new(cfg: &Config, geo: &Geometry, layout: &FtlLayout, flash: &FlashState) -> Self {
+    /// `external` chooses the victims and places the writes when it is given to.
+    pub fn new(
+        cfg: &Config,
+        geo: &Geometry,
+        layout: &FtlLayout,
+        flash: &FlashState,
+        external: &ExternalPolicies,
+    ) -> Result<Self> {
         let bpp = geo.blocks_per_plane;
         let mut free: Vec<VecDeque<u32>> = vec![VecDeque::new(); geo.planes as usize];
         for block in 0..geo.blocks {
@@ -121,10 +124,35 @@ impl BlockManager {
                 + layout.streams * geo.planes / 2,
             pages_per_block: geo.pages_per_block,
         };
-        let placement: Box<dyn Placement> = match layout.fdp {
+        let mut placement: Box<dyn Placement> = match layout.fdp {
             Some(f) => Box::new(FdpPlacement::new(f, layout.zombie_stream)),
             None => cfg.ftl.placement.build(&plan),
         };
+        match (placement.external(), &external.placer) {
+            (Some(p), Some(placer)) => p.attach(placer.clone()),
+            (Some(_), None) => {
+                return Err(Error::config(
+                    "ftl.placement",
+                    format!(
+                        "\"{}\" places by a function given to the run (placement= in Python, \
+                         --placement on the command line), and none was given",
+                        cfg.ftl.placement
+                    ),
+                ))
+            }
+            (None, Some(placer)) => {
+                return Err(Error::config(
+                    "ftl.placement",
+                    format!(
+                        "the placement given to the run ({}) needs ftl.placement = \"python:K\" \
+                         (K host streams, 2-16), not \"{}\"",
+                        placer.name(),
+                        cfg.ftl.placement
+                    ),
+                ))
+            }
+            (None, None) => {}
+        }
         let units = layout
             .units
             .iter()
@@ -156,14 +184,17 @@ impl BlockManager {
                     programmed: 0,
                     valid_limit: ((share + capacity) / 2.0) as u64,
                     policy: chained(
-                        gc::build(cfg.gc.scoring(), cfg.gc.cb_age, first, count, pages),
+                        match &external.victim {
+                            Some(chooser) => {
+                                Box::new(gc::External::new(chooser.clone(), first, count))
+                            }
+                            None => gc::build(cfg.gc.scoring(), cfg.gc.cb_age, first, count, pages),
+                        },
                         placement.as_ref(),
                         first,
                         count,
                         layout.streams,
                     ),
-                    first_candidate: first,
-                    candidates: count,
                 }
             })
             .collect();
@@ -176,7 +207,7 @@ impl BlockManager {
         } else {
             Vec::new()
         };
-        BlockManager {
+        Ok(BlockManager {
             units,
             opened_at,
             stream_counts: if cfg.ftl.placement.is_default() || rus.is_some() {
@@ -192,29 +223,7 @@ impl BlockManager {
             streams: layout.streams,
             blocks_per_plane: bpp,
             rus,
-        }
-    }
-
-    /// Every unit's victim policy asks `chooser` from now on (still behind the
-    /// placement's chain of groups, if it has one); refused once a unit has candidates.
-    pub fn use_chooser(&mut self, chooser: &std::sync::Arc<dyn gc::Chooser>) -> Result<()> {
-        if self.units.iter().any(|u| !u.policy.is_empty()) {
-            return Err(Error::integrity(
-                "an external victim policy must be given before any block is closed",
-            ));
-        }
-        for unit in &mut self.units {
-            let (first, count) = (unit.first_candidate, unit.candidates);
-            let external = Box::new(gc::External::new(chooser.clone(), first, count));
-            unit.policy = chained(
-                external,
-                self.placement.as_ref(),
-                first,
-                count,
-                self.streams,
-            );
-        }
-        Ok(())
+        })
     }
 
     /// What the placement fitted to the workload, if it fits anything.

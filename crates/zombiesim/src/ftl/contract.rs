@@ -3,9 +3,7 @@
 
 use crate::error::Result;
 use crate::ftl::{BufferView, DeviceEvent, FtlBase, NoBuffer, PageWrite, Wear};
-use crate::gc::Chooser;
 use crate::stats::Counters;
-use std::sync::Arc;
 
 /// How much of the flash is spare right now (sampled during a run).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -74,15 +72,6 @@ pub trait Ftl: Send + dyn_clone::DynClone {
     fn space(&self) -> Space;
     /// Memory and content-layer state at the end of a run.
     fn summary(&self) -> FtlSummary;
-    /// Every GC unit's victim policy asks `chooser` from now on ([`crate::gc::External`]);
-    /// given before the first block closes. An FTL without victim policies refuses.
-    fn use_chooser(&mut self, _chooser: &Arc<dyn Chooser>) -> Result<()> {
-        Err(crate::Error::config(
-            "ftl.kind",
-            "an external victim policy needs a page-mapped FTL (ftl.kind = \"page\" or \"dftl\"); \
-             a block-mapped one reclaims by merging, with no victim policy",
-        ))
-    }
 }
 
 /// What every FTL answers the same way, from its [`FtlBase`] (implemented for every

@@ -3,33 +3,68 @@
 
 use crate::config::{ftl_kind_registry, Config, FtlKind};
 use crate::error::Result;
-use crate::ftl::{DftlFtl, Ftl, PageMappedFtl};
+use crate::ftl::{DftlFtl, ExternalPolicies, Ftl, PageMappedFtl};
 
 /// `build`, from the registry lines.
 macro_rules! build_kind {
     ($(($variant:ident, $name:literal, $spec:ident, $($build:ident)::+),)*) => {
         /// Build the FTL a configuration names, after refusing what the kind cannot do
-        /// (its [`Capabilities`](crate::config::Capabilities)). `verify` keeps the
-        /// integrity oracle.
-        pub fn build(cfg: &Config, seed: u64, verify: bool) -> Result<Box<dyn Ftl>> {
+        /// (its [`Capabilities`](crate::config::Capabilities)), asking `external` the
+        /// decisions it takes. `verify` keeps the integrity oracle.
+        pub fn build_with(
+            cfg: &Config,
+            seed: u64,
+            verify: bool,
+            external: &ExternalPolicies,
+        ) -> Result<Box<dyn Ftl>> {
             let kind = cfg.ftl.kind;
             kind.spec().capabilities.check(cfg, kind.name())?;
+            if external.victim.is_some() && kind.block_mapped() {
+                return Err(crate::Error::config(
+                    "ftl.kind",
+                    format!(
+                        "the `{}` FTL reclaims by merging blocks, with no victim policy to \
+                         replace: a victim policy given to the run (victim=) needs ftl.kind = \
+                         \"page\" or \"dftl\"",
+                        kind.name()
+                    ),
+                ));
+            }
             match kind {
-                $(FtlKind::$variant => super::$($build)::+(cfg, seed, verify),)*
+                $(FtlKind::$variant => super::$($build)::+(cfg, seed, verify, external),)*
             }
         }
     };
 }
 ftl_kind_registry!(build_kind);
 
+/// [`build_with`], asking nothing outside.
+pub fn build(cfg: &Config, seed: u64, verify: bool) -> Result<Box<dyn Ftl>> {
+    build_with(cfg, seed, verify, &ExternalPolicies::default())
+}
+
 /// `ftl.kind = "page"`.
-pub(super) fn page(cfg: &Config, seed: u64, verify: bool) -> Result<Box<dyn Ftl>> {
-    Ok(Box::new(PageMappedFtl::new(cfg, seed, verify)?))
+pub(super) fn page(
+    cfg: &Config,
+    seed: u64,
+    verify: bool,
+    external: &ExternalPolicies,
+) -> Result<Box<dyn Ftl>> {
+    Ok(Box::new(PageMappedFtl::with_policies(
+        cfg, seed, verify, external,
+    )?))
 }
 
 /// `ftl.kind = "dftl"`.
-pub(super) fn dftl(cfg: &Config, seed: u64, verify: bool) -> Result<Box<dyn Ftl>> {
-    Ok(Box::new(DftlFtl::new(cfg, seed, verify)?))
+pub(super) fn dftl(
+    cfg: &Config,
+    seed: u64,
+    verify: bool,
+    external: &ExternalPolicies,
+) -> Result<Box<dyn Ftl>> {
+    Ok(Box::new(DftlFtl::with_policies(
+        cfg, seed, verify, external,
+    )?))
 }
 
 #[cfg(test)]

@@ -74,7 +74,12 @@ pub struct SuperblockFtl {
 }
 
 /// Build it for the registry (`ftl.kind = "superblock"`; it draws no random numbers).
-pub(super) fn build(cfg: &Config, _seed: u64, verify: bool) -> Result<Box<dyn crate::ftl::Ftl>> {
+pub(super) fn build(
+    cfg: &Config,
+    _seed: u64,
+    verify: bool,
+    _external: &crate::ftl::ExternalPolicies,
+) -> Result<Box<dyn crate::ftl::Ftl>> {
     Ok(Box::new(SuperblockFtl::new(cfg, verify)?))
 }
 

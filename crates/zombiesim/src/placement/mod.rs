@@ -21,6 +21,7 @@
 //! `name:param`. Adding a policy is a module of this folder and one line there.
 
 mod dac;
+mod external;
 mod fdp;
 mod gc_age;
 mod midas;
@@ -31,6 +32,7 @@ mod sepbit;
 mod write_count;
 
 pub use dac::Dac;
+pub use external::{ExternalPlacement, PlacedWrites, Placer};
 pub use fdp::{FdpLayout, FdpPlacement, Isolation};
 pub use gc_age::GcAge;
 pub use midas::Midas;
@@ -178,6 +180,11 @@ pub trait Placement: Send + dyn_clone::DynClone {
     /// handle and the isolation). The FTL then copies such a victim's pages without
     /// asking page by page; the answer must be what `gc_stream` would say.
     fn victim_gc_stream(&self, _from_stream: u32) -> Option<u32> {
+        None
+    }
+    /// The placement decided outside the simulator (`python:K`), to attach its
+    /// [`Placer`] to; `None` for every other policy.
+    fn external(&mut self) -> Option<&mut ExternalPlacement> {
         None
     }
 }

@@ -1,7 +1,7 @@
 //! The registry of placement policies and `ftl.placement`, the spec that names one.
 
 use super::{
-    dac, gc_age, midas, oracle, sepbit, write_count, Placement, PlacementEntry, Refusal,
+    dac, external, gc_age, midas, oracle, sepbit, write_count, Placement, PlacementEntry, Refusal,
     StreamPlan, StreamsWanted,
 };
 use std::fmt;
@@ -15,6 +15,7 @@ pub const REGISTRY: &[PlacementEntry] = &[
     write_count::ENTRY,
     midas::ENTRY,
     oracle::ENTRY,
+    external::ENTRY,
 ];
 
 /// `ftl.placement`: a registered policy and its parameter (the default: the first).
@@ -131,6 +132,7 @@ mod tests {
             "midas:4",
             "oracle:6",
             "oracle",
+            "python:4",
         ] {
             assert_eq!(s.parse::<PlacementSpec>().unwrap().to_string(), s);
         }

@@ -221,6 +221,7 @@ impl Report {
                     1.0
                 },
                 victim_policy: None,
+                placement: None,
             },
             content,
             buffer,

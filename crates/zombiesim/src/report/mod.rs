@@ -221,6 +221,10 @@ pub struct RunInfo {
     /// `gc.policy` (Python's `victim=`); absent when `gc.policy` decided.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub victim_policy: Option<String>,
+    /// The placement function given to the run that placed host writes under
+    /// `ftl.placement = "python:K"` (Python's `placement=`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement: Option<String>,
 }
 
 /// Everything a run produced.

@@ -43,7 +43,7 @@ mod seeds;
 mod source;
 mod warm;
 
-pub use options::{ExternalVictim, RunOptions};
+pub use options::RunOptions;
 pub use progress::{Phase, Progress};
 pub use seeds::stream_seed;
 pub use warm::{PreconditionCache, PreconditionCacheStats};
@@ -344,7 +344,8 @@ fn run(
         oracle: phase.oracle,
         flows: phase.flows,
     })?;
-    report.run.victim_policy = opts.victim.as_ref().map(|v| v.0.name());
+    report.run.victim_policy = opts.external.victim.as_ref().map(|v| v.name());
+    report.run.placement = opts.external.placer.as_ref().map(|p| p.name());
     Ok(report)
 }
 
@@ -367,15 +368,13 @@ fn preconditioned_device(
     // A preconditioning that replays the workload's own writes depends on the workload.
     // So does one whose victims are chosen outside (the cache cannot tell choosers apart).
     let cached = (opts.precondition_cache.as_deref())
-        .filter(|_| own.is_none() && opts.victim.is_none())
+        .filter(|_| own.is_none() && opts.external.is_empty())
         .map(|cache| (cache, warm::key(cfg, opts.seed, opts.verify)));
     if let Some(hit) = cached.as_ref().and_then(|(cache, key)| cache.get(key)) {
         return Ok(hit);
     }
-    let mut device = Device::new(cfg, stream_seed(opts.seed, STREAM_GC), opts.verify)?;
-    if let Some(victim) = &opts.victim {
-        device.use_chooser(&victim.0)?;
-    }
+    let seed = stream_seed(opts.seed, STREAM_GC);
+    let mut device = Device::with_policies(cfg, seed, opts.verify, &opts.external)?;
     device.set_timing(false);
     let steady = precondition(cfg, &mut device, own, opts, ticker)?;
     // An interrupted preconditioning is not the device the key names.
@@ -432,7 +431,7 @@ fn refuse_for_run(cfg: &Config, source: &Source, opts: &RunOptions) -> Result<()
              workload (fs:...) says",
         ));
     }
-    if opts.victim.is_some() {
+    if opts.external.victim.is_some() {
         refuse_for_external_victim(cfg)?;
     }
     if cfg.gc.skip_shadows && !cfg.device.buffer_nonvolatile && !opts.force_unsafe {
@@ -446,9 +445,9 @@ fn refuse_for_run(cfg: &Config, source: &Source, opts: &RunOptions) -> Result<()
     Ok(())
 }
 
-/// What a victim policy chosen outside the simulator ([`RunOptions::victim`]) cannot
-/// run with: another `gc.policy` (it would silently not run), a block-mapped FTL (no
-/// victim policy to replace).
+/// What a victim policy chosen outside the simulator ([`RunOptions::external`]) cannot
+/// run with: another `gc.policy` (it would silently not run). A block-mapped FTL
+/// refuses it as it is built.
 fn refuse_for_external_victim(cfg: &Config) -> Result<()> {
     if cfg.gc.policy != crate::PolicySpec::Greedy {
         return Err(crate::Error::config(
@@ -457,16 +456,6 @@ fn refuse_for_external_victim(cfg: &Config) -> Result<()> {
                 "the run's own victim policy (victim=) decides in place of gc.policy = \"{}\": \
                  leave gc.policy unset",
                 cfg.gc.policy
-            ),
-        ));
-    }
-    if cfg.ftl.kind.block_mapped() {
-        return Err(crate::Error::config(
-            "ftl.kind",
-            format!(
-                "the `{}` FTL reclaims by merging blocks, with no victim policy to replace: \
-                 a victim policy (victim=) needs ftl.kind = \"page\" or \"dftl\"",
-                cfg.ftl.kind.name()
             ),
         ));
     }

@@ -1,10 +1,11 @@
 //! What a run is asked to do besides simulating the configured device: its seed,
 //! verification, reproducible reports, the memory bound, whether to run a
 //! configuration refused as unsafe, whether a text trace is parsed on a thread of
-//! its own, the trace cache, the cache of preconditioned devices, and a victim policy
+//! its own, the trace cache, the cache of preconditioned devices, and the policies
 //! decided outside the simulator.
 
 use super::PreconditionCache;
+use crate::ftl::ExternalPolicies;
 use crate::trace::TraceCache;
 use std::sync::Arc;
 
@@ -35,18 +36,9 @@ pub struct RunOptions {
     /// under the same configuration and seed, and keep a copy of a device aged here
     /// ([`PreconditionCache`]; `None`: precondition every run). Changes no result.
     pub precondition_cache: Option<Arc<PreconditionCache>>,
-    /// A victim policy decided outside the simulator ([`crate::gc::Chooser`], the
-    /// Python binding's `victim=`): every GC unit asks it instead of `gc.policy`'s.
-    /// The run then ages its own device (no precondition cache).
-    pub victim: Option<ExternalVictim>,
-}
-
-/// A [`crate::gc::Chooser`] shared by a run's GC units.
-#[derive(Clone)]
-pub struct ExternalVictim(pub Arc<dyn crate::gc::Chooser>);
-
-impl std::fmt::Debug for ExternalVictim {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ExternalVictim({})", self.0.name())
-    }
+    /// Policies decided outside the simulator (the Python binding's `victim=` and
+    /// `placement=`): every GC unit asks `victim` instead of `gc.policy`'s, and
+    /// `ftl.placement = "python:K"` asks `placer`. The run then ages its own device
+    /// (no precondition cache).
+    pub external: ExternalPolicies,
 }

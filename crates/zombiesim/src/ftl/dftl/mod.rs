@@ -41,6 +41,16 @@ impl DftlFtl {
     /// randomised policies; `verify` keeps the integrity oracle and the lost-update
     /// check.
     pub fn new(cfg: &Config, seed: u64, verify: bool) -> Result<Self> {
+        Self::with_policies(cfg, seed, verify, &crate::ftl::ExternalPolicies::default())
+    }
+
+    /// [`DftlFtl::new`], asking `external` what it decides.
+    pub fn with_policies(
+        cfg: &Config,
+        seed: u64,
+        verify: bool,
+        external: &crate::ftl::ExternalPolicies,
+    ) -> Result<Self> {
         let geo = Geometry::new(cfg)?;
         // Whatever is wrong without the translation pages is reported as it is.
         FtlLayout::new(cfg, &geo)?;
@@ -59,7 +69,7 @@ impl DftlFtl {
             )
         })?;
         let cmt = Translation::new(host, geo.page_size, cfg.ftl.cmt_entries, verify);
-        let pages = PageMappedFtl::build(cfg, seed, verify, geo, inner, layout, true)?;
+        let pages = PageMappedFtl::build(cfg, seed, verify, geo, inner, layout, true, external)?;
         Ok(DftlFtl { pages, cmt })
     }
 
@@ -264,10 +274,6 @@ impl Ftl for DftlFtl {
 
     fn space(&self) -> Space {
         self.pages.space()
-    }
-
-    fn use_chooser(&mut self, chooser: &std::sync::Arc<dyn crate::gc::Chooser>) -> Result<()> {
-        self.pages.use_chooser(chooser)
     }
 
     fn summary(&self) -> FtlSummary {

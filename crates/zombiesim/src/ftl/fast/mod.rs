@@ -91,7 +91,12 @@ pub struct FastFtl {
 }
 
 /// Build it for the registry (`ftl.kind = "fast"`; it draws no random numbers).
-pub(super) fn build(cfg: &Config, _seed: u64, verify: bool) -> Result<Box<dyn crate::ftl::Ftl>> {
+pub(super) fn build(
+    cfg: &Config,
+    _seed: u64,
+    verify: bool,
+    _external: &crate::ftl::ExternalPolicies,
+) -> Result<Box<dyn crate::ftl::Ftl>> {
     Ok(Box::new(FastFtl::new(cfg, verify)?))
 }
 

@@ -26,8 +26,8 @@ use crate::config::{Allocation, Config, FtlLayout};
 use crate::error::{Error, Result};
 use crate::flash::{BlockStatus, FlashState, Geometry, NONE};
 use crate::ftl::{
-    BlockManager, BufferView, DeviceEvent, Ftl, FtlBase, FtlSummary, PageWrite, RefreshQueues,
-    Space,
+    BlockManager, BufferView, DeviceEvent, ExternalPolicies, Ftl, FtlBase, FtlSummary, PageWrite,
+    RefreshQueues, Space,
 };
 use crate::gc::BlockStats;
 use crate::placement::{HostWrite, WriteHint};
@@ -115,15 +115,26 @@ impl PageMappedFtl {
     /// A freshly erased device. `seed` drives the randomised policies; `verify` keeps
     /// the integrity oracle.
     pub fn new(cfg: &Config, seed: u64, verify: bool) -> Result<Self> {
+        Self::with_policies(cfg, seed, verify, &ExternalPolicies::default())
+    }
+
+    /// [`PageMappedFtl::new`], asking `external` what it decides.
+    pub fn with_policies(
+        cfg: &Config,
+        seed: u64,
+        verify: bool,
+        external: &ExternalPolicies,
+    ) -> Result<Self> {
         let geo = Geometry::new(cfg)?;
         let layout = FtlLayout::new(cfg, &geo)?;
-        Self::build(cfg, seed, verify, geo.clone(), geo, layout, false)
+        Self::build(cfg, seed, verify, geo.clone(), geo, layout, false, external)
     }
 
     /// The FTL over `geo` (the host's view) storing `inner.logical_pages` logical
     /// pages (the host's and those of an FTL built on this one, e.g. DFTL's
     /// translation pages) laid out as `layout`; `log_moves` keeps the pages GC moves
-    /// for [`PageMappedFtl::take_moved`].
+    /// for [`PageMappedFtl::take_moved`]; `external` decides what it is given to.
+    #[allow(clippy::too_many_arguments)]
     pub(in crate::ftl) fn build(
         cfg: &Config,
         seed: u64,
@@ -132,11 +143,12 @@ impl PageMappedFtl {
         inner: Geometry,
         layout: FtlLayout,
         log_moves: bool,
+        external: &ExternalPolicies,
     ) -> Result<Self> {
         let stored = inner.logical_pages as usize;
         let base = FtlBase::over(cfg, geo, stored as u64, verify);
         let (geo, flash) = (&base.geo, &base.flash);
-        let blocks = BlockManager::new(cfg, &inner, &layout, flash);
+        let blocks = BlockManager::new(cfg, &inner, &layout, flash, external)?;
         let mut ftl = PageMappedFtl {
             l2p: crate::table::filled(stored, NONE),
             blocks,
@@ -712,10 +724,6 @@ impl Ftl for PageMappedFtl {
                 .held_back_pages(&self.base.flash, self.base.geo.pages_per_block),
             valid_pages: self.blocks.valid_pages(),
         }
-    }
-
-    fn use_chooser(&mut self, chooser: &std::sync::Arc<dyn crate::gc::Chooser>) -> Result<()> {
-        self.blocks.use_chooser(chooser)
     }
 
     fn summary(&self) -> FtlSummary {

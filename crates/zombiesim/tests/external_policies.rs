@@ -1,14 +1,17 @@
-//! Victim policies decided outside the simulator (`RunOptions::victim`, a
-//! `gc::Chooser`): a chooser that ranks as greedy or cost-benefit does reproduces the
-//! built-in policy's report exactly; a ranking serves several selections; a bad
-//! answer stops the run with a message; combinations that would silently not run the
-//! chooser are refused naming the key.
+//! Policies decided outside the simulator (`RunOptions::external`): a victim chooser
+//! (`gc::Chooser`) that ranks as greedy or cost-benefit does reproduces the built-in
+//! policy's report exactly; a ranking serves several selections; a bad answer stops
+//! the run with a message; combinations that would silently not run the chooser are
+//! refused naming the key. A placer (`placement::Placer`) that answers write-count's
+//! classes places exactly as `ftl.placement = "write-count:2"`.
 
 use crate::common::{small_device, verified_opts};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::Mutex;
+use zombiesim::ftl::ExternalPolicies;
 use zombiesim::gc::{Candidates, Chooser};
-use zombiesim::sim::ExternalVictim;
+use zombiesim::placement::{PlacedWrites, Placer};
 use zombiesim::{simulate, Config, Error, Report, RunOptions, WorkloadSpec};
 
 /// How a test chooser ranks.
@@ -85,7 +88,10 @@ fn device(settings: &[(&str, &str)]) -> Config {
 fn run(cfg: &Config, wl: &str, chooser: Option<Arc<TestChooser>>) -> zombiesim::Result<Report> {
     let opts = RunOptions {
         reproducible: true,
-        victim: chooser.map(|c| ExternalVictim(c as Arc<dyn Chooser>)),
+        external: ExternalPolicies {
+            victim: chooser.map(|c| c as Arc<dyn Chooser>),
+            placer: None,
+        },
         ..verified_opts(7)
     };
     simulate(cfg, &WorkloadSpec::parse(wl).unwrap(), &opts, &mut |_| true)
@@ -188,4 +194,83 @@ fn combinations_that_would_not_run_the_chooser_are_refused() {
     };
     refused(device(&[("gc.policy", "cost-benefit")]), "gc.policy");
     refused(small_device(&[("ftl.kind", "fast")]), "ftl.kind");
+}
+
+/// `write-count:2` restated: each page's next write goes to the class of its count then.
+struct WriteCount {
+    counts: Mutex<Vec<u8>>,
+}
+
+impl Placer for WriteCount {
+    fn name(&self) -> String {
+        "write-count".into()
+    }
+
+    fn batch(&self) -> usize {
+        1
+    }
+
+    fn place(&self, writes: PlacedWrites) -> Option<Vec<u32>> {
+        let mut counts = self.counts.lock().unwrap();
+        let answer = writes
+            .lpn
+            .iter()
+            .map(|&lpn| {
+                let c = &mut counts[lpn as usize];
+                *c = c.saturating_add(1);
+                let next = u32::from(c.saturating_add(1));
+                (31 - next.leading_zeros()).min(1)
+            })
+            .collect();
+        Some(answer)
+    }
+
+    fn refuse(&self, why: String) {
+        panic!("{why}")
+    }
+}
+
+#[test]
+fn a_placer_answering_write_count_s_classes_places_as_write_count() {
+    let settings = [
+        ("flash.blocks_per_plane", "64"),
+        ("gc.low_watermark", "6"),
+        ("gc.high_watermark", "6"),
+        ("ftl.over_provisioning", "0.3"),
+    ];
+    let cfg =
+        |placement: &str| small_device(&[&settings[..], &[("ftl.placement", placement)]].concat());
+    let placer = Arc::new(WriteCount {
+        counts: Mutex::new(vec![0; 1 << 16]),
+    });
+    let opts = RunOptions {
+        reproducible: true,
+        external: ExternalPolicies {
+            victim: None,
+            placer: Some(placer as Arc<dyn Placer>),
+        },
+        ..verified_opts(7)
+    };
+    let spec = WorkloadSpec::parse(WORKLOAD).unwrap();
+    let mut ours = simulate(&cfg("python:2"), &spec, &opts, &mut |_| true).unwrap();
+    assert_eq!(ours.run.placement.as_deref(), Some("write-count"));
+    let builtin = run(&cfg("write-count:2"), WORKLOAD, None).unwrap();
+    ours.run.placement = None;
+    ours.run.config = builtin.run.config.clone();
+    assert_eq!(ours.to_json(), builtin.to_json());
+}
+
+#[test]
+fn python_k_without_a_placer_is_refused() {
+    let settings = [("gc.low_watermark", "6"), ("gc.high_watermark", "6")];
+    let err = run(
+        &small_device(&[&settings[..], &[("ftl.placement", "python:2")]].concat()),
+        WORKLOAD,
+        None,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, Error::Config { key, reason, .. } if key == "ftl.placement" && reason.contains("none was given")),
+        "{err}"
+    );
 }

@@ -1,4 +1,4 @@
-"""Victim policies written in Python (`victim=`): exact against the built-in policies
+"""Policies written in Python (`victim=`, `placement=`): exact against the built-in ones
 they restate, rankings, errors, refusals."""
 
 import json
@@ -162,3 +162,112 @@ def test_the_example_policies_run(small):
     for name in ("greedy", "cost_benefit", "oldest_of_the_emptiest"):
         rep = zs.simulate(small, "uniform:drive_writes=0.5", victim=example[name])
         assert rep.policy == f"python:{name}" and rep.gc.victims > 0
+
+
+# -- placement ------------------------------------------------------------------------
+
+PLACED = {"flash.blocks_per_plane": 128, "gc.low_watermark": 6, "gc.high_watermark": 6}
+HOT = "hotcold:r=0.9,f=0.1,drive_writes=2"
+
+
+def write_count_placement():
+    """`write-count:2` restated: each page's next write goes to the class of its count
+    then (written once: 0, more: 1)."""
+    counts: dict[int, int] = {}
+
+    def write_count(w):
+        out = []
+        for lpn in w.lpn.tolist():
+            c = min(counts.get(lpn, 0) + 1, 255)
+            counts[lpn] = c
+            out.append(min(1, (min(c + 1, 255)).bit_length() - 1))
+        return out
+
+    return write_count
+
+
+def test_a_python_placement_reproduces_write_count_exactly():
+    base = zs.Config.preset("default").override(PLACED)
+    ours = zs.simulate(
+        base.override({"ftl.placement": "python:2"}),
+        HOT,
+        placement=write_count_placement(),
+        placement_batch=1,
+        reproducible=True,
+    )
+    builtin = zs.simulate(base.override({"ftl.placement": "write-count:2"}), HOT, reproducible=True)
+    assert ours.placement == "python:write_count" == ours.run.placement
+    assert builtin.placement == "write-count:2"
+    raw = json.loads(ours.to_json())
+    raw["run"].pop("placement")
+    assert _body(builtin) == json.dumps(
+        {**raw, "run": {**raw["run"], "config": json.loads(builtin.to_json())["run"]["config"]}},
+        sort_keys=True,
+    )
+
+
+def test_the_writes_hold_every_column_and_batches_are_whole():
+    seen = []
+
+    def look(w):
+        seen.append(w)
+        return np.zeros(len(w), dtype=np.uint32)
+
+    cfg = zs.Config.preset("default").override({**PLACED, "ftl.placement": "python:2"})
+    rep = zs.simulate(cfg, "uniform:drive_writes=0.5", placement=look, placement_batch=1000)
+    assert all(len(w) == 1000 for w in seen)
+    total = rep.host.write_pages + rep.precondition.host_write_pages
+    assert len(seen) == total // 1000
+    w = seen[-1]
+    for name in ("lpn", "overwrite", "lifetime", "time", "stream"):
+        assert getattr(w, name).shape == (1000,), name
+    assert w.overwrite.dtype == np.bool_ and np.all(w.stream == 0)
+    assert np.all(np.diff(w.time.astype(np.int64)) >= 0) and w.now >= w.time[-1]
+    assert np.all(w.lifetime == 2**64 - 1)  # the workload gives no hint
+    assert repr(w).startswith("Writes(now=")
+
+
+@pytest.mark.parametrize(
+    ("answer", "error", "match"),
+    [
+        (lambda w: [5] * len(w), ValueError, "chose stream 5"),
+        (lambda w: [0], ValueError, "answered 1 streams for a batch of"),
+        (lambda w: "x", TypeError, "sequence of streams"),
+    ],
+)
+def test_a_bad_placement_answer_stops_the_run(answer, error, match):
+    cfg = zs.Config.preset("default").override({**PLACED, "ftl.placement": "python:2"})
+    with pytest.raises(error, match=match):
+        zs.simulate(cfg, HOT, placement=answer)
+
+
+def test_an_exception_in_the_placement_is_raised_from_simulate():
+    def broken(w):
+        raise KeyError("placement bug")
+
+    cfg = zs.Config.preset("default").override({**PLACED, "ftl.placement": "python:2"})
+    with pytest.raises(KeyError, match="placement bug"):
+        zs.simulate(cfg, HOT, placement=broken)
+
+
+def test_a_placement_and_python_k_go_together():
+    base = zs.Config.preset("default").override(PLACED)
+    with pytest.raises(zs.ConfigError, match=r"ftl\.placement.*none was given"):
+        zs.simulate(base.override({"ftl.placement": "python:2"}), HOT)
+    with pytest.raises(zs.ConfigError, match=r'needs ftl\.placement = "python:K"'):
+        zs.simulate(base, HOT, placement=write_count_placement())
+    with pytest.raises(zs.ConfigError, match="placement_batch"):
+        zs.simulate(base, HOT, placement=write_count_placement(), placement_batch=0)
+
+
+def test_the_cli_runs_a_placement_from_a_file(cli, tmp_path):
+    policy = tmp_path / "place.py"
+    policy.write_text("def cold(w):\n    return [1] * len(w)\n")
+    args = ["run", "--workload", HOT, "--json", "-", "-q", "--reproducible"]
+    for key, value in PLACED.items():
+        args += ["--set", f"{key}={value}"]
+    r = cli(*args, "--set", "ftl.placement=python:2", "--placement", f"{policy}:cold")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["run"]["placement"] == "python:cold"
+    r = cli(*args, "--placement", f"{policy}:cold")
+    assert r.returncode == 2 and "python:K" in r.stderr, r.stderr
