@@ -4,7 +4,8 @@
 //! report does not reach into the host model, configuration does not depend on flash).
 //!
 //! The same holds inside every folder: its files (`mod.rs`, `x.rs`, a subfolder) name
-//! each other only in one direction. And no source file is over 800 lines: a file
+//! each other only in one direction. And no source file (Rust or Python, tests
+//! included) is over 800 lines: a file
 //! that long models more than one thing and is split along what it models.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -504,24 +505,54 @@ fn no_file_depends_on_itself_through_the_others_of_its_folder() {
     );
 }
 
-/// Files of `root` over `MAX_LINES` lines, with their lengths. Unit tests in a file of
-/// their own (`tests.rs`, declared `#[cfg(test)] mod tests;`) are exempt: a test file
-/// grows with the cases it pins, not with what the module does.
+/// Files of `root` over `MAX_LINES` lines, with their lengths.
 fn long_files(root: &Path) -> Vec<(String, usize)> {
-    rust_files(root)
-        .into_iter()
-        .filter(|f| f.file_name().is_some_and(|n| n != "tests.rs"))
+    long_files_of(root, &rust_files(root))
+}
+
+/// Those of `files` (under `root`) over `MAX_LINES` lines, with their lengths.
+fn long_files_of(root: &Path, files: &[PathBuf]) -> Vec<(String, usize)> {
+    files
+        .iter()
         .map(|f| {
-            let lines = fs::read_to_string(&f).unwrap().lines().count();
+            let lines = fs::read_to_string(f).unwrap().lines().count();
             (f.strip_prefix(root).unwrap().display().to_string(), lines)
         })
         .filter(|&(_, lines)| lines > MAX_LINES)
         .collect()
 }
 
+/// The Python files of the checkout: the package, its tests, the benches, the
+/// examples and the corpus tools.
+fn python_files(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack: Vec<PathBuf> = ["python", "tests", "benches", "examples", "traces", "docs"]
+        .iter()
+        .map(|d| root.join(d))
+        .filter(|d| d.is_dir())
+        .collect();
+    while let Some(d) = stack.pop() {
+        for entry in fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "py") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
 #[test]
 fn no_source_file_is_over_800_lines() {
-    let long = long_files(&src());
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate_dir.join("../..");
+    let mut long = long_files(&src());
+    long.extend(long_files(&crate_dir.join("tests")));
+    long.extend(long_files(&root.join("crates/zombiesim-py/src")));
+    long.extend(long_files_of(&root, &python_files(&root)));
     assert!(
         long.is_empty(),
         "files over {MAX_LINES} lines (split them along what they model): {long:?}"
@@ -554,7 +585,7 @@ impl Drop for Scratch {
 }
 
 #[test]
-fn the_line_limit_catches_a_long_file_but_not_a_long_test_file() {
+fn the_line_limit_catches_a_long_file_test_files_too() {
     let long = "fn f() {}\n".repeat(MAX_LINES + 1);
     let dir = Scratch::new(
         "lines",
@@ -565,12 +596,13 @@ fn the_line_limit_catches_a_long_file_but_not_a_long_test_file() {
         ],
     );
     let found = long_files(&dir.0);
+    let sep = std::path::MAIN_SEPARATOR;
     assert_eq!(
         found,
-        vec![(
-            format!("a{}long.rs", std::path::MAIN_SEPARATOR),
-            MAX_LINES + 1
-        )]
+        vec![
+            (format!("a{sep}long.rs"), MAX_LINES + 1),
+            (format!("a{sep}tests.rs"), MAX_LINES + 1)
+        ]
     );
 }
 

@@ -23,9 +23,7 @@ pub enum Payload<'a> {
     PerPage(&'a [u64]),
 }
 
-/// The fingerprint that stands for "content unknown" in a [`Payload::PerPage`] list
-/// (and in a write buffer's slots).
-pub const NO_VALUE: u64 = u64::MAX;
+pub use crate::ftl::NO_VALUE;
 
 impl Payload<'_> {
     /// The fingerprint of the `i`-th page, when known.

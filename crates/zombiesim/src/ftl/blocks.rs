@@ -128,9 +128,9 @@ impl BlockManager {
             Some(f) => Box::new(FdpPlacement::new(f, layout.zombie_stream)),
             None => cfg.ftl.placement.build(&plan),
         };
-        match (placement.external(), &external.placer) {
-            (Some(p), Some(placer)) => p.attach(placer.clone()),
-            (Some(_), None) => {
+        match (placement.takes_placer(), &external.placer) {
+            (true, Some(placer)) => placement.attach(placer.clone()),
+            (true, None) => {
                 return Err(Error::config(
                     "ftl.placement",
                     format!(
@@ -140,7 +140,7 @@ impl BlockManager {
                     ),
                 ))
             }
-            (None, Some(placer)) => {
+            (false, Some(placer)) => {
                 return Err(Error::config(
                     "ftl.placement",
                     format!(
@@ -151,7 +151,7 @@ impl BlockManager {
                     ),
                 ))
             }
-            (None, None) => {}
+            (false, None) => {}
         }
         let units = layout
             .units

@@ -63,7 +63,7 @@ pub use kinds::{build, build_with};
 pub use marks::ZombieMarks;
 pub use page_mapped::PageMappedFtl;
 pub use page_state::PageState;
-pub use request::{DeviceEvent, PageWrite};
+pub use request::{DeviceEvent, PageWrite, NO_VALUE};
 pub use superblock::SuperblockFtl;
 pub use zombie_lifetimes::{ZombieLifetimes, ZombieWeightReport};
 

@@ -3,6 +3,11 @@
 use crate::placement::WriteHint;
 use crate::stats::Cause;
 
+/// The fingerprint that stands for "content unknown", the one sentinel of every layer:
+/// a command's per-page list (the device's `Payload::PerPage`), a write buffer's
+/// slots, the content layer's pages.
+pub const NO_VALUE: u64 = u64::MAX;
+
 /// One page write on its way to an FTL: which page, what it holds, why it is
 /// written, and what the writer says about where it should go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -23,6 +23,7 @@
 //! An answer of the wrong length or naming a stream beyond K stops the run
 //! ([`Placer::refuse`]).
 
+use super::placer::{PlacedWrites, Placer};
 use super::{classes, GcCopy, HostWrite, Placement, PlacementEntry, StreamPlan, StreamsWanted};
 use std::sync::Arc;
 
@@ -41,55 +42,13 @@ pub(super) const ENTRY: PlacementEntry = PlacementEntry {
     build: |param, plan| Box::new(ExternalPlacement::new(param.unwrap_or(2), plan)),
 };
 
-/// A batch of host writes as the placer sees it, in the order they were written.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct PlacedWrites {
-    /// Logical time after the batch (host page writes so far).
-    pub now: u64,
-    /// The logical page of each write.
-    pub lpn: Vec<u64>,
-    /// Whether it overwrote a copy on flash.
-    pub overwrite: Vec<bool>,
-    /// The writer's lifetime hint, host page writes from then (`u64::MAX`: none).
-    pub lifetime: Vec<u64>,
-    /// Logical time of the write.
-    pub time: Vec<u64>,
-    /// The stream it went to.
-    pub stream: Vec<u32>,
-}
-
-impl PlacedWrites {
-    fn push(&mut self, write: &HostWrite, stream: u32) {
-        self.lpn.push(write.lpn as u64);
-        self.overwrite.push(write.overwrite);
-        self.lifetime.push(write.hint.lifetime.unwrap_or(u64::MAX));
-        self.time.push(write.now);
-        self.stream.push(stream);
-    }
-
-    /// Writes in the batch.
-    pub fn len(&self) -> usize {
-        self.lpn.len()
-    }
-
-    /// Whether it is empty.
-    pub fn is_empty(&self) -> bool {
-        self.lpn.is_empty()
-    }
-}
-
-/// What decides an external placement's streams.
-pub trait Placer: Send + Sync {
-    /// What the report calls the placement.
-    fn name(&self) -> String;
-    /// Host writes per batch.
-    fn batch(&self) -> usize;
-    /// For each write of `writes`, the stream (below the placement's K) its page's
-    /// next write goes to; `None` when the placer failed (it keeps why; the run
-    /// stops).
-    fn place(&self, writes: PlacedWrites) -> Option<Vec<u32>>;
-    /// The answer could not be used: keep `why` as the run's failure.
-    fn refuse(&self, why: String);
+/// Log `write`, placed in `stream`, into `batch`.
+fn log(batch: &mut PlacedWrites, write: &HostWrite, stream: u32) {
+    batch.lpn.push(write.lpn as u64);
+    batch.overwrite.push(write.overwrite);
+    batch.lifetime.push(write.hint.lifetime.unwrap_or(u64::MAX));
+    batch.time.push(write.now);
+    batch.stream.push(stream);
 }
 
 /// `ftl.placement = "python:K"`: streams from a per-page table a [`Placer`] fills.
@@ -106,7 +65,7 @@ pub struct ExternalPlacement {
 }
 
 impl ExternalPlacement {
-    /// `streams` host streams over `plan`, asking no one until [`Self::attach`].
+    /// `streams` host streams over `plan`, asking no one until [`Placement::attach`].
     pub fn new(streams: u32, plan: &StreamPlan) -> Self {
         ExternalPlacement {
             placer: None,
@@ -117,11 +76,6 @@ impl ExternalPlacement {
             log: PlacedWrites::default(),
             failed: false,
         }
-    }
-
-    /// Ask `placer` from now on.
-    pub fn attach(&mut self, placer: Arc<dyn Placer>) {
-        self.placer = Some(placer);
     }
 
     /// Hand the logged batch over and take the answer into the table.
@@ -164,7 +118,7 @@ impl Placement for ExternalPlacement {
     fn host_stream(&mut self, write: &HostWrite) -> u32 {
         let stream = u32::from(self.table[write.lpn]);
         if let Some(placer) = self.placer.clone().filter(|_| !self.failed) {
-            self.log.push(write, stream);
+            log(&mut self.log, write, stream);
             if self.log.len() >= placer.batch() {
                 self.ask(&placer, write.now);
             }
@@ -193,7 +147,11 @@ impl Placement for ExternalPlacement {
         self.table.len()
     }
 
-    fn external(&mut self) -> Option<&mut ExternalPlacement> {
-        Some(self)
+    fn takes_placer(&self) -> bool {
+        true
+    }
+
+    fn attach(&mut self, placer: Arc<dyn Placer>) {
+        self.placer = Some(placer);
     }
 }

@@ -27,16 +27,18 @@ mod gc_age;
 mod midas;
 mod midas_model;
 mod oracle;
+mod placer;
 mod registry;
 mod sepbit;
 mod write_count;
 
 pub use dac::Dac;
-pub use external::{ExternalPlacement, PlacedWrites, Placer};
+pub use external::ExternalPlacement;
 pub use fdp::{FdpLayout, FdpPlacement, Isolation};
 pub use gc_age::GcAge;
 pub use midas::Midas;
 pub use oracle::{DeathOracle, ENVELOPE_CLASSES};
+pub use placer::{PlacedWrites, Placer};
 pub use registry::{PlacementSpec, REGISTRY};
 pub use sepbit::SepBit;
 pub use write_count::WriteCount;
@@ -182,11 +184,13 @@ pub trait Placement: Send + dyn_clone::DynClone {
     fn victim_gc_stream(&self, _from_stream: u32) -> Option<u32> {
         None
     }
-    /// The placement decided outside the simulator (`python:K`), to attach its
-    /// [`Placer`] to; `None` for every other policy.
-    fn external(&mut self) -> Option<&mut ExternalPlacement> {
-        None
+    /// Whether the policy places by a [`Placer`] given to the run (`python:K`); it is
+    /// then [`Placement::attach`]ed as the FTL is built.
+    fn takes_placer(&self) -> bool {
+        false
     }
+    /// Ask `placer` from now on (only a policy that [`Placement::takes_placer`]).
+    fn attach(&mut self, _placer: std::sync::Arc<dyn Placer>) {}
 }
 
 /// The streams of a policy that places by the kind of write alone ([`Placement::fixed`]).

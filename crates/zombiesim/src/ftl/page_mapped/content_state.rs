@@ -8,7 +8,7 @@ use crate::content::{ContentCounters, DeadValuePool, FpMap, Sharing};
 
 /// A page's `value` when its content is unknown: the one sentinel of the device's
 /// commands and buffers too.
-pub(super) use crate::device::NO_VALUE;
+pub(super) use crate::ftl::NO_VALUE;
 /// A written fingerprint equal to the sentinel is stored as this.
 pub(super) const SENTINEL_STANDIN: u64 = 0x5a5a_5a5a_5a5a_5a5a;
 
