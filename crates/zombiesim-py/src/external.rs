@@ -26,21 +26,30 @@ use zombiesim::placement::{PlacedWrites, Placer};
 #[pyclass(name = "Candidates", module = "zombiesim._core", frozen)]
 pub struct PyCandidates {
     inner: Candidates,
-    arrays: [OnceLock<Py<PyAny>>; 9],
+    arrays: Columns<9>,
 }
 
-impl PyCandidates {
-    /// Column `i` (in the order of the getters) as an array, built once.
-    fn column<'py, T: numpy::Element>(
+/// `N` columns of a batch as NumPy arrays, each built when first read.
+struct Columns<const N: usize>([OnceLock<Py<PyAny>>; N]);
+
+impl<const N: usize> Columns<N> {
+    /// Column `i` (in the order of the getters) holding `values`.
+    fn get<'py, T: numpy::Element>(
         &self,
         py: Python<'py>,
         i: usize,
         values: &[T],
     ) -> Bound<'py, PyAny> {
-        self.arrays[i]
+        self.0[i]
             .get_or_init(|| values.to_pyarray(py).into_any().unbind())
             .bind(py)
             .clone()
+    }
+}
+
+impl<const N: usize> Default for Columns<N> {
+    fn default() -> Self {
+        Columns(std::array::from_fn(|_| OnceLock::new()))
     }
 }
 
@@ -54,46 +63,46 @@ impl PyCandidates {
     /// Block numbers, ascending (reclaim units under FDP).
     #[getter]
     fn block<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        self.column(py, 0, &self.inner.block)
+        self.arrays.get(py, 0, &self.inner.block)
     }
     /// Valid pages.
     #[getter]
     fn valid<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        self.column(py, 1, &self.inner.valid)
+        self.arrays.get(py, 1, &self.inner.valid)
     }
     /// Pages holding a dead copy.
     #[getter]
     fn invalid<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        self.column(py, 2, &self.inner.invalid)
+        self.arrays.get(py, 2, &self.inner.invalid)
     }
     /// Valid pages the device knows as zombies.
     #[getter]
     fn zombies<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        self.column(py, 3, &self.inner.zombies)
+        self.arrays.get(py, 3, &self.inner.zombies)
     }
     /// Logical time of the last program or invalidation.
     #[getter]
     fn last_modified<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        self.column(py, 4, &self.inner.last_modified)
+        self.arrays.get(py, 4, &self.inner.last_modified)
     }
     /// `now - last_modified`.
     #[getter]
     fn age<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        self.column(py, 5, &self.inner.age)
+        self.arrays.get(py, 5, &self.inner.age)
     }
     #[getter]
     fn erase_count<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        self.column(py, 6, &self.inner.erase_count)
+        self.arrays.get(py, 6, &self.inner.erase_count)
     }
     /// The write stream each block was opened for.
     #[getter]
     fn stream<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        self.column(py, 7, &self.inner.stream)
+        self.arrays.get(py, 7, &self.inner.stream)
     }
     /// Popularity weight of pooled dead pages (dead-value pool; else 0).
     #[getter]
     fn weight<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        self.column(py, 8, &self.inner.weight)
+        self.arrays.get(py, 8, &self.inner.weight)
     }
 
     fn __len__(&self) -> usize {
@@ -222,21 +231,7 @@ impl Chooser for PyChooser {
 #[pyclass(name = "Writes", module = "zombiesim._core", frozen)]
 pub struct PyWrites {
     inner: PlacedWrites,
-    arrays: [OnceLock<Py<PyAny>>; 5],
-}
-
-impl PyWrites {
-    fn column<'py, T: numpy::Element>(
-        &self,
-        py: Python<'py>,
-        i: usize,
-        values: &[T],
-    ) -> Bound<'py, PyAny> {
-        self.arrays[i]
-            .get_or_init(|| values.to_pyarray(py).into_any().unbind())
-            .bind(py)
-            .clone()
-    }
+    arrays: Columns<5>,
 }
 
 #[pymethods]
@@ -249,27 +244,27 @@ impl PyWrites {
     /// The logical page of each write.
     #[getter]
     fn lpn<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        self.column(py, 0, &self.inner.lpn)
+        self.arrays.get(py, 0, &self.inner.lpn)
     }
     /// Whether each write overwrote a copy on flash.
     #[getter]
     fn overwrite<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        self.column(py, 1, &self.inner.overwrite)
+        self.arrays.get(py, 1, &self.inner.overwrite)
     }
     /// The writer's lifetime hint (host page writes; 2**64 - 1: none).
     #[getter]
     fn lifetime<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        self.column(py, 2, &self.inner.lifetime)
+        self.arrays.get(py, 2, &self.inner.lifetime)
     }
     /// Logical time of each write.
     #[getter]
     fn time<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        self.column(py, 3, &self.inner.time)
+        self.arrays.get(py, 3, &self.inner.time)
     }
     /// The stream each write went to.
     #[getter]
     fn stream<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        self.column(py, 4, &self.inner.stream)
+        self.arrays.get(py, 4, &self.inner.stream)
     }
 
     fn __len__(&self) -> usize {
