@@ -165,20 +165,22 @@ impl External {
         let view = Candidates::gather(ctx.now, blocks, ctx.flash, weight);
         let candidates = self.len;
         self.scored = candidates as u64;
-        let name = self.chooser.name();
+        let name = || self.chooser.name();
         let Some(answer) = self.chooser.choose(view) else {
-            self.failure = Some(format!("victim policy {name} failed"));
+            self.failure = Some(format!("victim policy {} failed", name()));
             return None;
         };
         if answer.is_empty() {
             self.failure = Some(format!(
-                "victim policy {name} chose no block among {candidates} candidates"
+                "victim policy {} chose no block among {candidates} candidates",
+                name()
             ));
             return None;
         }
         if let Some(&bad) = answer.iter().find(|&&b| !self.contains(b)) {
             self.failure = Some(format!(
-                "victim policy {name} chose block {bad}, which is not one of the {candidates} candidates"
+                "victim policy {} chose block {bad}, which is not one of the {candidates} candidates",
+                name()
             ));
             return None;
         }

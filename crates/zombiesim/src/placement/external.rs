@@ -54,14 +54,15 @@ fn log(batch: &mut PlacedWrites, write: &HostWrite, stream: u32) {
 /// `ftl.placement = "python:K"`: streams from a per-page table a [`Placer`] fills.
 #[derive(Clone)]
 pub struct ExternalPlacement {
+    /// Who is asked (none before [`Placement::attach`], and none once it failed).
     placer: Option<Arc<dyn Placer>>,
+    /// Host writes per batch (the placer's, asked once).
+    batch: usize,
     streams: u32,
     gc_first: u32,
     zombie: Option<u32>,
     table: Vec<u8>,
     log: PlacedWrites,
-    /// The placer failed: nothing more is asked of it.
-    failed: bool,
 }
 
 impl ExternalPlacement {
@@ -69,26 +70,28 @@ impl ExternalPlacement {
     pub fn new(streams: u32, plan: &StreamPlan) -> Self {
         ExternalPlacement {
             placer: None,
+            batch: 0,
             streams,
             gc_first: plan.gc_first,
             zombie: plan.zombie,
             table: vec![0; plan.stored_pages],
             log: PlacedWrites::default(),
-            failed: false,
         }
     }
 
-    /// Hand the logged batch over and take the answer into the table.
-    fn ask(&mut self, placer: &Arc<dyn Placer>, now: u64) {
+    /// Hand the logged batch over and take the answer into the table; a placer that
+    /// fails is asked nothing more.
+    fn ask(&mut self, now: u64) {
+        let Some(placer) = self.placer.take() else {
+            return;
+        };
         let mut batch = std::mem::take(&mut self.log);
         batch.now = now;
         let lpns = batch.lpn.clone();
         let Some(answer) = placer.place(batch) else {
-            self.failed = true;
             return;
         };
         if answer.len() != lpns.len() {
-            self.failed = true;
             placer.refuse(format!(
                 "placement {} answered {} streams for a batch of {} writes",
                 placer.name(),
@@ -98,7 +101,6 @@ impl ExternalPlacement {
             return;
         }
         if let Some(&bad) = answer.iter().find(|&&s| s >= self.streams) {
-            self.failed = true;
             placer.refuse(format!(
                 "placement {} chose stream {bad}; ftl.placement = \"python:{}\" has streams 0-{}",
                 placer.name(),
@@ -110,17 +112,17 @@ impl ExternalPlacement {
         for (&lpn, &s) in lpns.iter().zip(&answer) {
             self.table[lpn as usize] = s as u8;
         }
-        self.log.lpn.reserve(lpns.len());
+        self.placer = Some(placer);
     }
 }
 
 impl Placement for ExternalPlacement {
     fn host_stream(&mut self, write: &HostWrite) -> u32 {
         let stream = u32::from(self.table[write.lpn]);
-        if let Some(placer) = self.placer.clone().filter(|_| !self.failed) {
+        if self.placer.is_some() {
             log(&mut self.log, write, stream);
-            if self.log.len() >= placer.batch() {
-                self.ask(&placer, write.now);
+            if self.log.len() >= self.batch {
+                self.ask(write.now);
             }
         }
         stream
@@ -152,6 +154,7 @@ impl Placement for ExternalPlacement {
     }
 
     fn attach(&mut self, placer: Arc<dyn Placer>) {
+        self.batch = placer.batch();
         self.placer = Some(placer);
     }
 }
