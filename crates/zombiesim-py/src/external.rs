@@ -123,16 +123,19 @@ impl PyCandidates {
 struct PyPolicy {
     callable: Py<PyAny>,
     name: String,
+    /// What its errors call it: "victim policy" or "placement".
+    role: &'static str,
     failure: Mutex<Option<PyErr>>,
     failed: Arc<AtomicBool>,
 }
 
 impl PyPolicy {
-    /// `callable` (given as `what`), named after its `__name__` (else its repr).
+    /// `callable` (given as the argument `what`, a `role`), named after its `__name__`
+    /// (else its repr).
     fn new(
         py: Python<'_>,
         callable: Py<PyAny>,
-        what: &str,
+        (what, role): (&str, &'static str),
         failed: &Arc<AtomicBool>,
     ) -> PyResult<Self> {
         let bound = callable.bind(py);
@@ -149,6 +152,7 @@ impl PyPolicy {
         Ok(PyPolicy {
             callable,
             name,
+            role,
             failure: Mutex::new(None),
             failed: failed.clone(),
         })
@@ -178,11 +182,7 @@ impl PyPolicy {
         list.extract::<Vec<u32>>().map_err(|_| {
             pyo3::exceptions::PyTypeError::new_err(format!(
                 "{} {} must return {what}, got {}",
-                if what.contains("stream") {
-                    "placement"
-                } else {
-                    "victim policy"
-                },
+                self.role,
                 self.name,
                 ret.get_type()
                     .name()
@@ -321,15 +321,12 @@ impl Placer for PyPlacer {
     }
 
     fn refuse(&self, why: String) {
-        Python::attach(|_| {
-            self.policy
-                .fail(pyo3::exceptions::PyValueError::new_err(why))
-        });
+        self.policy
+            .fail(pyo3::exceptions::PyValueError::new_err(why));
     }
 }
 
 /// The Python policies of one run, and whether one of them failed.
-#[derive(Default)]
 pub struct PyPolicies {
     chooser: Option<Arc<PyChooser>>,
     placer: Option<Arc<PyPlacer>>,
@@ -348,7 +345,10 @@ impl PyPolicies {
     ) -> PyResult<Self> {
         let failed = Arc::new(AtomicBool::new(false));
         let chooser = victim
-            .map(|v| PyPolicy::new(py, v, "victim", &failed).map(|p| Arc::new(PyChooser(p))))
+            .map(|v| {
+                PyPolicy::new(py, v, ("victim", "victim policy"), &failed)
+                    .map(|p| Arc::new(PyChooser(p)))
+            })
             .transpose()?;
         if batch == 0 && placement.is_some() {
             return Err(pyo3::exceptions::PyValueError::new_err(
@@ -357,7 +357,7 @@ impl PyPolicies {
         }
         let placer = placement
             .map(|p| {
-                PyPolicy::new(py, p, "placement", &failed)
+                PyPolicy::new(py, p, ("placement", "placement"), &failed)
                     .map(|policy| Arc::new(PyPlacer { policy, batch }))
             })
             .transpose()?;
@@ -377,14 +377,10 @@ impl PyPolicies {
         self.failed.load(Ordering::Relaxed)
     }
 
-    /// The exception a policy raised wins over the run's result.
-    pub fn raise<T>(&self, result: PyResult<T>) -> PyResult<T> {
+    /// The exception a policy raised (the victim policy's first), if one did.
+    pub fn take_failure(&self) -> Option<PyErr> {
         let chosen = self.chooser.as_ref().and_then(|c| c.0.take_failure());
-        let placed = || self.placer.as_ref().and_then(|p| p.policy.take_failure());
-        match chosen.or_else(placed) {
-            Some(e) => Err(e),
-            None => result,
-        }
+        chosen.or_else(|| self.placer.as_ref().and_then(|p| p.policy.take_failure()))
     }
 }
 

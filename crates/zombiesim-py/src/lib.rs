@@ -80,8 +80,8 @@ pub(crate) fn detached_with<T: Send>(
         let mut bridge = progress_bridge(progress, &mut failure, policies);
         f(&mut bridge)
     });
-    if let Some(p) = policies {
-        p.raise(Ok(()))?;
+    if let Some(e) = policies.and_then(|p| p.take_failure()) {
+        return Err(e);
     }
     if let Some(e) = failure {
         return Err(e);
