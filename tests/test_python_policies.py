@@ -247,6 +247,9 @@ def test_a_placement_and_python_k_go_together():
         zs.simulate(base, HOT, placement=write_count_placement())
     with pytest.raises(zs.ConfigError, match="placement_batch"):
         zs.simulate(base, HOT, placement=write_count_placement(), placement_batch=0)
+    fast = zs.Config.preset("default").override({"flash.blocks_per_plane": 64, "ftl.kind": "fast"})
+    with pytest.raises(zs.ConfigError, match=r"ftl\.kind"):
+        zs.simulate(fast, "uniform:drive_writes=0.2", placement=write_count_placement())
 
 
 def test_the_cli_runs_a_placement_from_a_file(cli, tmp_path):

@@ -128,6 +128,16 @@ impl BlockManager {
             Some(f) => Box::new(FdpPlacement::new(f, layout.zombie_stream)),
             None => cfg.ftl.placement.build(&plan),
         };
+        if external.victim.is_some() && cfg.gc.policy != crate::config::PolicySpec::Greedy {
+            return Err(Error::config(
+                "gc.policy",
+                format!(
+                    "the run's own victim policy (victim=) decides in place of gc.policy = \"{}\": \
+                     leave gc.policy unset",
+                    cfg.gc.policy
+                ),
+            ));
+        }
         match (placement.takes_placer(), &external.placer) {
             (true, Some(placer)) => placement.attach(placer.clone()),
             (true, None) => {

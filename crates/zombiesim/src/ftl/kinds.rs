@@ -19,12 +19,13 @@ macro_rules! build_kind {
         ) -> Result<Box<dyn Ftl>> {
             let kind = cfg.ftl.kind;
             kind.spec().capabilities.check(cfg, kind.name())?;
-            if external.victim.is_some() && kind.block_mapped() {
+            if !external.is_empty() && kind.block_mapped() {
                 return Err(crate::Error::config(
                     "ftl.kind",
                     format!(
-                        "the `{}` FTL reclaims by merging blocks, with no victim policy to \
-                         replace: a victim policy given to the run (victim=) needs ftl.kind = \
+                        "the `{}` FTL reclaims by merging blocks and writes each page in its \
+                         logical block, with no victim policy or placement to replace: a \
+                         policy given to the run (victim=, placement=) needs ftl.kind = \
                          \"page\" or \"dftl\"",
                         kind.name()
                     ),

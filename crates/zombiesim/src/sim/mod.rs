@@ -431,32 +431,12 @@ fn refuse_for_run(cfg: &Config, source: &Source, opts: &RunOptions) -> Result<()
              workload (fs:...) says",
         ));
     }
-    if opts.external.victim.is_some() {
-        refuse_for_external_victim(cfg)?;
-    }
     if cfg.gc.skip_shadows && !cfg.device.buffer_nonvolatile && !opts.force_unsafe {
         return Err(crate::Error::config(
             "gc.skip_shadows",
             "drops flash copies whose newer copy is only in the device buffer; with a \
              volatile buffer (device.buffer_nonvolatile = false) a power loss then loses \
              data: set device.buffer_nonvolatile = true (or give --force-unsafe, force_unsafe=True in Python, to see the loss)",
-        ));
-    }
-    Ok(())
-}
-
-/// What a victim policy chosen outside the simulator ([`RunOptions::external`]) cannot
-/// run with: another `gc.policy` (it would silently not run). A block-mapped FTL
-/// refuses it as it is built.
-fn refuse_for_external_victim(cfg: &Config) -> Result<()> {
-    if cfg.gc.policy != crate::PolicySpec::Greedy {
-        return Err(crate::Error::config(
-            "gc.policy",
-            format!(
-                "the run's own victim policy (victim=) decides in place of gc.policy = \"{}\": \
-                 leave gc.policy unset",
-                cfg.gc.policy
-            ),
         ));
     }
     Ok(())
