@@ -50,7 +50,7 @@ ProgressFn = Callable[[str, float | None, int], bool | None]
 VictimFn = Callable[[Any], Any]
 
 #: `placement(writes)`: a placement under `ftl.placement = "python:K"` (docs/python.md
-#: "Placement in Python"): every `placement_batch` host page writes, `writes` holds them
+#: "Policies in Python"): every `placement_batch` host page writes, `writes` holds them
 #: as NumPy columns (`lpn`, `overwrite`, `lifetime`, `time`, `stream`, and `now`); the
 #: answer is one stream (0 to K - 1) per write: where that page's next write goes.
 PlacementFn = Callable[[Any], Any]
